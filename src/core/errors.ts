@@ -1,0 +1,74 @@
+/**
+ * The one closed catalog of error codes Tavern answers with. Each entry names its HTTP status and a
+ * message template (`{field}` placeholders). Codes and statuses follow the Rivet 23.2 wire
+ * (`@rivet-gg/api`), plus the Tavern codes marked as such. The README's error table is tested
+ * against this object.
+ */
+export const ERRORS = {
+  VALIDATION_ERROR: { status: 400, message: 'did not pass validation: {error}' },
+  MATCHMAKER_NO_GAME_MODE_PROVIDED: { status: 400, message: 'No game mode was provided.' },
+  MATCHMAKER_GAME_MODE_NOT_FOUND: { status: 400, message: 'Game mode not found: {game_mode}.' },
+  MATCHMAKER_REGION_NOT_FOUND: { status: 400, message: 'Region not found: {region}.' },
+  MATCHMAKER_REGION_NOT_ENABLED_FOR_GAME_MODE: { status: 400, message: 'Region {region} is not enabled for game mode {game_mode}.' },
+  MATCHMAKER_AUTO_CREATE_FAILED: { status: 400, message: 'No requested game mode is enabled in the chosen regions.' },
+  MATCHMAKER_NO_AVAILABLE_LOBBIES: { status: 400, message: 'No lobby has a free seat and auto-create is prevented.' },
+  MATCHMAKER_LOBBY_NOT_FOUND: { status: 400, message: 'Lobby not found.' },
+  MATCHMAKER_LOBBY_STOPPED: { status: 400, message: 'The lobby stopped before the player could join.' },
+  MATCHMAKER_LOBBY_CLOSED: { status: 400, message: 'The lobby is closed.' },
+  MATCHMAKER_LOBBY_FULL: { status: 400, message: 'The lobby is full.' },
+  MATCHMAKER_TOO_MANY_LOBBIES: { status: 400, message: 'The namespace reached its lobby count limit ({max}).' },
+  MATCHMAKER_TOO_MANY_PLAYERS_FROM_SOURCE: { status: 400, message: 'Too many players from this client ({max}).' },
+  MATCHMAKER_FIND_DISABLED: { status: 400, message: 'Find is disabled for game mode {game_mode}.' },
+  MATCHMAKER_JOIN_DISABLED: { status: 400, message: 'Join is disabled for game mode {game_mode}.' },
+  MATCHMAKER_CUSTOM_LOBBIES_DISABLED: { status: 400, message: 'Creating lobbies is disabled for game mode {game_mode}.' },
+  MATCHMAKER_CUSTOM_LOBBY_CONFIG_INVALID: { status: 400, message: 'Invalid custom lobby configuration: {reason}.' },
+  MATCHMAKER_TAGS_DISABLED: { status: 400, message: 'Tags are disabled for game mode {game_mode}.' },
+  MATCHMAKER_TOO_MANY_TAGS: { status: 400, message: 'Too many tags (at most {max}).' },
+  MATCHMAKER_TAG_NAME_TOO_LONG: { status: 400, message: 'Tag name too long (at most {max} characters).' },
+  MATCHMAKER_TAG_TOO_LONG: { status: 400, message: 'Tag value too long (at most {max} characters).' },
+  MATCHMAKER_DYNAMIC_MAX_PLAYERS_DISABLED: { status: 400, message: 'Dynamic max players is disabled for game mode {game_mode}.' },
+  MATCHMAKER_DYNAMIC_MAX_PLAYERS_INVALID: { status: 400, message: 'Dynamic max players must be between 1 and {max}.' },
+  MATCHMAKER_VERIFICATION_FAILED: { status: 400, message: 'The game rejected the player (verification status {status}).' },
+  MATCHMAKER_VERIFICATION_REQUEST_FAILED: { status: 400, message: 'The verification request failed: {reason}.' },
+  MATCHMAKER_PLAYER_ALREADY_CONNECTED: { status: 400, message: 'The player is already connected.' },
+  MATCHMAKER_PLAYER_REMOVED: { status: 400, message: 'The player was removed from the lobby.' },
+  MATCHMAKER_PLAYER_REGISTRATION_EXPIRED: { status: 400, message: 'The player did not connect within the connect window.' },
+  MATCHMAKER_PLAYER_IN_DIFFERENT_LOBBY: { status: 400, message: 'The player belongs to a different lobby.' },
+  CAPTCHA_CAPTCHA_REQUIRED: { status: 403, message: 'A captcha is required.' },
+  CAPTCHA_CAPTCHA_FAILED: { status: 400, message: 'The captcha was rejected: {reason}.' },
+  PORT_RANGE_EXHAUSTED: { status: 503, message: 'No free {pool} port in {min}..{max} (Tavern).' },
+} as const satisfies Record<string, { readonly status: number; readonly message: string }>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+/** An expected failure: a catalog code, the substitutions for its message, and where it applies. */
+export interface MatchError {
+  readonly code: ErrorCode;
+  readonly params?: Readonly<Record<string, string | number>>;
+  /** The offending request field, e.g. `['game_modes', '0']`. */
+  readonly path?: readonly string[];
+  /** Wire `metadata` (the captcha site key for CAPTCHA_CAPTCHA_REQUIRED). */
+  readonly metadata?: unknown;
+}
+
+/**
+ * @example
+ * matchError('MATCHMAKER_LOBBY_FULL') // { code: 'MATCHMAKER_LOBBY_FULL' }
+ */
+export const matchError = (
+  code: ErrorCode,
+  params?: Readonly<Record<string, string | number>>,
+  extra?: { readonly path?: readonly string[]; readonly metadata?: unknown },
+): MatchError => ({ code, ...(params ? { params } : {}), ...extra });
+
+/**
+ * The message for an error, with its placeholders filled (unknown placeholders stay as written).
+ *
+ * @example
+ * errorMessage(matchError('MATCHMAKER_TOO_MANY_TAGS', { max: 8 })) // 'Too many tags (at most 8).'
+ */
+export const errorMessage = (e: MatchError): string =>
+  ERRORS[e.code].message.replace(/\{(\w+)\}/g, (whole, key: string) => {
+    const value = e.params?.[key];
+    return value === undefined ? whole : String(value);
+  });
