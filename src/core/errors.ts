@@ -20,6 +20,7 @@ export const ERRORS = {
   MATCHMAKER_TOO_MANY_PLAYERS_FROM_SOURCE: { status: 400, message: 'Too many players from this client ({max}).' },
   MATCHMAKER_FIND_DISABLED: { status: 400, message: 'Find is disabled for game mode {game_mode}.' },
   MATCHMAKER_JOIN_DISABLED: { status: 400, message: 'Join is disabled for game mode {game_mode}.' },
+  MATCHMAKER_IDENTITY_REQUIRED: { status: 400, message: 'Game mode {game_mode} requires a game-user identity, which Tavern does not issue.' },
   MATCHMAKER_CUSTOM_LOBBIES_DISABLED: { status: 400, message: 'Creating lobbies is disabled for game mode {game_mode}.' },
   MATCHMAKER_CUSTOM_LOBBY_CONFIG_INVALID: { status: 400, message: 'Invalid custom lobby configuration: {reason}.' },
   MATCHMAKER_TAGS_DISABLED: { status: 400, message: 'Tags are disabled for game mode {game_mode}.' },

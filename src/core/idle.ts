@@ -1,0 +1,106 @@
+import type { Ctx } from './context.js';
+import type { MatchError } from './errors.js';
+import { isActive, isFindable, isIdle, isOutdated } from './lobby/flags.js';
+import type { Lobby } from './lobby/lobby.js';
+import { beginStop } from './lobby/stop.js';
+import { spawnLobby } from './matchmaker/spawn.js';
+import { createRng } from './rng.js';
+import { type Decision, Tx } from './tx.js';
+import { currentVersion, namespaceOf, type NamespaceState, type World } from './world.js';
+
+export interface IdleTarget {
+  readonly region: string;
+  readonly gameMode: string;
+}
+
+/** Lobbies to create (one entry per lobby) and to stop (oldest first), to bring the idle pool within bounds. */
+export interface IdlePlan {
+  readonly create: readonly IdleTarget[];
+  readonly stop: readonly string[];
+}
+
+const byAge = (a: Lobby, b: Lobby): number => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/**
+ * The idle reconciliation of one namespace, from its lobbies alone. A lobby is idle when no
+ * player holds a seat. Per (region, mode) of the current version the pool is the idle lobbies find
+ * could use (active, public, open, current): below `idle_lobbies.min` create, above `max` stop the
+ * oldest. Idle lobbies find can never use (outdated, closed or private) are stopped. Creations stop
+ * at the namespace's `lobby_count_max`.
+ *
+ * @example
+ * const plan = planIdle(ns); // { create: [{ region: 'local', gameMode: 'default' }], stop: [] }
+ */
+export const planIdle = (ns: NamespaceState): IdlePlan => {
+  const version = currentVersion(ns);
+  const pools = new Map<string, Lobby[]>();
+  const stop: Lobby[] = [];
+  for (const lobby of ns.lobbies.values()) {
+    if (!isActive(lobby) || !isIdle(lobby)) continue;
+    if (!isFindable(lobby, ns.currentVersionId)) {
+      stop.push(lobby);
+      continue;
+    }
+    const key = `${lobby.region}\u0001${lobby.gameMode}`;
+    const pool = pools.get(key);
+    if (pool === undefined) pools.set(key, [lobby]);
+    else pool.push(lobby);
+  }
+  const create: IdleTarget[] = [];
+  let capacity = ns.settings.lobbyCountMax - ns.activeLobbies;
+  for (const mode of version?.config.gameModes ?? []) {
+    for (const region of mode.regions) {
+      const pool = (pools.get(`${region.name}\u0001${mode.name}`) ?? []).sort(byAge);
+      const { min, max } = region.idleLobbies;
+      if (pool.length > max) stop.push(...pool.slice(0, pool.length - max));
+      for (let n = pool.length; n < min && capacity > 0; n++, capacity--) create.push({ region: region.name, gameMode: mode.name });
+    }
+  }
+  return { create, stop: stop.sort(byAge).map((l) => l.id) };
+};
+
+export interface IdleOutcome {
+  readonly created: readonly string[];
+  readonly stopped: readonly string[];
+  /** Creations that failed (lobby cap reached meanwhile, ports exhausted...). */
+  readonly failed: readonly (IdleTarget & { readonly error: MatchError })[];
+}
+
+/**
+ * Carry out an idle plan: stop first (freeing capacity), then create pooled public lobbies with
+ * the given fresh ids (one per planned creation; extra ids are unused).
+ *
+ * @example
+ * const plan = planIdle(ns);
+ * const d = applyIdlePlan(world, ns.id, plan, plan.create.map(() => newId()), ctx);
+ */
+export const applyIdlePlan = (
+  world: World,
+  namespaceId: string,
+  plan: IdlePlan,
+  newLobbyIds: readonly string[],
+  ctx: Ctx,
+): Decision<IdleOutcome> => {
+  const ns = namespaceOf(world, namespaceId);
+  const tx = new Tx(world, ns, ctx.now);
+  const stopped: string[] = [];
+  for (const id of plan.stop) {
+    const lobby = tx.lobby(id);
+    if (lobby === undefined || !isActive(lobby) || !isIdle(lobby)) continue;
+    beginStop(tx, lobby, isOutdated(lobby, tx.ns.currentVersionId) ? 'outdated' : 'idle');
+    stopped.push(id);
+  }
+  const version = currentVersion(tx.ns);
+  const rng = createRng(ctx.seed);
+  const created: string[] = [];
+  const failed: (IdleTarget & { readonly error: MatchError })[] = [];
+  for (const [i, target] of plan.create.entries()) {
+    const mode = version?.modes.get(target.gameMode);
+    const lobbyId = newLobbyIds[i];
+    if (version === undefined || mode === undefined || lobbyId === undefined) continue;
+    const r = spawnLobby(tx, { lobbyId, version, mode, region: target.region, origin: 'pooled', publicity: 'public', tags: {} }, rng);
+    if (r.ok) created.push(lobbyId);
+    else failed.push({ ...target, error: r.error });
+  }
+  return tx.commit({ created, stopped, failed });
+};

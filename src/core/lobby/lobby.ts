@@ -1,0 +1,81 @@
+import type { MaxPlayers, ModeTimeouts } from '../config/types.js';
+import type { LobbyPortAllocation } from '../ports/index.js';
+
+/** Why a lobby stops. */
+export type StopReason =
+  | 'ready-timeout'
+  | 'idle'
+  | 'outdated'
+  | 'exited'
+  | 'crashed'
+  | 'start-failed'
+  | 'requested';
+
+/**
+ * A lobby's lifecycle. `creating` covers "container starting, not ready yet"; a lobby only moves
+ * forward: creating → ready → stopping → stopped (creating may go straight to stopping).
+ */
+export type LobbyLifecycle =
+  | { readonly status: 'creating' }
+  | { readonly status: 'ready'; readonly readyAt: number }
+  | {
+      readonly status: 'stopping';
+      readonly readyAt?: number;
+      readonly stoppingAt: number;
+      readonly reason: StopReason;
+    }
+  | {
+      readonly status: 'stopped';
+      readonly readyAt?: number;
+      readonly stoppedAt: number;
+      readonly reason: StopReason;
+      /** True when it stopped for a failure (crash, start failure, ready timeout). */
+      readonly failed: boolean;
+    };
+
+export type Publicity = 'public' | 'private';
+
+/** `pooled` lobbies come from find auto-create and the idle pool; `custom` from `/lobbies/create`. */
+export type LobbyOrigin = 'pooled' | 'custom';
+
+export interface Lobby {
+  readonly id: string;
+  readonly namespaceId: string;
+  readonly versionId: string;
+  readonly gameMode: string;
+  /** The version's id for this game mode (wire `lobby_group_id`). */
+  readonly lobbyGroupId: string;
+  readonly region: string;
+  readonly createdAt: number;
+  /** A lobby still `creating` at this time is stopped with reason `ready-timeout`. */
+  readonly readyDeadline: number;
+  readonly lifecycle: LobbyLifecycle;
+  readonly closed: boolean;
+  readonly publicity: Publicity;
+  readonly origin: LobbyOrigin;
+  /** Effective limits: the mode's, with a dynamic max players applied to normal and direct. */
+  readonly maxPlayers: MaxPlayers;
+  readonly dynamicMaxPlayers?: number;
+  readonly tags: Readonly<Record<string, string>>;
+  readonly ports: readonly LobbyPortAllocation[];
+  /** Players holding a seat: reserved and connected. */
+  readonly playerCount: number;
+  /** Players confirmed through `players/connected`. */
+  readonly connectedCount: number;
+  readonly timeouts: ModeTimeouts;
+  /** The `lobby_config` given to `/lobbies/create`. */
+  readonly lobbyConfig?: unknown;
+}
+
+export type PlayerStatus = 'reserved' | 'connected';
+
+export interface Player {
+  readonly id: string;
+  readonly lobbyId: string;
+  /** The client address the seat counts against (`max_players_per_client`). */
+  readonly source: string;
+  readonly createdAt: number;
+  readonly status: PlayerStatus;
+  /** A `reserved` player still unconnected at this time is removed. */
+  readonly connectDeadline: number;
+}

@@ -1,0 +1,87 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { PMap } from '../../src/core/pmap.js';
+
+type Op = { kind: 'set'; key: string | number; value: number } | { kind: 'delete'; key: string | number };
+
+// Few distinct keys so sets, overwrites and deletes collide often; numbers and strings mixed.
+const key = fc.oneof(fc.integer({ min: 0, max: 40 }), fc.constantFrom('a', 'b', 'c', 'lobby-1', 'lobby-2', ''), fc.uuid());
+const op: fc.Arbitrary<Op> = fc.oneof(
+  fc.record({ kind: fc.constant('set' as const), key, value: fc.integer() }),
+  fc.record({ kind: fc.constant('delete' as const), key }),
+);
+
+describe('PMap', () => {
+  it('agrees with a native Map over any sequence of sets and deletes', () => {
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 200 }), (ops) => {
+        let m = PMap.empty<string | number, number>();
+        const model = new Map<string | number, number>();
+        for (const o of ops) {
+          if (o.kind === 'set') {
+            m = m.set(o.key, o.value);
+            model.set(o.key, o.value);
+          } else {
+            m = m.delete(o.key);
+            model.delete(o.key);
+          }
+          expect(m.size).toBe(model.size);
+        }
+        for (const [k, v] of model) expect(m.get(k)).toBe(v);
+        expect(new Map(m.entries())).toEqual(model);
+        expect([...m.keys()].length).toBe(model.size);
+        if (model.size > 0) expect(model.has(m.first()?.[0] ?? Symbol() as never)).toBe(true);
+        else expect(m.first()).toBeUndefined();
+      }),
+    );
+  });
+
+  it('never changes an old version', () => {
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 60 }), fc.array(op, { maxLength: 60 }), (before, after) => {
+        let m = PMap.empty<string | number, number>();
+        for (const o of before) m = o.kind === 'set' ? m.set(o.key, o.value) : m.delete(o.key);
+        const snapshot = [...m.entries()];
+        let n = m;
+        for (const o of after) n = o.kind === 'set' ? n.set(o.key, o.value) : n.delete(o.key);
+        expect([...m.entries()]).toEqual(snapshot);
+      }),
+    );
+  });
+
+  it('returns itself when nothing changes', () => {
+    const m = PMap.from<string, number>([['a', 1], ['b', 2]]);
+    expect(m.set('a', 1)).toBe(m);
+    expect(m.delete('zz')).toBe(m);
+  });
+
+  it('handles full 32-bit hash collisions', () => {
+    const seen = new Map<number, string>();
+    let pair: [string, string] | undefined;
+    for (let i = 0; pair === undefined && i < 2_000_000; i++) {
+      const k = `k${i}`;
+      let h = 0x811c9dc5;
+      for (let j = 0; j < k.length; j++) h = Math.imul(h ^ k.charCodeAt(j), 0x01000193);
+      const prev = seen.get(h >>> 0);
+      if (prev !== undefined) pair = [prev, k];
+      else seen.set(h >>> 0, k);
+    }
+    // Sequential keys spread well under FNV-1a; within 2,000,000 of them one collision is certain in practice.
+    expect(pair).toBeDefined();
+    const [a, b] = pair as [string, string];
+    let m = PMap.empty<string, number>().set(a, 1).set(b, 2).set('other', 3);
+    expect([m.get(a), m.get(b), m.get('other')]).toEqual([1, 2, 3]);
+    m = m.delete(a);
+    expect([m.get(a), m.get(b), m.size]).toEqual([undefined, 2, 2]);
+  });
+
+  it('keeps the same first() for the same contents regardless of insertion order', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.uuid(), { minLength: 1, maxLength: 50 }), (keys) => {
+        const a = PMap.from(keys.map((k) => [k, 0] as const));
+        const b = PMap.from([...keys].reverse().map((k) => [k, 0] as const));
+        expect(a.first()?.[0]).toBe(b.first()?.[0]);
+      }),
+    );
+  });
+});
