@@ -46,14 +46,18 @@ export const planIdle = (ns: NamespaceState): IdlePlan => {
     if (pool === undefined) pools.set(key, [lobby]);
     else pool.push(lobby);
   }
+  const targets = (version?.config.gameModes ?? []).flatMap((mode) =>
+    mode.regions.map((region) => ({ mode, region, pool: (pools.get(`${region.name}\u0001${mode.name}`) ?? []).sort(byAge) })),
+  );
+  for (const { region, pool } of targets) {
+    if (pool.length > region.idleLobbies.max) stop.push(...pool.slice(0, pool.length - region.idleLobbies.max));
+  }
+  // Stopped lobbies no longer count against lobby_count_max, so plan creations after the stops.
+  let capacity = ns.settings.lobbyCountMax - (ns.activeLobbies - stop.length);
   const create: IdleTarget[] = [];
-  let capacity = ns.settings.lobbyCountMax - ns.activeLobbies;
-  for (const mode of version?.config.gameModes ?? []) {
-    for (const region of mode.regions) {
-      const pool = (pools.get(`${region.name}\u0001${mode.name}`) ?? []).sort(byAge);
-      const { min, max } = region.idleLobbies;
-      if (pool.length > max) stop.push(...pool.slice(0, pool.length - max));
-      for (let n = pool.length; n < min && capacity > 0; n++, capacity--) create.push({ region: region.name, gameMode: mode.name });
+  for (const { mode, region, pool } of targets) {
+    for (let n = pool.length; n < region.idleLobbies.min && capacity > 0; n++, capacity--) {
+      create.push({ region: region.name, gameMode: mode.name });
     }
   }
   return { create, stop: stop.sort(byAge).map((l) => l.id) };

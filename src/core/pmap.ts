@@ -15,30 +15,36 @@
  */
 export type Key = string | number;
 
-interface Leaf<K, V> {
-  readonly hash: number;
-  readonly key: K;
-  readonly value: V;
+const LEAF = 0;
+const BRANCH = 1;
+const COLLISION = 2;
+
+/**
+ * One node shape for leaves, branches and collision lists, so every property access stays
+ * monomorphic (V8 keeps one hidden class): a leaf has `key`/`value`; a branch has `bitmap` and
+ * `slots`; a collision node has `hash` and its leaves in `slots`.
+ */
+class Node<K, V> {
+  constructor(
+    readonly kind: number,
+    readonly hash: number,
+    readonly key: K | undefined,
+    readonly value: V | undefined,
+    readonly bitmap: number,
+    readonly slots: readonly Node<K, V>[],
+  ) {}
 }
 
-interface Branch<K, V> {
-  readonly bitmap: number;
-  readonly slots: readonly Slot<K, V>[];
-}
-
-interface Collision<K, V> {
-  readonly hash: number;
-  readonly leaves: readonly Leaf<K, V>[];
-}
-
-type Slot<K, V> = Leaf<K, V> | Branch<K, V> | Collision<K, V>;
+const NO_SLOTS: readonly never[] = Object.freeze([]);
+const leaf = <K, V>(hash: number, key: K, value: V): Node<K, V> => new Node(LEAF, hash, key, value, 0, NO_SLOTS);
+const branch = <K, V>(bitmap: number, slots: readonly Node<K, V>[]): Node<K, V> =>
+  new Node<K, V>(BRANCH, 0, undefined, undefined, bitmap, slots);
+const collision = <K, V>(hash: number, leaves: readonly Node<K, V>[]): Node<K, V> =>
+  new Node<K, V>(COLLISION, hash, undefined, undefined, 0, leaves);
 
 const BITS = 5;
 const MASK = 31;
 const MAX_SHIFT = 30;
-
-const isBranch = <K, V>(s: Slot<K, V>): s is Branch<K, V> => 'bitmap' in s;
-const isCollision = <K, V>(s: Slot<K, V>): s is Collision<K, V> => 'leaves' in s;
 
 const popcount = (x: number): number => {
   let v = x - ((x >>> 1) & 0x55555555);
@@ -65,84 +71,94 @@ const replaced = <T>(arr: readonly T[], i: number, v: T): T[] => {
 };
 
 const inserted = <T>(arr: readonly T[], i: number, v: T): T[] => {
-  const out = arr.slice(0, i);
-  out.push(v);
-  for (let j = i; j < arr.length; j++) out.push(arr[j] as T);
+  const n = arr.length;
+  const out = new Array<T>(n + 1);
+  for (let j = 0; j < i; j++) out[j] = arr[j] as T;
+  out[i] = v;
+  for (let j = i; j < n; j++) out[j + 1] = arr[j] as T;
   return out;
 };
 
-const removed = <T>(arr: readonly T[], i: number): T[] => arr.slice(0, i).concat(arr.slice(i + 1));
-
-/** A branch holding two leaves whose hashes differ at or below `shift`, or a collision node. */
-const merge = <K, V>(a: Leaf<K, V>, b: Leaf<K, V>, shift: number): Slot<K, V> => {
-  if (shift > MAX_SHIFT || a.hash === b.hash) return { hash: a.hash, leaves: [a, b] };
-  const ia = (a.hash >>> shift) & MASK;
-  const ib = (b.hash >>> shift) & MASK;
-  if (ia === ib) return { bitmap: 1 << ia, slots: [merge(a, b, shift + BITS)] };
-  return { bitmap: (1 << ia) | (1 << ib), slots: ia < ib ? [a, b] : [b, a] };
+const removed = <T>(arr: readonly T[], i: number): T[] => {
+  const n = arr.length;
+  const out = new Array<T>(n - 1);
+  for (let j = 0; j < i; j++) out[j] = arr[j] as T;
+  for (let j = i + 1; j < n; j++) out[j - 1] = arr[j] as T;
+  return out;
 };
 
-interface Change<K, V> {
-  readonly slot: Slot<K, V> | undefined;
-  readonly delta: number;
+/** A branch holding two leaves whose hashes differ at or below `shift`, or a collision node. */
+const merge = <K, V>(a: Node<K, V>, b: Node<K, V>, shift: number): Node<K, V> => {
+  if (shift > MAX_SHIFT || a.hash === b.hash) return collision(a.hash, [a, b]);
+  const ia = (a.hash >>> shift) & MASK;
+  const ib = (b.hash >>> shift) & MASK;
+  if (ia === ib) return branch(1 << ia, [merge(a, b, shift + BITS)]);
+  return branch((1 << ia) | (1 << ib), ia < ib ? [a, b] : [b, a]);
+};
+
+/** Per-call scratch: whether the set added a key (so the size grows). */
+interface Added {
+  added: boolean;
 }
 
-const NO_CHANGE = { slot: undefined, delta: 0 } as const;
-
-function setIn<K, V>(s: Slot<K, V>, leaf: Leaf<K, V>, shift: number): Change<K, V> {
-  if (isBranch(s)) {
-    const bit = 1 << ((leaf.hash >>> shift) & MASK);
+/** The node with `l` set in it, or the same node when nothing changes. */
+function setIn<K, V>(s: Node<K, V>, l: Node<K, V>, shift: number, out: Added): Node<K, V> {
+  if (s.kind === BRANCH) {
+    const bit = 1 << ((l.hash >>> shift) & MASK);
     const i = popcount(s.bitmap & (bit - 1));
     if ((s.bitmap & bit) === 0) {
-      return { slot: { bitmap: s.bitmap | bit, slots: inserted(s.slots, i, leaf) }, delta: 1 };
+      out.added = true;
+      return branch(s.bitmap | bit, inserted(s.slots, i, l));
     }
-    const child = setIn(s.slots[i] as Slot<K, V>, leaf, shift + BITS);
-    if (child.slot === undefined) return NO_CHANGE;
-    return { slot: { bitmap: s.bitmap, slots: replaced(s.slots, i, child.slot) }, delta: child.delta };
+    const child = s.slots[i] as Node<K, V>;
+    const next = setIn(child, l, shift + BITS, out);
+    return next === child ? s : branch(s.bitmap, replaced(s.slots, i, next));
   }
-  if (isCollision(s)) {
-    if (s.hash !== leaf.hash) return setIn({ bitmap: 1 << ((s.hash >>> shift) & MASK), slots: [s] }, leaf, shift);
-    const i = s.leaves.findIndex((l) => l.key === leaf.key);
-    if (i < 0) return { slot: { hash: s.hash, leaves: [...s.leaves, leaf] }, delta: 1 };
-    if ((s.leaves[i] as Leaf<K, V>).value === leaf.value) return NO_CHANGE;
-    return { slot: { hash: s.hash, leaves: replaced(s.leaves, i, leaf) }, delta: 0 };
+  if (s.kind === COLLISION) {
+    if (s.hash !== l.hash) return setIn(branch(1 << ((s.hash >>> shift) & MASK), [s]), l, shift, out);
+    const i = s.slots.findIndex((x) => x.key === l.key);
+    if (i < 0) {
+      out.added = true;
+      return collision(s.hash, [...s.slots, l]);
+    }
+    return (s.slots[i] as Node<K, V>).value === l.value ? s : collision(s.hash, replaced(s.slots, i, l));
   }
-  if (s.key === leaf.key) return s.value === leaf.value ? NO_CHANGE : { slot: leaf, delta: 0 };
-  return { slot: merge(s, leaf, shift), delta: 1 };
+  if (s.key === l.key) return s.value === l.value ? s : l;
+  out.added = true;
+  return merge(s, l, shift);
 }
 
-/** `slot: undefined` with delta -1 means "the child became empty". */
-function deleteIn<K, V>(s: Slot<K, V>, key: K, hash: number, shift: number): Change<K, V> | null {
-  if (isBranch(s)) {
+/** The node without `key` (undefined when it became empty), or the same node when absent. */
+function deleteIn<K, V>(s: Node<K, V>, key: K, hash: number, shift: number): Node<K, V> | undefined {
+  if (s.kind === BRANCH) {
     const bit = 1 << ((hash >>> shift) & MASK);
-    if ((s.bitmap & bit) === 0) return null;
+    if ((s.bitmap & bit) === 0) return s;
     const i = popcount(s.bitmap & (bit - 1));
-    const child = deleteIn(s.slots[i] as Slot<K, V>, key, hash, shift + BITS);
-    if (child === null) return null;
-    if (child.slot !== undefined) {
-      const only = s.slots.length === 1 && !isBranch(child.slot);
-      return { slot: only ? child.slot : { bitmap: s.bitmap, slots: replaced(s.slots, i, child.slot) }, delta: -1 };
+    const child = s.slots[i] as Node<K, V>;
+    const next = deleteIn(child, key, hash, shift + BITS);
+    if (next === child) return s;
+    if (next !== undefined) {
+      return s.slots.length === 1 && next.kind !== BRANCH ? next : branch(s.bitmap, replaced(s.slots, i, next));
     }
-    if (s.slots.length === 1) return { slot: undefined, delta: -1 };
+    if (s.slots.length === 1) return undefined;
     const slots = removed(s.slots, i);
-    const last = slots[0] as Slot<K, V>;
+    const last = slots[0] as Node<K, V>;
     // A branch left with one leaf collapses into that leaf so lookups stay short.
-    const collapse = slots.length === 1 && !isBranch(last);
-    return { slot: collapse ? last : { bitmap: s.bitmap ^ bit, slots }, delta: -1 };
+    return slots.length === 1 && last.kind !== BRANCH ? last : branch(s.bitmap ^ bit, slots);
   }
-  if (isCollision(s)) {
-    const i = s.leaves.findIndex((l) => l.key === key);
-    if (i < 0) return null;
-    const leaves = removed(s.leaves, i);
-    return { slot: leaves.length === 1 ? leaves[0] : { hash: s.hash, leaves }, delta: -1 };
+  if (s.kind === COLLISION) {
+    const i = s.slots.findIndex((x) => x.key === key);
+    if (i < 0) return s;
+    const leaves = removed(s.slots, i);
+    return leaves.length === 1 ? leaves[0] : collision(s.hash, leaves);
   }
-  return s.key === key ? { slot: undefined, delta: -1 } : null;
+  return s.key === key ? undefined : s;
 }
 
-function* walk<K, V>(s: Slot<K, V>): Generator<Leaf<K, V>> {
-  if (isBranch(s)) for (const c of s.slots) yield* walk(c);
-  else if (isCollision(s)) yield* s.leaves;
-  else yield s;
+function* walk<K, V>(s: Node<K, V>): Generator<Node<K, V>> {
+  if (s.kind === LEAF) yield s;
+  else if (s.kind === BRANCH) for (const c of s.slots) yield* walk(c);
+  else yield* s.slots;
 }
 
 export class PMap<K extends Key, V> {
@@ -151,7 +167,7 @@ export class PMap<K extends Key, V> {
   private constructor(
     /** Number of entries. */
     readonly size: number,
-    private readonly root: Slot<K, V> | undefined,
+    private readonly root: Node<K, V> | undefined,
   ) {}
 
   static empty<K extends Key, V>(): PMap<K, V> {
@@ -170,13 +186,13 @@ export class PMap<K extends Key, V> {
     let s = this.root;
     let shift = 0;
     while (s !== undefined) {
-      if (isBranch(s)) {
+      if (s.kind === BRANCH) {
         const bit = 1 << ((hash >>> shift) & MASK);
         if ((s.bitmap & bit) === 0) return undefined;
         s = s.slots[popcount(s.bitmap & (bit - 1))];
         shift += BITS;
-      } else if (isCollision(s)) {
-        return s.leaves.find((l) => l.key === key)?.value;
+      } else if (s.kind === COLLISION) {
+        return s.slots.find((l) => l.key === key)?.value;
       } else {
         return s.key === key ? s.value : undefined;
       }
@@ -190,18 +206,19 @@ export class PMap<K extends Key, V> {
 
   /** A map with `key` bound to `value`; `this` when nothing changes. Values must not be `undefined`. */
   set(key: K, value: V): PMap<K, V> {
-    const leaf: Leaf<K, V> = { hash: hashKey(key), key, value };
-    if (this.root === undefined) return new PMap(1, leaf);
-    const change = setIn(this.root, leaf, 0);
-    return change.slot === undefined ? this : new PMap(this.size + change.delta, change.slot);
+    const l = leaf(hashKey(key), key, value);
+    if (this.root === undefined) return new PMap(1, l);
+    const out: Added = { added: false };
+    const root = setIn(this.root, l, 0, out);
+    return root === this.root ? this : new PMap(this.size + (out.added ? 1 : 0), root);
   }
 
   /** A map without `key`; `this` when it was absent. */
   delete(key: K): PMap<K, V> {
     if (this.root === undefined) return this;
-    const change = deleteIn(this.root, key, hashKey(key), 0);
-    if (change === null) return this;
-    return change.slot === undefined ? PMap.empty() : new PMap(this.size - 1, change.slot);
+    const root = deleteIn(this.root, key, hashKey(key), 0);
+    if (root === this.root) return this;
+    return root === undefined ? PMap.empty() : new PMap(this.size - 1, root);
   }
 
   /** A map with `key` bound to `f(current)`; `f` gets `undefined` when the key is absent. */
@@ -212,23 +229,31 @@ export class PMap<K extends Key, V> {
 
   /** Some entry, the same one for the same contents: the leftmost in hash order. O(depth). */
   first(): readonly [K, V] | undefined {
+    const l = this.firstLeaf();
+    return l === undefined ? undefined : [l.key as K, l.value as V];
+  }
+
+  /** The key of {@link first}, without allocating an entry. */
+  firstKey(): K | undefined {
+    return this.firstLeaf()?.key;
+  }
+
+  private firstLeaf(): Node<K, V> | undefined {
     let s = this.root;
-    while (s !== undefined && isBranch(s)) s = s.slots[0];
-    if (s === undefined) return undefined;
-    const leaf = isCollision(s) ? s.leaves[0] : s;
-    return leaf === undefined ? undefined : [leaf.key, leaf.value];
+    while (s !== undefined && s.kind !== LEAF) s = s.slots[0];
+    return s;
   }
 
   *entries(): Generator<readonly [K, V]> {
-    if (this.root !== undefined) for (const l of walk(this.root)) yield [l.key, l.value];
+    if (this.root !== undefined) for (const l of walk(this.root)) yield [l.key as K, l.value as V];
   }
 
   *keys(): Generator<K> {
-    if (this.root !== undefined) for (const l of walk(this.root)) yield l.key;
+    if (this.root !== undefined) for (const l of walk(this.root)) yield l.key as K;
   }
 
   *values(): Generator<V> {
-    if (this.root !== undefined) for (const l of walk(this.root)) yield l.value;
+    if (this.root !== undefined) for (const l of walk(this.root)) yield l.value as V;
   }
 
   [Symbol.iterator](): Generator<readonly [K, V]> {

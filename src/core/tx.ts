@@ -4,7 +4,7 @@ import { isActive } from './lobby/flags.js';
 import type { Lobby, Player } from './lobby/lobby.js';
 import { PMap } from './pmap.js';
 import type { PortSpace } from './ports/index.js';
-import { reindex } from './routing/index.js';
+import { reindex, type RoutingIndex } from './routing/index.js';
 import type { NamespaceState, World } from './world.js';
 
 /** A decision's result: the next world, the effects to perform, the events established, and a value. */
@@ -15,113 +15,136 @@ export interface Decision<T> {
   readonly value: T;
 }
 
+type Fields = Pick<NamespaceState, 'settings' | 'currentVersionId' | 'versions' | 'captcha' | 'routing'>;
+
+const EMPTY_SEATS = PMap.empty<string, 1>();
+
 /**
  * The working copy of one decision: it reads from the world it started with and records every
  * change through methods that keep the namespace's derived data (routing index, active lobby count,
- * per-client seat counts, lobby player counts) consistent. It lives only inside one core call;
- * `commit` turns it into the next immutable world, sharing everything untouched.
+ * per-client seat counts, per-lobby seats, lobby player counts) consistent. It lives only inside
+ * one core call; `commit` turns it into the next immutable world, sharing everything untouched.
+ * The namespace record is rebuilt once per decision, not once per change.
  *
  * @example
- * const tx = new Tx(world, 'ns-1', now);
+ * const tx = new Tx(world, namespaceOf(world, 'ns-1'), now);
  * tx.putLobby(lobby);
  * return tx.commit(lobby.id);
  */
 export class Tx {
-  #ns: NamespaceState;
+  #base: NamespaceState;
+  #lobbies: PMap<string, Lobby>;
+  #players: PMap<string, Player>;
+  #seats: PMap<string, PMap<string, 1>>;
+  #routing: RoutingIndex;
+  #sources: PMap<string, number>;
+  #active: number;
+  #view: NamespaceState | undefined;
   #ports: PMap<string, PortSpace>;
   readonly #effects: Effect[] = [];
   readonly #events: MatchEvent[] = [];
 
   constructor(
-    private readonly base: World,
+    private readonly world: World,
     ns: NamespaceState,
     readonly now: number,
   ) {
-    this.#ns = ns;
-    this.#ports = base.ports;
+    this.#base = ns;
+    this.#view = ns;
+    this.#lobbies = ns.lobbies;
+    this.#players = ns.players;
+    this.#seats = ns.seats;
+    this.#routing = ns.routing;
+    this.#sources = ns.sources;
+    this.#active = ns.activeLobbies;
+    this.#ports = world.ports;
   }
 
+  /** The namespace as it stands in this decision so far. */
   get ns(): NamespaceState {
-    return this.#ns;
+    this.#view ??= {
+      ...this.#base,
+      lobbies: this.#lobbies,
+      players: this.#players,
+      seats: this.#seats,
+      routing: this.#routing,
+      sources: this.#sources,
+      activeLobbies: this.#active,
+    };
+    return this.#view;
+  }
+
+  lobby(id: string): Lobby | undefined {
+    return this.#lobbies.get(id);
+  }
+
+  player(id: string): Player | undefined {
+    return this.#players.get(id);
   }
 
   /** The ids of the players seated in a lobby. */
   playersOf(lobbyId: string): string[] {
-    return [...(this.#ns.seats.get(lobbyId)?.keys() ?? [])];
-  }
-
-  lobby(id: string): Lobby | undefined {
-    return this.#ns.lobbies.get(id);
-  }
-
-  player(id: string): Player | undefined {
-    return this.#ns.players.get(id);
+    return [...(this.#seats.get(lobbyId)?.keys() ?? [])];
   }
 
   /** Replace the namespace's own fields (not lobbies or players: use the methods below). */
-  patch(fields: Partial<Pick<NamespaceState, 'settings' | 'currentVersionId' | 'versions' | 'captcha' | 'routing'>>): void {
-    this.#ns = { ...this.#ns, ...fields };
+  patch(fields: Partial<Fields>): void {
+    const { routing, ...rest } = fields;
+    if (routing !== undefined) this.#routing = routing;
+    this.#base = { ...this.#base, ...rest };
+    this.#view = undefined;
   }
 
   /** Insert or replace a lobby; keeps the routing index and the active count in step. */
   putLobby(next: Lobby): void {
-    const ns = this.#ns;
-    const prev = ns.lobbies.get(next.id);
-    const activeDelta = (isActive(next) ? 1 : 0) - (prev !== undefined && isActive(prev) ? 1 : 0);
-    this.#ns = {
-      ...ns,
-      lobbies: ns.lobbies.set(next.id, next),
-      routing: reindex(ns.routing, prev, next, ns.currentVersionId),
-      activeLobbies: ns.activeLobbies + activeDelta,
-    };
+    const prev = this.#lobbies.get(next.id);
+    this.#active += (isActive(next) ? 1 : 0) - (prev !== undefined && isActive(prev) ? 1 : 0);
+    this.#lobbies = this.#lobbies.set(next.id, next);
+    this.#routing = reindex(this.#routing, prev, next, this.#base.currentVersionId);
+    this.#view = undefined;
   }
 
   /** Drop a stopped lobby from the working set. */
   forgetLobby(id: string): void {
-    const ns = this.#ns;
-    const prev = ns.lobbies.get(id);
+    const prev = this.#lobbies.get(id);
     if (prev === undefined) return;
-    this.#ns = {
-      ...ns,
-      lobbies: ns.lobbies.delete(id),
-      routing: reindex(ns.routing, prev, undefined, ns.currentVersionId),
-      activeLobbies: ns.activeLobbies - (isActive(prev) ? 1 : 0),
-    };
+    this.#active -= isActive(prev) ? 1 : 0;
+    this.#lobbies = this.#lobbies.delete(id);
+    this.#routing = reindex(this.#routing, prev, undefined, this.#base.currentVersionId);
+    this.#view = undefined;
   }
 
   /** Seat a new player in its lobby (which must exist): lobby count, client count and index follow. */
   addPlayer(player: Player): void {
-    const lobby = this.#ns.lobbies.get(player.lobbyId);
+    const lobby = this.#lobbies.get(player.lobbyId);
     if (lobby === undefined) throw new Error(`addPlayer: no lobby ${player.lobbyId}`);
     this.putLobby({ ...lobby, playerCount: lobby.playerCount + 1 });
-    const ns = this.#ns;
-    this.#ns = {
-      ...ns,
-      players: ns.players.set(player.id, player),
-      seats: ns.seats.set(player.lobbyId, (ns.seats.get(player.lobbyId) ?? PMap.empty<string, 1>()).set(player.id, 1)),
-      sources: ns.sources.set(player.source, (ns.sources.get(player.source) ?? 0) + 1),
-    };
+    this.#players = this.#players.set(player.id, player);
+    this.#seats = this.#seats.set(player.lobbyId, (this.#seats.get(player.lobbyId) ?? EMPTY_SEATS).set(player.id, 1));
+    this.#sources = this.#sources.set(player.source, (this.#sources.get(player.source) ?? 0) + 1);
+    this.#view = undefined;
   }
 
   /** Replace a player whose lobby does not change (status, deadline). */
   updatePlayer(player: Player): void {
-    const prev = this.#ns.players.get(player.id);
+    const prev = this.#players.get(player.id);
     if (prev === undefined || prev.lobbyId !== player.lobbyId) throw new Error(`updatePlayer: bad player ${player.id}`);
     if (prev.status !== player.status) {
-      const lobby = this.#ns.lobbies.get(player.lobbyId);
+      const lobby = this.#lobbies.get(player.lobbyId);
       if (lobby !== undefined) {
         const delta = (player.status === 'connected' ? 1 : 0) - (prev.status === 'connected' ? 1 : 0);
         this.putLobby({ ...lobby, connectedCount: lobby.connectedCount + delta });
       }
     }
-    this.#ns = { ...this.#ns, players: this.#ns.players.set(player.id, player) };
+    this.#players = this.#players.set(player.id, player);
+    this.#view = undefined;
   }
 
   /** Free a player's seat; returns the removed player, or undefined if there was none. */
   removePlayer(id: string): Player | undefined {
-    const player = this.#ns.players.get(id);
+    const player = this.#players.get(id);
     if (player === undefined) return undefined;
-    const lobby = this.#ns.lobbies.get(player.lobbyId);
+    const lobby = this.#lobbies.get(player.lobbyId);
     if (lobby !== undefined) {
       this.putLobby({
         ...lobby,
@@ -129,15 +152,12 @@ export class Tx {
         connectedCount: lobby.connectedCount - (player.status === 'connected' ? 1 : 0),
       });
     }
-    const ns = this.#ns;
-    const left = (ns.sources.get(player.source) ?? 1) - 1;
-    const seated = (ns.seats.get(player.lobbyId) ?? PMap.empty<string, 1>()).delete(id);
-    this.#ns = {
-      ...ns,
-      players: ns.players.delete(id),
-      seats: seated.size === 0 ? ns.seats.delete(player.lobbyId) : ns.seats.set(player.lobbyId, seated),
-      sources: left === 0 ? ns.sources.delete(player.source) : ns.sources.set(player.source, left),
-    };
+    const left = (this.#sources.get(player.source) ?? 1) - 1;
+    const seated = (this.#seats.get(player.lobbyId) ?? EMPTY_SEATS).delete(id);
+    this.#players = this.#players.delete(id);
+    this.#seats = seated.size === 0 ? this.#seats.delete(player.lobbyId) : this.#seats.set(player.lobbyId, seated);
+    this.#sources = left === 0 ? this.#sources.delete(player.source) : this.#sources.set(player.source, left);
+    this.#view = undefined;
     return player;
   }
 
@@ -158,9 +178,10 @@ export class Tx {
   }
 
   commit<T>(value: T): Decision<T> {
+    const ns = this.ns;
     const world: World = {
-      regions: this.base.regions,
-      namespaces: this.base.namespaces.set(this.#ns.id, this.#ns),
+      regions: this.world.regions,
+      namespaces: this.world.namespaces.set(ns.id, ns),
       ports: this.#ports,
     };
     return { world, effects: this.#effects, events: this.#events, value };

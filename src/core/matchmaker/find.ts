@@ -32,8 +32,15 @@ interface Pair {
 }
 
 /** (region, mode) pairs where a mode runs in a region: regions in priority order, modes in request order. */
-const pairsOf = (regions: readonly string[], modes: readonly GameMode[]): Pair[] =>
-  regions.flatMap((region) => modes.filter((m) => m.regions.some((r) => r.name === region)).map((mode) => ({ region, mode })));
+const pairsOf = (regions: readonly string[], modes: readonly GameMode[]): Pair[] => {
+  const out: Pair[] = [];
+  for (const region of regions) {
+    for (const mode of modes) {
+      if (mode.regions.some((r) => r.name === region)) out.push({ region, mode });
+    }
+  }
+  return out;
+};
 
 /** The seat limit a find of this size checks against in lobbies of `mode`. */
 const limitOf = (mode: GameMode, party: boolean, dynamicMax: number | undefined): number =>
@@ -45,24 +52,25 @@ const limitOf = (mode: GameMode, party: boolean, dynamicMax: number | undefined)
  * lobby that fits. Undefined: none fits (create one, or `NO_AVAILABLE_LOBBIES`).
  *
  * @example
- * chooseLobby(ns, version, pairs, cmd, createRng(seed)) // 'lobby-id' | undefined
+ * chooseLobby(ns, version, pairs, cmd, seed) // 'lobby-id' | undefined
  */
 export const chooseLobby = (
   ns: NamespaceState,
   version: Version,
   pairs: readonly Pair[],
   cmd: Pick<FindCommand, 'tags' | 'maxPlayers' | 'playerIds'>,
-  rng: Rng,
+  seed: number,
 ): string | undefined => {
   const need = cmd.playerIds.length;
   const tags = cmd.tags ?? {};
   const lobbyOf = (id: string) => ns.lobbies.get(id);
+  let rng: Rng | undefined;
   let i = 0;
   while (i < pairs.length) {
     const region = (pairs[i] as Pair).region;
     let j = i;
     while (j < pairs.length && (pairs[j] as Pair).region === region) j++;
-    const group = j - i > 1 ? shuffled(pairs.slice(i, j), rng) : pairs.slice(i, j);
+    const group = j - i > 1 ? shuffled(pairs.slice(i, j), (rng ??= createRng(seed))) : pairs.slice(i, j);
     for (const { mode } of group) {
       const pool = poolKey(version.id, mode.name, region, cmd.maxPlayers);
       const id = choose(ns.routing, pool, limitOf(mode, need > 1, cmd.maxPlayers), need, tags, lobbyOf);
@@ -134,8 +142,7 @@ export const find = (world: World, cmd: FindCommand, ctx: Ctx): Admission<Seat> 
     action: 'find',
   });
   if (stop) return stop;
-  const rng = createRng(ctx.seed);
-  const chosen = chooseLobby(ns, version, pairs, cmd, rng);
+  const chosen = chooseLobby(ns, version, pairs, cmd, ctx.seed);
   if (chosen !== undefined) {
     const lobby = ns.lobbies.get(chosen);
     if (lobby === undefined) throw new Error(`routing index names unknown lobby ${chosen}`);
@@ -156,7 +163,7 @@ export const find = (world: World, cmd: FindCommand, ctx: Ctx): Admission<Seat> 
       tags: cmd.tags ?? {},
       ...(cmd.maxPlayers === undefined ? {} : { dynamicMaxPlayers: cmd.maxPlayers }),
     },
-    rng,
+    createRng(ctx.seed),
   );
   if (!spawned.ok) return rejected(spawned.error);
   return { kind: 'admitted', decision: tx.commit(reserveSeats(tx, spawned.value, cmd.playerIds, cmd.client, true)) };
@@ -179,7 +186,7 @@ export const routeFind = (world: World, cmd: FindCommand, ctx: Ctx): Route => {
   const ns = namespaceOf(world, cmd.namespaceId);
   const plan = planFind(world, ns, cmd);
   if ('kind' in plan) return plan.kind === 'rejected' ? plan : rejected(matchError('MATCHMAKER_NO_AVAILABLE_LOBBIES'));
-  const chosen = chooseLobby(ns, plan.version, plan.pairs, cmd, createRng(ctx.seed));
+  const chosen = chooseLobby(ns, plan.version, plan.pairs, cmd, ctx.seed);
   if (chosen !== undefined) return { kind: 'lobby', lobbyId: chosen };
   if (cmd.preventAutoCreate === true) return rejected(matchError('MATCHMAKER_NO_AVAILABLE_LOBBIES'));
   const target = plan.pairs[0] as Pair;

@@ -55,7 +55,7 @@ export function* fullestFirst(b: Buckets, limit: number, need: number): Generato
 export const fullest = (b: Buckets, limit: number, need: number): string | undefined => {
   for (let c = Math.min(limit - need, b.byCount.length - 1); c >= 0; c--) {
     const bucket = b.byCount[c];
-    if (bucket !== undefined) return bucket.first()?.[0];
+    if (bucket !== undefined) return bucket.firstKey();
   }
   return undefined;
 };
