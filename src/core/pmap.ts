@@ -171,7 +171,7 @@ export class PMap<K extends Key, V> {
   ) {}
 
   static empty<K extends Key, V>(): PMap<K, V> {
-    return PMap.EMPTY as unknown as PMap<K, V>;
+    return PMap.EMPTY;
   }
 
   /** @example PMap.from([['a', 1]]).get('a') // 1 */

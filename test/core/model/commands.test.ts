@@ -343,7 +343,7 @@ describe('model-based: the core agrees with a simple model over random command s
         const world = worldWith(MODES, { settings: { maxPlayersPerClient: CAP, lobbyCountMax: LOBBY_MAX } });
         const setup = () => ({ model: new Model(CAP, LOBBY_MAX), real: { world, live: EMPTY_LIVE, n: 0, issued: [] } as Real });
         // The version published by worldWith is the model's 'v1'.
-        const live = foldLive(EMPTY_LIVE, { type: 'version-published', at: 0, namespaceId: NS, versionId: 'v1' } as MatchEvent);
+        const live = foldLive(EMPTY_LIVE, { type: 'version-published', at: 0, namespaceId: NS, versionId: 'v1' });
         fc.modelRun(() => {
           const s = setup();
           s.real.live = live;

@@ -1,0 +1,105 @@
+/**
+ * Validation of container blocks: each written block where it is written (args, env, build,
+ * ports), and each game mode's effective container after the cascade (a runtime and a build are
+ * required; env names must not collide with what the container receives).
+ */
+import type { ContainerConfig, GameModeConfig, MatchmakerConfig, PortConfig, Problem, ValidationContext } from './types.js';
+import { LIMITS, RESERVED_ENV_NAMES } from './defaults.js';
+import { named, problem, type Path } from './path.js';
+import { validatePorts } from './validate-ports.js';
+import { lengthProblem } from './validate-text.js';
+
+function validateArgs(args: readonly string[], base: Path, out: Problem[]): void {
+  if (args.length > LIMITS.args) out.push(problem(base, 'args-too-many'));
+  const seen = new Set<string>();
+  args.forEach((arg, i) => {
+    const length = lengthProblem(arg, 1, LIMITS.argBytes);
+    const name = length === 'too-short' || arg.includes('\u0000') ? 'invalid' : length ?? (seen.has(arg) ? 'not-unique' : undefined);
+    if (name !== undefined) out.push(problem(base, 'args', String(i), name));
+    seen.add(arg);
+  });
+}
+
+function validateEnv(env: Readonly<Record<string, string>>, base: Path, out: Problem[]): void {
+  const entries = Object.entries(env);
+  if (entries.length > LIMITS.envVars) out.push(problem(base, 'env-vars-too-many'));
+  for (const [key, value] of entries) {
+    const at = [...base, 'env-vars', named(key)];
+    const keyLength = lengthProblem(key, 1, LIMITS.envKeyBytes);
+    // Tavern: `=` and NUL cannot appear in an environment name, nor NUL in a value.
+    if (keyLength === 'too-short' || key.includes('=') || key.includes('\u0000')) out.push(problem(at, 'key', 'invalid'));
+    else if (keyLength === 'too-long') out.push(problem(at, 'key', 'too-long'));
+    const valueLength = lengthProblem(value, 1, LIMITS.envValueBytes);
+    if (valueLength === 'too-short' || value.includes('\u0000')) out.push(problem(at, 'value', 'invalid'));
+    else if (valueLength === 'too-long') out.push(problem(at, 'value', 'too-long'));
+  }
+}
+
+/**
+ * Validates one container block written at `base` (a game mode or the matchmaker), with Rivet's
+ * flattened paths: `args-too-many`, `args.<i>.invalid|too-long|not-unique`, `env-vars-too-many`,
+ * `env-vars.*KEY*.key|value.invalid|too-long`, `image-id.not-found|upload-incomplete` (when
+ * `ctx.build` is given), and the port rules of {@link validatePorts}.
+ *
+ * @example
+ * validateContainer({ args: [''] }, ['config', 'matchmaker'], ctx, out);
+ * // out: [{ path: ['config', 'matchmaker', 'args', '0', 'invalid'] }]
+ */
+export function validateContainer(container: ContainerConfig, base: Path, ctx: ValidationContext, out: Problem[]): void {
+  validateArgs(container.args ?? [], base, out);
+  validateEnv(container.env ?? {}, base, out);
+  const build = container.imageId === undefined ? undefined : ctx.build?.(container.imageId);
+  if (build === 'missing') out.push(problem(base, 'image-id', 'not-found'));
+  if (build === 'incomplete') out.push(problem(base, 'image-id', 'upload-incomplete'));
+  validatePorts(container, base, out);
+}
+
+/**
+ * The environment names a lobby receives for its ports (wire.md §5.4): `PORT_<label>` for a single
+ * port and `PORT_RANGE_MIN_<label>`/`PORT_RANGE_MAX_<label>` for a range, with the label both as
+ * written and with `-` → `_` (Rivet defect 16: it validated `PORT_RANGE_<label>_MIN`, a name the
+ * container never receives).
+ *
+ * @example
+ * portEnvNames({ game: { port: 7777 } }); // ['PORT_game']
+ */
+export function portEnvNames(ports: Readonly<Record<string, PortConfig>>): readonly string[] {
+  return Object.entries(ports).flatMap(([label, port]) => {
+    const labels = [...new Set([label, label.replaceAll('-', '_')])];
+    return labels.flatMap((l) => [
+      ...(port.port === undefined ? [] : [`PORT_${l}`]),
+      ...(port.portRange === undefined ? [] : [`PORT_RANGE_MIN_${l}`, `PORT_RANGE_MAX_${l}`]),
+    ]);
+  });
+}
+
+const isReservedRivetName = (key: string): boolean => RESERVED_ENV_NAMES.includes(key) || /^RIVET_[A-Z0-9_]+_API_URL$/.test(key);
+
+/**
+ * Checks one game mode's effective container (the mode's block, else the matchmaker's): none at
+ * all is `<mode>.no-runtime`; no `image_id` is `no-build` at the block's owner; an env name (from
+ * either level, merged) that the container receives anyway is
+ * `env-vars.*KEY*.key.conflicts-with-default` where it was written.
+ *
+ * @example
+ * validateEffectiveContainer({}, modePath, {}, out); // out: [{ path: [...modePath, 'no-runtime'] }]
+ */
+export function validateEffectiveContainer(mode: GameModeConfig, modePath: Path, mm: MatchmakerConfig, out: Problem[]): void {
+  const mmPath = ['config', 'matchmaker'];
+  const chosen = mode.container ?? mm.container;
+  if (chosen === undefined) {
+    out.push(problem(modePath, 'no-runtime'));
+    return;
+  }
+  if (chosen.imageId === undefined) out.push(problem(mode.container ? modePath : mmPath, 'no-build'));
+  const portNames = portEnvNames(chosen.ports ?? {});
+  const written: readonly (readonly [Path, Readonly<Record<string, string>> | undefined])[] = [
+    [mmPath, mm.container?.env],
+    [modePath, mode.container?.env],
+  ];
+  for (const [owner, env] of written) {
+    for (const key of Object.keys(env ?? {})) {
+      if (isReservedRivetName(key) || portNames.includes(key)) out.push(problem(owner, 'env-vars', named(key), 'key', 'conflicts-with-default'));
+    }
+  }
+}

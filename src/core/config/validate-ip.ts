@@ -1,0 +1,126 @@
+/**
+ * IP literal parsing as the WHATWG URL host parser does it (so that what is checked here is what an
+ * HTTP client later connects to), and Rivet's "is global" test (`external-request-validate`),
+ * slightly stricter (multicast, NAT64 and site-local are refused too).
+ */
+
+function ipv4Number(part: string): number | undefined {
+  if (part === '') return undefined;
+  const hex = /^0x/i.test(part);
+  const octal = !hex && part.length > 1 && part.startsWith('0');
+  const digits = hex ? part.slice(2) : octal ? part.slice(1) : part;
+  if (digits === '') return 0;
+  const pattern = hex ? /^[0-9a-f]+$/i : octal ? /^[0-7]+$/ : /^[0-9]+$/;
+  return pattern.test(digits) ? parseInt(digits, hex ? 16 : octal ? 8 : 10) : undefined;
+}
+
+function labels(host: string): string[] {
+  const parts = host.split('.');
+  if (parts.length > 1 && parts[parts.length - 1] === '') parts.pop();
+  return parts;
+}
+
+/**
+ * WHATWG's "ends in a number": such a host is parsed as IPv4 (`127.1`, `0x7f.1`, `2130706433`).
+ *
+ * @example
+ * endsInNumber('2130706433'); // true
+ * endsInNumber('example.com'); // false
+ */
+export function endsInNumber(host: string): boolean {
+  const last = labels(host).at(-1) ?? '';
+  return /^[0-9]+$/.test(last) || (last !== '' && ipv4Number(last) !== undefined && /^0x/i.test(last));
+}
+
+/**
+ * The 32-bit value of a WHATWG IPv4 host (decimal, octal or hex parts, 1–4 parts), or `undefined`.
+ *
+ * @example
+ * parseIpv4('127.1'); // 2130706433
+ */
+export function parseIpv4(host: string): number | undefined {
+  const parts = labels(host);
+  if (parts.length > 4) return undefined;
+  const numbers = parts.map(ipv4Number);
+  const last = numbers.pop();
+  if (last === undefined || numbers.some((n) => n === undefined || n > 255)) return undefined;
+  if (last >= 256 ** (5 - parts.length)) return undefined;
+  return numbers.reduce<number>((sum, n, i) => sum + (n ?? 0) * 256 ** (3 - i), last);
+}
+
+function embeddedIpv4(piece: string): readonly number[] | undefined {
+  const parts = piece.split('.');
+  if (parts.length !== 4 || parts.some((p) => !/^(0|[1-9][0-9]{0,2})$/.test(p) || Number(p) > 255)) return undefined;
+  const [a = 0, b = 0, c = 0, d = 0] = parts.map(Number);
+  return [a * 256 + b, c * 256 + d];
+}
+
+function pieces(side: string): number[] | undefined {
+  if (side === '') return [];
+  const parts = side.split(':');
+  const tail = parts.at(-1) ?? '';
+  const v4 = tail.includes('.') ? embeddedIpv4(tail) : undefined;
+  if (tail.includes('.') && v4 === undefined) return undefined;
+  const hexParts = v4 ? parts.slice(0, -1) : parts;
+  if (hexParts.some((p) => !/^[0-9a-f]{1,4}$/i.test(p))) return undefined;
+  return [...hexParts.map((p) => parseInt(p, 16)), ...(v4 ?? [])];
+}
+
+/**
+ * The eight 16-bit pieces of an IPv6 literal (without brackets), or `undefined`.
+ *
+ * @example
+ * parseIpv6('::1'); // [0, 0, 0, 0, 0, 0, 0, 1]
+ */
+export function parseIpv6(text: string): readonly number[] | undefined {
+  const halves = text.split('::');
+  if (halves.length > 2) return undefined;
+  const head = pieces(halves[0] ?? '');
+  const tail = halves.length === 2 ? pieces(halves[1] ?? '') : [];
+  if (head === undefined || tail === undefined) return undefined;
+  if (halves.length === 1) return head.length === 8 ? head : undefined;
+  const missing = 8 - head.length - tail.length;
+  return missing >= 1 ? [...head, ...new Array<number>(missing).fill(0), ...tail] : undefined;
+}
+
+const inV4 = (ip: number, base: readonly [number, number, number, number], bits: number): boolean => {
+  const prefix = ((base[0] * 256 + base[1]) * 256 + base[2]) * 256 + base[3];
+  const size = 2 ** (32 - bits);
+  return Math.floor(ip / size) === Math.floor(prefix / size);
+};
+
+const NON_GLOBAL_V4: readonly (readonly [readonly [number, number, number, number], number])[] = Object.freeze([
+  [[0, 0, 0, 0], 8], [[10, 0, 0, 0], 8], [[100, 64, 0, 0], 10], [[127, 0, 0, 0], 8], [[169, 254, 0, 0], 16],
+  [[172, 16, 0, 0], 12], [[192, 0, 0, 0], 24], [[192, 0, 2, 0], 24], [[192, 168, 0, 0], 16], [[198, 18, 0, 0], 15],
+  [[198, 51, 100, 0], 24], [[203, 0, 113, 0], 24], [[224, 0, 0, 0], 4], [[240, 0, 0, 0], 4],
+] as const);
+
+/**
+ * Whether an IPv4 address (32-bit value) is globally routable.
+ *
+ * @example
+ * isGlobalIpv4(parseIpv4('10.1.2.3') ?? 0); // false
+ */
+export const isGlobalIpv4 = (ip: number): boolean => !NON_GLOBAL_V4.some(([base, bits]) => inV4(ip, base, bits));
+
+/**
+ * Whether an IPv6 address (eight pieces) is globally routable.
+ *
+ * @example
+ * isGlobalIpv6(parseIpv6('fe80::1') ?? []); // false
+ */
+export function isGlobalIpv6(p: readonly number[]): boolean {
+  const [a = 0, b = 0, c = 0, d = 0, e = 0, f = 0] = p;
+  const zeroHead = a === 0 && b === 0 && c === 0 && d === 0 && e === 0;
+  return !(
+    (zeroHead && (f === 0 || f === 0xffff)) // unspecified, loopback, IPv4-compatible, IPv4-mapped
+    || (a === 0x64 && b === 0xff9b) // NAT64 (both /96 and 64:ff9b:1::/48)
+    || (a === 0x100 && b === 0 && c === 0 && d === 0) // discard-only
+    || (a === 0x2001 && b < 0x200) // IETF protocol assignments
+    || (a === 0x2001 && b === 0xdb8) // documentation
+    || (a & 0xfe00) === 0xfc00 // unique local
+    || (a & 0xffc0) === 0xfe80 // link local
+    || (a & 0xffc0) === 0xfec0 // site local (deprecated)
+    || (a & 0xff00) === 0xff00 // multicast
+  );
+}

@@ -1,0 +1,124 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { checkVerificationUrl } from '../../../src/core/config/validate-url.js';
+import { globKey } from '../../../src/core/config/validate-glob.js';
+import { isGlobalIpv4, isGlobalIpv6, parseIpv4, parseIpv6 } from '../../../src/core/config/validate-ip.js';
+
+describe('checkVerificationUrl', () => {
+  it.each([
+    'https://game.example.com/verify',
+    'HTTP://Game.Example.COM:80/x?y#z',
+    'https://8.8.8.8/',
+    'https://[2606:4700::1111]:443/',
+    'https://example.com.',
+    'https://under_score.example/',
+  ])('accepts %s', (url) => {
+    expect(checkVerificationUrl(url)).toBeUndefined();
+  });
+
+  it.each([
+    // IPv4 in every form a WHATWG parser reads as an address.
+    ['http://127.1/', 'invalid-ip'],
+    ['http://0x7f.0.0.1/', 'invalid-ip'],
+    ['http://2130706433/', 'invalid-ip'],
+    ['http://0177.0.0.1/', 'invalid-ip'],
+    ['http://169.254.169.254/latest', 'invalid-ip'],
+    ['http://172.16.0.1/', 'invalid-ip'],
+    ['http://100.64.0.1/', 'invalid-ip'],
+    ['http://0.0.0.0/', 'invalid-ip'],
+    ['http://255.255.255.255/', 'invalid-ip'],
+    ['http://224.0.0.1/', 'invalid-ip'],
+    ['http://[::]/', 'invalid-ip'],
+    ['http://[::ffff:127.0.0.1]/', 'invalid-ip'],
+    ['http://[fe80::1]/', 'invalid-ip'],
+    ['http://[fd00::1]/', 'invalid-ip'],
+    ['http://[64:ff9b::a00:1]/', 'invalid-ip'],
+    ['http://256.0.0.1/', 'invalid'],
+    ['http://1.2.3.4.5/', 'invalid'],
+    ['http://example.0x/', 'invalid'],
+    ['http://[1::2::3]/', 'invalid'],
+    ['http://[::1%25eth0]/', 'invalid'],
+    // Names that are internal, or that a client could read differently.
+    ['http://LOCALHOST/', 'invalid'],
+    ['http://a.localhost/', 'invalid'],
+    ['http://metadata.google.internal/', 'invalid'],
+    ['http://vault.service.consul/', 'invalid'],
+    ['http://127%2e0.0.1/', 'invalid'],
+    ['http://１２７．０．０．１/', 'invalid'],
+    ['http://a..b/', 'invalid'],
+    ['http://1\n27.0.0.1/', 'invalid'],
+    [' http://example.com', 'invalid'],
+    ['', 'invalid'],
+    ['http://example.com:99999/', 'invalid'],
+    ['http://example.com:8a/', 'invalid'],
+    ['http://a@evil.example/', 'invalid'],
+    ['http://127.0.0.1\\@evil.example/', 'invalid-ip'],
+    ['http:///127.0.0.1/', 'no-host'],
+    ['http:/example.com', 'no-host'],
+    ['javascript:alert(1)', 'invalid-scheme'],
+    ['file:///etc/passwd', 'invalid-scheme'],
+  ])('%j → %s', (url, expected) => {
+    expect(checkVerificationUrl(url)).toBe(expected);
+  });
+});
+
+describe('ip parsing', () => {
+  it('parses WHATWG IPv4 forms', () => {
+    expect(parseIpv4('127.0.0.1')).toBe(0x7f000001);
+    expect(parseIpv4('127.1')).toBe(0x7f000001);
+    expect(parseIpv4('0x7f000001')).toBe(0x7f000001);
+    expect(parseIpv4('1.2.3.4.')).toBe(0x01020304);
+    expect(parseIpv4('1.2.65536')).toBeUndefined();
+    expect(parseIpv4('4294967296')).toBeUndefined();
+  });
+
+  it('parses IPv6 with compression and an embedded IPv4', () => {
+    expect(parseIpv6('::1')).toEqual([0, 0, 0, 0, 0, 0, 0, 1]);
+    expect(parseIpv6('1:2:3:4:5:6:7:8')).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(parseIpv6('::ffff:1.2.3.4')).toEqual([0, 0, 0, 0, 0, 0xffff, 0x0102, 0x0304]);
+    expect(parseIpv6('1:2:3:4:5:6:7')).toBeUndefined();
+    expect(parseIpv6('1:2:3:4::5:6:7:8')).toBeUndefined();
+    expect(parseIpv6('::01.2.3.4')).toBeUndefined();
+    expect(isGlobalIpv6(parseIpv6('2001:4860::8888') ?? [])).toBe(true);
+    expect(isGlobalIpv6(parseIpv6('2001:db8::1') ?? [])).toBe(false);
+  });
+});
+
+describe('globKey (wire.md §6.3)', () => {
+  it('accepts Rivet glob syntax and canonicalizes repeated double stars', () => {
+    expect(globKey('**/*.html')).toBeDefined();
+    expect(globKey('*.*.*.*a*')).toBeDefined();
+    expect(globKey('/')).toBeDefined();
+    expect(globKey('a\\/**b')).toBeUndefined();
+    expect(globKey('**/**/x')).toBe(globKey('**/x'));
+    expect(globKey('a/b')).not.toBe(globKey('a\\/b'));
+  });
+
+  it.each(['', '***', '**a', 'a**', 'x/**b/y'])('refuses %j', (glob) => {
+    expect(globKey(glob)).toBeUndefined();
+  });
+});
+
+describe('checkVerificationUrl agrees with the WHATWG parser', () => {
+  const piece = fc.constantFrom('127', '0', '1', '10', '0x7f', '0177', '256', 'a', 'example', 'com', 'local', 'localhost', '%2e', '', 'xn--bcher-kva', '8', '8.8');
+  const host = fc.oneof(
+    fc.array(piece, { minLength: 1, maxLength: 5 }).map((parts) => parts.join('.')),
+    fc.constantFrom('[::1]', '[2606:4700::1111]', '[::ffff:8.8.8.8]', '[fe80::1]', '[zz]'),
+  );
+  const url = fc.tuple(fc.constantFrom('http://', 'https://', 'HTTP://', 'http:\\\\', 'ftp://'), fc.constantFrom('', 'u@', 'u:p@'), host,
+    fc.constantFrom('', ':80', ':', ':65536'), fc.constantFrom('', '/', '/p?q#f', '\\x')).map((parts) => parts.join(''));
+
+  it('accepts only URLs whose parsed host is a public name or global address', () => {
+    fc.assert(fc.property(url, (u) => {
+      if (checkVerificationUrl(u) !== undefined) return;
+      const parsed = new URL(u);
+      expect(['http:', 'https:']).toContain(parsed.protocol);
+      expect(parsed.username + parsed.password).toBe('');
+      const hostname = parsed.hostname;
+      expect(hostname).not.toBe('');
+      if (hostname.startsWith('[')) expect(isGlobalIpv6(parseIpv6(hostname.slice(1, -1)) ?? [0])).toBe(true);
+      else if (/^[0-9.]+$/.test(hostname)) expect(isGlobalIpv4(parseIpv4(hostname) ?? 0)).toBe(true);
+      else expect(hostname === 'localhost' || hostname.endsWith('.local')).toBe(false);
+    }));
+  });
+});
