@@ -14,7 +14,6 @@ export const ERRORS = {
   MATCHMAKER_NO_AVAILABLE_LOBBIES: { status: 400, message: 'No lobby has a free seat and auto-create is prevented.' },
   MATCHMAKER_LOBBY_NOT_FOUND: { status: 400, message: 'Lobby not found.' },
   MATCHMAKER_LOBBY_STOPPED: { status: 400, message: 'The lobby stopped before the player could join.' },
-  MATCHMAKER_LOBBY_CLOSED: { status: 400, message: 'The lobby is closed.' },
   MATCHMAKER_LOBBY_FULL: { status: 400, message: 'The lobby is full.' },
   MATCHMAKER_TOO_MANY_LOBBIES: { status: 400, message: 'The namespace reached its lobby count limit ({max}).' },
   MATCHMAKER_TOO_MANY_PLAYERS_FROM_SOURCE: { status: 400, message: 'Too many players from this client ({max}).' },
@@ -73,3 +72,17 @@ export const errorMessage = (e: MatchError): string =>
     const value = e.params?.[key];
     return value === undefined ? whole : String(value);
   });
+
+/**
+ * The `VALIDATION_ERROR` for a list of problems: the message joins each path with `.` and the
+ * paths with `, ` (Rivet's wording); `metadata.errors` keeps every path for clients that want them.
+ *
+ * @example
+ * validationError([{ path: ['display-name', 'too-long'] }]).params // { error: 'display-name.too-long' }
+ */
+export const validationError = (problems: readonly { readonly path: readonly string[] }[]): MatchError =>
+  matchError(
+    'VALIDATION_ERROR',
+    { error: problems.map((p) => p.path.join('.')).join(', ') },
+    { metadata: { errors: problems.map((p) => ({ path: p.path })) } },
+  );

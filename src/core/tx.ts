@@ -62,16 +62,24 @@ export class Tx {
 
   /** The namespace as it stands in this decision so far. */
   get ns(): NamespaceState {
-    this.#view ??= {
-      ...this.#base,
+    if (this.#view !== undefined) return this.#view;
+    const b = this.#base;
+    // Written out rather than spread: V8 builds this with one hidden class, much faster on a hot path.
+    const view: NamespaceState = {
+      id: b.id,
+      settings: b.settings,
+      ...(b.currentVersionId === undefined ? {} : { currentVersionId: b.currentVersionId }),
+      versions: b.versions,
       lobbies: this.#lobbies,
       players: this.#players,
       seats: this.#seats,
       routing: this.#routing,
       sources: this.#sources,
+      captcha: b.captcha,
       activeLobbies: this.#active,
     };
-    return this.#view;
+    this.#view = view;
+    return view;
   }
 
   lobby(id: string): Lobby | undefined {
@@ -118,8 +126,10 @@ export class Tx {
   addPlayer(player: Player): void {
     const lobby = this.#lobbies.get(player.lobbyId);
     if (lobby === undefined) throw new Error(`addPlayer: no lobby ${player.lobbyId}`);
+    const players = this.#players.set(player.id, player);
+    if (players.size === this.#players.size) throw new Error(`addPlayer: player id ${player.id} is already taken`);
     this.putLobby({ ...lobby, playerCount: lobby.playerCount + 1 });
-    this.#players = this.#players.set(player.id, player);
+    this.#players = players;
     this.#seats = this.#seats.set(player.lobbyId, (this.#seats.get(player.lobbyId) ?? EMPTY_SEATS).set(player.id, 1));
     this.#sources = this.#sources.set(player.source, (this.#sources.get(player.source) ?? 0) + 1);
     this.#view = undefined;

@@ -132,7 +132,9 @@ export const find = (world: World, cmd: FindCommand, ctx: Ctx): Admission<Seat> 
     party: cmd.playerIds.length > 1,
   };
   // With auto-create only the mode a lobby would be created in is verified; without, every mode.
-  const verifyModes = cmd.preventAutoCreate === true ? plan.modes : [autoCreate.mode];
+  const verifyModes = (cmd.preventAutoCreate === true ? plan.modes : [autoCreate.mode]).filter(
+    (m) => m.actions.find.verification !== undefined,
+  );
   const stop = passGates(tx, {
     version,
     client: cmd.client,

@@ -34,7 +34,6 @@ export const reserveSeats = (
   created: boolean,
 ): Seat => {
   for (const id of playerIds) {
-    if (tx.player(id) !== undefined) throw new Error(`reserveSeats: player id ${id} is already taken`);
     const player: Player = {
       id,
       lobbyId: lobby.id,

@@ -1,7 +1,7 @@
 import { isFindable } from '../lobby/flags.js';
 import type { Lobby } from '../lobby/lobby.js';
 import { PMap } from '../pmap.js';
-import { addToBuckets, type Buckets, EMPTY_BUCKETS, fullest, fullestFirst, removeFromBuckets } from './pool.js';
+import { addToBuckets, type Buckets, EMPTY_BUCKETS, fullest, fullestFirst, moveInBuckets, removeFromBuckets } from './pool.js';
 
 /**
  * The routing index of one namespace: findable lobbies grouped into pools of interchangeable
@@ -63,6 +63,19 @@ const withEntry = (index: RoutingIndex, id: string, e: Entry, add: boolean): Rou
   return all.size === 0 ? index.delete(e.pool) : index.set(e.pool, { all, tags });
 };
 
+/** The same lobby in the same pool with the same tags, only its player count changed. */
+const movedEntry = (index: RoutingIndex, id: string, e: Entry, to: number): RoutingIndex => {
+  const pool = index.get(e.pool);
+  if (pool === undefined) return index;
+  let tags = pool.tags;
+  for (const name of Object.keys(e.tags)) {
+    const key = tagKey(name, e.tags[name] as string);
+    const b = tags.get(key);
+    if (b !== undefined) tags = tags.set(key, moveInBuckets(b, id, e.count, to));
+  }
+  return index.set(e.pool, { all: moveInBuckets(pool.all, id, e.count, to), tags });
+};
+
 /**
  * The index after a lobby changed from `before` to `after` (either may be undefined: created,
  * forgotten). Untouched pools and buckets are shared with the old index.
@@ -78,7 +91,9 @@ export const reindex = (
 ): RoutingIndex => {
   const a = entryOf(before, currentVersionId);
   const b = entryOf(after, currentVersionId);
-  if (a !== undefined && b !== undefined && a.pool === b.pool && a.count === b.count && a.tags === b.tags) return index;
+  if (a !== undefined && b !== undefined && a.pool === b.pool && a.tags === b.tags && after !== undefined) {
+    return a.count === b.count ? index : movedEntry(index, after.id, a, b.count);
+  }
   let next = index;
   if (a !== undefined && before !== undefined) next = withEntry(next, before.id, a, false);
   if (b !== undefined && after !== undefined) next = withEntry(next, after.id, b, true);

@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import type { Admission } from '../../../src/core/admission/gate.js';
 import { EMPTY_LIVE, foldLive, type LiveAnalytics, liveSummaries, summarize } from '../../../src/core/analytics.js';
 import type { MatchError } from '../../../src/core/errors.js';
-import type { MatchEvent } from '../../../src/core/events.js';
 import { applyIdlePlan, planIdle } from '../../../src/core/idle.js';
 import { isActive } from '../../../src/core/lobby/flags.js';
 import { lobbyExited, lobbyReady, playerConnected, playerDisconnected, setClosed } from '../../../src/core/lobby/lifecycle.js';
