@@ -90,15 +90,21 @@ export const foldLive = (live: LiveAnalytics, e: MatchEvent): LiveAnalytics => {
     case 'lobby-stopped':
       return mapLobby(live, e.namespaceId, e.lobbyId, () => undefined);
     case 'player-reserved':
-      return mapLobby(live, e.namespaceId, e.player.lobbyId, (l) => ({ ...l, playerCount: l.playerCount + 1 }));
+      return mapLobby(live, e.namespaceId, e.player.lobbyId, (l) => {
+        const players = l.players.set(e.player.id, e.player);
+        return { ...l, players, playerCount: players.size };
+      });
     case 'player-connected':
-      return mapLobby(live, e.namespaceId, e.lobbyId, (l) => ({ ...l, connectedCount: l.connectedCount + 1 }));
+      return mapLobby(live, e.namespaceId, e.lobbyId, (l) => {
+        const p = l.players.get(e.playerId);
+        const players = p === undefined ? l.players : l.players.set(p.id, { ...p, status: 'connected' });
+        return { ...l, players, connectedCount: l.connectedCount + 1 };
+      });
     case 'player-removed':
-      return mapLobby(live, e.namespaceId, e.lobbyId, (l) => ({
-        ...l,
-        playerCount: l.playerCount - 1,
-        connectedCount: l.connectedCount - (e.wasConnected ? 1 : 0),
-      }));
+      return mapLobby(live, e.namespaceId, e.lobbyId, (l) => {
+        const players = l.players.delete(e.playerId);
+        return { ...l, players, playerCount: players.size, connectedCount: l.connectedCount - (e.wasConnected ? 1 : 0) };
+      });
     case 'version-published':
       return { ...live, currentVersion: live.currentVersion.set(e.namespaceId, e.versionId) };
     case 'seat-ready':

@@ -50,13 +50,12 @@ export const tick = (world: World, namespaceId: string, ctx: Ctx): Decision<Tick
   }
   let connectExpired = 0;
   let lifetimeExpired = 0;
-  for (const player of tx.ns.players.values()) {
-    const lobby = tx.lobby(player.lobbyId);
-    const lifetime = lobby?.timeouts.playerMaxLifetimeMs;
+  for (const player of [...tx.ns.lobbies.values()].flatMap((l) => (l.playerCount > 0 ? [...l.players.values()] : []))) {
+    const lifetime = tx.lobby(player.lobbyId)?.timeouts.playerMaxLifetimeMs;
     const expired = player.status === 'reserved' && now > player.connectDeadline;
     const tooOld = lifetime !== undefined && now >= player.createdAt + lifetime;
     if (!expired && !tooOld) continue;
-    tx.removePlayer(player.id);
+    tx.removePlayer(player.lobbyId, player.id);
     if (expired) connectExpired++;
     else lifetimeExpired++;
     tx.emit({

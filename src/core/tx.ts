@@ -2,7 +2,7 @@ import type { Effect } from './effects.js';
 import type { MatchEvent } from './events.js';
 import { isActive } from './lobby/flags.js';
 import type { Lobby, Player } from './lobby/lobby.js';
-import { PMap } from './pmap.js';
+import type { PMap } from './pmap.js';
 import type { PortSpace } from './ports/index.js';
 import { reindex, type RoutingIndex } from './routing/index.js';
 import type { NamespaceState, World } from './world.js';
@@ -17,14 +17,12 @@ export interface Decision<T> {
 
 type Fields = Pick<NamespaceState, 'settings' | 'currentVersionId' | 'versions' | 'captcha' | 'routing'>;
 
-const EMPTY_SEATS = PMap.empty<string, 1>();
-
 /**
  * The working copy of one decision: it reads from the world it started with and records every
  * change through methods that keep the namespace's derived data (routing index, active lobby count,
- * per-client seat counts, per-lobby seats, lobby player counts) consistent. It lives only inside
- * one core call; `commit` turns it into the next immutable world, sharing everything untouched.
- * The namespace record is rebuilt once per decision, not once per change.
+ * per-client seat counts, lobby player counts) consistent. It lives only inside one core call;
+ * `commit` turns it into the next immutable world, sharing everything untouched. The namespace
+ * record is rebuilt once per decision, not once per change.
  *
  * @example
  * const tx = new Tx(world, namespaceOf(world, 'ns-1'), now);
@@ -34,8 +32,6 @@ const EMPTY_SEATS = PMap.empty<string, 1>();
 export class Tx {
   #base: NamespaceState;
   #lobbies: PMap<string, Lobby>;
-  #players: PMap<string, Player>;
-  #seats: PMap<string, PMap<string, 1>>;
   #routing: RoutingIndex;
   #sources: PMap<string, number>;
   #active: number;
@@ -52,8 +48,6 @@ export class Tx {
     this.#base = ns;
     this.#view = ns;
     this.#lobbies = ns.lobbies;
-    this.#players = ns.players;
-    this.#seats = ns.seats;
     this.#routing = ns.routing;
     this.#sources = ns.sources;
     this.#active = ns.activeLobbies;
@@ -71,8 +65,6 @@ export class Tx {
       ...(b.currentVersionId === undefined ? {} : { currentVersionId: b.currentVersionId }),
       versions: b.versions,
       lobbies: this.#lobbies,
-      players: this.#players,
-      seats: this.#seats,
       routing: this.#routing,
       sources: this.#sources,
       captcha: b.captcha,
@@ -86,13 +78,13 @@ export class Tx {
     return this.#lobbies.get(id);
   }
 
-  player(id: string): Player | undefined {
-    return this.#players.get(id);
+  player(lobbyId: string, id: string): Player | undefined {
+    return this.#lobbies.get(lobbyId)?.players.get(id);
   }
 
-  /** The ids of the players seated in a lobby. */
-  playersOf(lobbyId: string): string[] {
-    return [...(this.#seats.get(lobbyId)?.keys() ?? [])];
+  /** The players seated in a lobby. */
+  playersOf(lobbyId: string): Player[] {
+    return [...(this.#lobbies.get(lobbyId)?.players.values() ?? [])];
   }
 
   /** Replace the namespace's own fields (not lobbies or players: use the methods below). */
@@ -122,52 +114,39 @@ export class Tx {
     this.#view = undefined;
   }
 
-  /** Seat a new player in its lobby (which must exist): lobby count, client count and index follow. */
+  /** Seat a new player in its lobby (which must exist): lobby counts, client count and index follow. */
   addPlayer(player: Player): void {
     const lobby = this.#lobbies.get(player.lobbyId);
     if (lobby === undefined) throw new Error(`addPlayer: no lobby ${player.lobbyId}`);
-    const players = this.#players.set(player.id, player);
-    if (players.size === this.#players.size) throw new Error(`addPlayer: player id ${player.id} is already taken`);
-    this.putLobby({ ...lobby, playerCount: lobby.playerCount + 1 });
-    this.#players = players;
-    this.#seats = this.#seats.set(player.lobbyId, (this.#seats.get(player.lobbyId) ?? EMPTY_SEATS).set(player.id, 1));
+    const players = lobby.players.set(player.id, player);
+    if (players.size === lobby.players.size) throw new Error(`addPlayer: player id ${player.id} is already taken`);
+    this.putLobby({ ...lobby, players, playerCount: players.size });
     this.#sources = this.#sources.set(player.source, (this.#sources.get(player.source) ?? 0) + 1);
-    this.#view = undefined;
   }
 
-  /** Replace a player whose lobby does not change (status, deadline). */
+  /** Replace a seated player (status, deadline). */
   updatePlayer(player: Player): void {
-    const prev = this.#players.get(player.id);
-    if (prev === undefined || prev.lobbyId !== player.lobbyId) throw new Error(`updatePlayer: bad player ${player.id}`);
-    if (prev.status !== player.status) {
-      const lobby = this.#lobbies.get(player.lobbyId);
-      if (lobby !== undefined) {
-        const delta = (player.status === 'connected' ? 1 : 0) - (prev.status === 'connected' ? 1 : 0);
-        this.putLobby({ ...lobby, connectedCount: lobby.connectedCount + delta });
-      }
-    }
-    this.#players = this.#players.set(player.id, player);
-    this.#view = undefined;
+    const lobby = this.#lobbies.get(player.lobbyId);
+    const prev = lobby?.players.get(player.id);
+    if (lobby === undefined || prev === undefined) throw new Error(`updatePlayer: no player ${player.id} in ${player.lobbyId}`);
+    const delta = (player.status === 'connected' ? 1 : 0) - (prev.status === 'connected' ? 1 : 0);
+    this.putLobby({ ...lobby, players: lobby.players.set(player.id, player), connectedCount: lobby.connectedCount + delta });
   }
 
   /** Free a player's seat; returns the removed player, or undefined if there was none. */
-  removePlayer(id: string): Player | undefined {
-    const player = this.#players.get(id);
-    if (player === undefined) return undefined;
-    const lobby = this.#lobbies.get(player.lobbyId);
-    if (lobby !== undefined) {
-      this.putLobby({
-        ...lobby,
-        playerCount: lobby.playerCount - 1,
-        connectedCount: lobby.connectedCount - (player.status === 'connected' ? 1 : 0),
-      });
-    }
+  removePlayer(lobbyId: string, id: string): Player | undefined {
+    const lobby = this.#lobbies.get(lobbyId);
+    const player = lobby?.players.get(id);
+    if (lobby === undefined || player === undefined) return undefined;
+    const players = lobby.players.delete(id);
+    this.putLobby({
+      ...lobby,
+      players,
+      playerCount: players.size,
+      connectedCount: lobby.connectedCount - (player.status === 'connected' ? 1 : 0),
+    });
     const left = (this.#sources.get(player.source) ?? 1) - 1;
-    const seated = (this.#seats.get(player.lobbyId) ?? EMPTY_SEATS).delete(id);
-    this.#players = this.#players.delete(id);
-    this.#seats = seated.size === 0 ? this.#seats.delete(player.lobbyId) : this.#seats.set(player.lobbyId, seated);
     this.#sources = left === 0 ? this.#sources.delete(player.source) : this.#sources.set(player.source, left);
-    this.#view = undefined;
     return player;
   }
 

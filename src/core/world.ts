@@ -1,5 +1,5 @@
 import type { GameMode, ResolvedVersion } from './config/types.js';
-import type { Lobby, Player } from './lobby/lobby.js';
+import type { Lobby } from './lobby/lobby.js';
 import { PMap } from './pmap.js';
 import type { PortSpace } from './ports/index.js';
 import { createPortSpace } from './ports/index.js';
@@ -46,10 +46,8 @@ export interface NamespaceState {
   readonly currentVersionId?: string;
   /** The current version and every older one that still has lobbies. */
   readonly versions: PMap<string, Version>;
+  /** Every lobby not yet forgotten; each holds its own players. */
   readonly lobbies: PMap<string, Lobby>;
-  readonly players: PMap<string, Player>;
-  /** Player ids per lobby. */
-  readonly seats: PMap<string, PMap<string, 1>>;
   readonly routing: RoutingIndex;
   /** Players holding a seat, per client address. */
   readonly sources: PMap<string, number>;
@@ -96,8 +94,6 @@ export const emptyNamespace = (id: string, settings: NamespaceSettings = DEFAULT
   settings,
   versions: PMap.empty(),
   lobbies: PMap.empty(),
-  players: PMap.empty(),
-  seats: PMap.empty(),
   routing: EMPTY_INDEX,
   sources: PMap.empty(),
   captcha: PMap.empty(),

@@ -38,11 +38,10 @@ export const lobbyReady = (world: World, ref: LobbyRef, ctx: Ctx): Step =>
     if (lobby.lifecycle.status === 'ready') return undefined;
     tx.putLobby({ ...lobby, lifecycle: { status: 'ready', readyAt: tx.now } });
     tx.emit({ type: 'lobby-ready', at: tx.now, namespaceId: lobby.namespaceId, lobbyId: lobby.id });
-    for (const playerId of tx.playersOf(lobby.id)) {
-      const player = tx.player(playerId);
-      if (player === undefined || player.status !== 'reserved') continue;
+    for (const player of tx.playersOf(lobby.id)) {
+      if (player.status !== 'reserved') continue;
       tx.updatePlayer({ ...player, connectDeadline: tx.now + lobby.timeouts.playerConnectMs });
-      tx.emit({ type: 'seat-ready', at: tx.now, namespaceId: lobby.namespaceId, playerId, lobbyId: lobby.id });
+      tx.emit({ type: 'seat-ready', at: tx.now, namespaceId: lobby.namespaceId, playerId: player.id, lobbyId: lobby.id });
     }
     return undefined;
   });
@@ -92,9 +91,12 @@ export const lobbyExited = (
 
 export interface PlayerRef extends LobbyRef {
   readonly playerId: string;
+  /** The lobby the player's token was issued for, when it differs from the calling lobby's. */
+  readonly playerLobbyId?: string;
   /** When the player's token was issued: tells an expired registration from a removed player. */
   readonly issuedAt?: number;
 }
+
 
 /**
  * `POST /matchmaker/players/connected` from the lobby the player was seated in. Tavern checks the
@@ -105,12 +107,13 @@ export interface PlayerRef extends LobbyRef {
  */
 export const playerConnected = (world: World, ref: PlayerRef, ctx: Ctx): Step =>
   withLobby(world, ref, ctx, (tx, lobby) => {
-    const player = tx.player(ref.playerId);
+    // A lobby never touches another lobby's players (Rivet freed the other seat here).
+    if (ref.playerLobbyId !== undefined && ref.playerLobbyId !== lobby.id) return matchError('MATCHMAKER_PLAYER_IN_DIFFERENT_LOBBY');
+    const player = tx.player(lobby.id, ref.playerId);
     if (player === undefined) {
       const expired = ref.issuedAt !== undefined && tx.now > ref.issuedAt + lobby.timeouts.playerConnectMs;
       return matchError(expired ? 'MATCHMAKER_PLAYER_REGISTRATION_EXPIRED' : 'MATCHMAKER_PLAYER_REMOVED');
     }
-    if (player.lobbyId !== lobby.id) return matchError('MATCHMAKER_PLAYER_IN_DIFFERENT_LOBBY');
     if (player.status === 'connected') return matchError('MATCHMAKER_PLAYER_ALREADY_CONNECTED');
     if (tx.now > player.connectDeadline) return matchError('MATCHMAKER_PLAYER_REGISTRATION_EXPIRED');
     tx.updatePlayer({ ...player, status: 'connected' });
@@ -127,10 +130,9 @@ export const playerConnected = (world: World, ref: PlayerRef, ctx: Ctx): Step =>
  */
 export const playerDisconnected = (world: World, ref: PlayerRef, ctx: Ctx): Step =>
   withLobby(world, ref, ctx, (tx, lobby) => {
-    const player = tx.player(ref.playerId);
+    if (ref.playerLobbyId !== undefined && ref.playerLobbyId !== lobby.id) return matchError('MATCHMAKER_PLAYER_IN_DIFFERENT_LOBBY');
+    const player = tx.removePlayer(lobby.id, ref.playerId);
     if (player === undefined) return undefined;
-    if (player.lobbyId !== lobby.id) return matchError('MATCHMAKER_PLAYER_IN_DIFFERENT_LOBBY');
-    tx.removePlayer(player.id);
     tx.emit({
       type: 'player-removed',
       at: tx.now,

@@ -1,4 +1,5 @@
 import type { MaxPlayers, ModeTimeouts } from '../config/types.js';
+import type { PMap } from '../pmap.js';
 import type { LobbyPortAllocation } from '../ports/index.js';
 
 /** Why a lobby stops. */
@@ -58,7 +59,9 @@ export interface Lobby {
   readonly dynamicMaxPlayers?: number;
   readonly tags: Readonly<Record<string, string>>;
   readonly ports: readonly LobbyPortAllocation[];
-  /** Players holding a seat: reserved and connected. */
+  /** The players holding a seat here, by id. */
+  readonly players: PMap<string, Player>;
+  /** Players holding a seat: reserved and connected (`players.size`). */
   readonly playerCount: number;
   /** Players confirmed through `players/connected`. */
   readonly connectedCount: number;

@@ -34,9 +34,10 @@ export const beginStop = (tx: Tx, lobby: Lobby, reason: StopReason): Lobby => {
   };
   tx.putLobby(next);
   const namespaceId = lobby.namespaceId;
-  for (const playerId of tx.playersOf(lobby.id)) {
-    const player = tx.removePlayer(playerId);
+  for (const seated of tx.playersOf(lobby.id)) {
+    const player = tx.removePlayer(lobby.id, seated.id);
     if (player === undefined) continue;
+    const playerId = player.id;
     const wasConnected = player.status === 'connected';
     tx.emit({ type: 'player-removed', at: tx.now, namespaceId, playerId, lobbyId: lobby.id, wasConnected, reason: 'lobby-stopped' });
     if (readyAt === undefined) {

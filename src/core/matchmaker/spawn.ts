@@ -3,6 +3,7 @@ import { type MatchError, matchError } from '../errors.js';
 import type { Lobby, LobbyOrigin, Publicity } from '../lobby/lobby.js';
 import { proxyRoutes } from '../lobby/routes.js';
 import { allocateLobbyPorts, type LobbyPortAllocation, portEnv } from '../ports/index.js';
+import { PMap } from '../pmap.js';
 import { err, ok, type Result } from '../result.js';
 import type { Rng } from '../rng.js';
 import type { Tx } from '../tx.js';
@@ -83,6 +84,7 @@ export const spawnLobby = (tx: Tx, spec: SpawnSpec, rng: Rng): Result<Lobby, Mat
     ...(d === undefined ? {} : { dynamicMaxPlayers: d }),
     tags: spec.tags,
     ports: allocated.value.allocations,
+    players: PMap.empty(),
     playerCount: 0,
     connectedCount: 0,
     timeouts: mode.timeouts,

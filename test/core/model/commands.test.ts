@@ -92,8 +92,10 @@ const agree = (m: Model, r: Real): void => {
       connected: m.seated(l.id).filter((p) => p.status === 'connected').length,
     });
     expect(l.playerCount).toBeLessThanOrEqual(Math.max(l.maxPlayers.direct, l.maxPlayers.party));
+    expect(l.playerCount).toBe(l.players.size);
+    for (const p of l.players.values()) expect(p.lobbyId).toBe(l.id);
   }
-  const players = [...ns.players.values()].map((p) => `${p.id}@${p.lobbyId}:${p.status}:${p.connectDeadline}`).sort();
+  const players = lobbies.flatMap((l) => [...l.players.values()]).map((p) => `${p.id}@${p.lobbyId}:${p.status}:${p.connectDeadline}`).sort();
   expect(players).toEqual(m.players.map((p) => `${p.id}@${p.lobby}:${p.status}:${p.deadline}`).sort());
   // Ports: exactly the ports of lobbies not yet stopped are held, in every region.
   for (const [regionId, space] of r.world.ports.entries()) {
