@@ -12,7 +12,7 @@ const clockReadingDateFns = [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.tavern/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.tavern/**', 'test/.generated/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

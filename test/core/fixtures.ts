@@ -34,12 +34,12 @@ export const mode = (name: string, over: DeepPartial<GameMode> = {}): GameMode =
     ...(over as Partial<GameMode>),
     maxPlayers: { ...base.maxPlayers, ...over.maxPlayers },
     actions: {
-      find: { ...base.actions.find, ...over.actions?.find } as GameMode['actions']['find'],
-      join: { ...base.actions.join, ...over.actions?.join } as GameMode['actions']['join'],
-      create: { ...base.actions.create, ...over.actions?.create } as GameMode['actions']['create'],
+      find: { ...base.actions.find, ...over.actions?.find },
+      join: { ...base.actions.join, ...over.actions?.join },
+      create: { ...base.actions.create, ...over.actions?.create },
     },
-    timeouts: { ...base.timeouts, ...over.timeouts } as GameMode['timeouts'],
-  } as GameMode;
+    timeouts: { ...base.timeouts, ...over.timeouts },
+  };
 };
 
 export const REGIONS: readonly RegionInfo[] = [

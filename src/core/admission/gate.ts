@@ -12,7 +12,15 @@ import { isPassed, type PayloadInput, verificationCheck, type VerificationCheck,
  * verification URL (perform the check, then call again with its result); or admitted.
  */
 export type Admission<T> =
-  | { readonly kind: 'rejected'; readonly error: MatchError }
+  | {
+      readonly kind: 'rejected';
+      readonly error: MatchError;
+      /**
+       * What to persist although the request was refused: a refusal after the captcha gate still
+       * counts towards the client's `requests_before_reverify`.
+       */
+      readonly decision?: Decision<undefined>;
+    }
   | { readonly kind: 'captcha'; readonly check: CaptchaCheck }
   | { readonly kind: 'verify'; readonly checks: readonly VerificationCheck[] }
   | { readonly kind: 'admitted'; readonly decision: Decision<T> };
@@ -28,6 +36,18 @@ export interface Credentials {
 export const rejected = (error: MatchError): { readonly kind: 'rejected'; readonly error: MatchError } => ({
   kind: 'rejected',
   error,
+});
+
+/**
+ * A refusal after the gates: it keeps what the gates recorded (the captcha request count).
+ *
+ * @example
+ * return refusedAfterGates(tx, matchError('MATCHMAKER_LOBBY_FULL'));
+ */
+export const refusedAfterGates = (tx: Tx, error: MatchError): Admission<never> => ({
+  kind: 'rejected',
+  error,
+  decision: tx.commit(undefined),
 });
 
 type Action = 'find' | 'join' | 'create';
@@ -55,7 +75,10 @@ export const actionGate = (mode: GameMode, action: Action, path?: readonly strin
 };
 
 export interface GateInput {
+  /** The version whose modes are asked (for a join: the lobby's own). */
   readonly version: Version;
+  /** The namespace's current version: its captcha rules apply to every request. */
+  readonly current: Version;
   readonly client: Client;
   readonly seats: number;
   readonly credentials: Credentials;
@@ -78,7 +101,7 @@ export const passGates = (
   const ns = tx.ns;
   const capError = checkSourceCap(ns.settings, input.client, ns.sources.get(input.client.ip) ?? 0, input.seats);
   if (capError) return rejected(capError);
-  const captcha = input.version.config.captcha;
+  const captcha = input.current.config.captcha;
   if (captcha !== undefined) {
     const record = ns.captcha.get(input.client.ip);
     if (needsCaptcha(record, captcha, tx.now)) {

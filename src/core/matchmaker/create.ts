@@ -1,4 +1,4 @@
-import { type Admission, type Credentials, actionGate, passGates, rejected } from '../admission/gate.js';
+import { type Admission, type Credentials, actionGate, passGates, refusedAfterGates, rejected } from '../admission/gate.js';
 import type { Ctx } from '../context.js';
 import { matchError } from '../errors.js';
 import type { Publicity } from '../lobby/lobby.js';
@@ -75,6 +75,7 @@ export const create = (world: World, cmd: CreateCommand, ctx: Ctx): Admission<Se
   const tags = cmd.tags ?? {};
   const stop = passGates(tx, {
     version,
+    current: version,
     client: cmd.client,
     seats: 1,
     credentials: cmd,
@@ -109,6 +110,6 @@ export const create = (world: World, cmd: CreateCommand, ctx: Ctx): Admission<Se
     },
     createRng(ctx.seed),
   );
-  if (!spawned.ok) return rejected(spawned.error);
+  if (!spawned.ok) return refusedAfterGates(tx, spawned.error);
   return { kind: 'admitted', decision: tx.commit(reserveSeats(tx, spawned.value, [cmd.playerId], cmd.client, true)) };
 };

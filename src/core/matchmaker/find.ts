@@ -1,4 +1,4 @@
-import { type Admission, type Credentials, passGates, actionGate, rejected } from '../admission/gate.js';
+import { type Admission, type Credentials, passGates, actionGate, refusedAfterGates, rejected } from '../admission/gate.js';
 import type { GameMode } from '../config/types.js';
 import type { Ctx } from '../context.js';
 import { type MatchError, matchError } from '../errors.js';
@@ -137,6 +137,7 @@ export const find = (world: World, cmd: FindCommand, ctx: Ctx): Admission<Seat> 
   );
   const stop = passGates(tx, {
     version,
+    current: version,
     client: cmd.client,
     seats: cmd.playerIds.length,
     credentials: cmd,
@@ -150,9 +151,9 @@ export const find = (world: World, cmd: FindCommand, ctx: Ctx): Admission<Seat> 
     if (lobby === undefined) throw new Error(`routing index names unknown lobby ${chosen}`);
     return { kind: 'admitted', decision: tx.commit(reserveSeats(tx, lobby, cmd.playerIds, cmd.client, false)) };
   }
-  if (cmd.preventAutoCreate === true) return rejected(matchError('MATCHMAKER_NO_AVAILABLE_LOBBIES'));
+  if (cmd.preventAutoCreate === true) return refusedAfterGates(tx, matchError('MATCHMAKER_NO_AVAILABLE_LOBBIES'));
   const limit = limitOf(autoCreate.mode, cmd.playerIds.length > 1, cmd.maxPlayers);
-  if (cmd.playerIds.length > limit) return rejected(matchError('MATCHMAKER_LOBBY_FULL'));
+  if (cmd.playerIds.length > limit) return refusedAfterGates(tx, matchError('MATCHMAKER_LOBBY_FULL'));
   const spawned = spawnLobby(
     tx,
     {
@@ -167,7 +168,7 @@ export const find = (world: World, cmd: FindCommand, ctx: Ctx): Admission<Seat> 
     },
     createRng(ctx.seed),
   );
-  if (!spawned.ok) return rejected(spawned.error);
+  if (!spawned.ok) return refusedAfterGates(tx, spawned.error);
   return { kind: 'admitted', decision: tx.commit(reserveSeats(tx, spawned.value, cmd.playerIds, cmd.client, true)) };
 };
 

@@ -1,10 +1,10 @@
-import { type Admission, type Credentials, actionGate, passGates, rejected } from '../admission/gate.js';
+import { type Admission, type Credentials, actionGate, passGates, refusedAfterGates, rejected } from '../admission/gate.js';
 import type { Ctx } from '../context.js';
 import { matchError } from '../errors.js';
 import { isActive } from '../lobby/flags.js';
 import { Tx } from '../tx.js';
 import type { World } from '../world.js';
-import { namespaceOf } from '../world.js';
+import { currentVersion, namespaceOf } from '../world.js';
 import type { Client } from './request.js';
 import { reserveSeats, type Seat } from './seat.js';
 
@@ -52,6 +52,7 @@ export const join = (world: World, cmd: JoinCommand, ctx: Ctx): Admission<Seat> 
   };
   const stop = passGates(tx, {
     version,
+    current: currentVersion(ns) ?? version,
     client: cmd.client,
     seats: cmd.playerIds.length,
     credentials: cmd,
@@ -60,7 +61,7 @@ export const join = (world: World, cmd: JoinCommand, ctx: Ctx): Admission<Seat> 
   });
   if (stop) return stop;
   if (lobby.playerCount + cmd.playerIds.length > lobby.maxPlayers.direct) {
-    return rejected(matchError('MATCHMAKER_LOBBY_FULL'));
+    return refusedAfterGates(tx, matchError('MATCHMAKER_LOBBY_FULL'));
   }
   return { kind: 'admitted', decision: tx.commit(reserveSeats(tx, lobby, cmd.playerIds, cmd.client, false)) };
 };

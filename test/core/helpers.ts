@@ -1,0 +1,123 @@
+import type { Admission } from '../../src/core/admission/gate.js';
+import type { ResolvedVersion } from '../../src/core/config/types.js';
+import type { Effect } from '../../src/core/effects.js';
+import type { MatchError } from '../../src/core/errors.js';
+import type { MatchEvent } from '../../src/core/events.js';
+import type { Lobby, Player } from '../../src/core/lobby/lobby.js';
+import type { Seat } from '../../src/core/matchmaker/seat.js';
+import { addNamespace, publishVersion } from '../../src/core/namespace.js';
+import { PMap } from '../../src/core/pmap.js';
+import type { Result } from '../../src/core/result.js';
+import type { Decision } from '../../src/core/tx.js';
+import {
+  createWorld,
+  DEFAULT_NAMESPACE_SETTINGS,
+  makeVersion,
+  namespaceOf,
+  type NamespaceSettings,
+  type NamespaceState,
+  type World,
+} from '../../src/core/world.js';
+import { NS, REGIONS } from './fixtures.js';
+
+/** The decision of an admitted find/join/create; throws (failing the test) otherwise. */
+export const admitted = (a: Admission<Seat>): Decision<Seat> => {
+  if (a.kind !== 'admitted') throw new Error(`expected admitted, got ${JSON.stringify(a)}`);
+  return a.decision;
+};
+
+/** The error code of a rejection, or undefined for any other outcome. */
+export const codeOf = (a: Admission<Seat>): string | undefined => (a.kind === 'rejected' ? a.error.code : undefined);
+
+/** The decision of a successful step (lifecycle calls); throws otherwise. */
+export const okStep = <T>(r: Result<Decision<T>, MatchError>): Decision<T> => {
+  if (!r.ok) throw new Error(`expected ok, got ${JSON.stringify(r.error)}`);
+  return r.value;
+};
+
+/** The error code of a failed step, or undefined when it succeeded. */
+export const stepCode = <T>(r: Result<Decision<T>, MatchError>): string | undefined => (r.ok ? undefined : r.error.code);
+
+export const nsOf = (w: World, id: string = NS): NamespaceState => namespaceOf(w, id);
+
+export const lobbyIn = (w: World, id: string): Lobby => {
+  const l = nsOf(w).lobbies.get(id);
+  if (l === undefined) throw new Error(`no lobby ${id}`);
+  return l;
+};
+
+export const playerIn = (w: World, id: string): Player | undefined => {
+  for (const lobby of nsOf(w).lobbies.values()) {
+    const player = lobby.players.get(id);
+    if (player !== undefined) return player;
+  }
+  return undefined;
+};
+
+/** How many players hold a seat in the namespace. */
+export const seatedCount = (w: World): number => [...nsOf(w).lobbies.values()].reduce((n, l) => n + l.players.size, 0);
+
+/** The effects of one type, narrowed. */
+export const effectsOf = <T extends Effect['type']>(d: { readonly effects: readonly Effect[] }, type: T): Extract<Effect, { type: T }>[] =>
+  d.effects.filter((e): e is Extract<Effect, { type: T }> => e.type === type);
+
+/** The events of one type, narrowed. */
+export const eventsOf = <T extends MatchEvent['type']>(
+  d: { readonly events: readonly MatchEvent[] },
+  type: T,
+): Extract<MatchEvent, { type: T }>[] => d.events.filter((e): e is Extract<MatchEvent, { type: T }> => e.type === type);
+
+/**
+ * A world that records every event of every decision applied to it, from the namespace's first
+ * publish on (fixtures' `worldWith` drops that first `version-published`).
+ */
+export class Script {
+  world: World;
+  readonly events: MatchEvent[] = [];
+
+  constructor(config: ResolvedVersion, settings: Partial<NamespaceSettings> = {}, versionId = 'v1') {
+    const empty = addNamespace(createWorld(REGIONS), NS, { ...DEFAULT_NAMESPACE_SETTINGS, ...settings });
+    this.world = empty;
+    this.apply(publishVersion(empty, NS, makeVersion(versionId, config), { now: 0, seed: 0 }));
+  }
+
+  apply<T>(d: Decision<T>): T {
+    this.world = d.world;
+    this.events.push(...d.events);
+    return d.value;
+  }
+
+  /** Apply an admitted admission; throws on anything else. */
+  admit(a: Admission<Seat>): Seat {
+    return this.apply(admitted(a));
+  }
+
+  /** Apply a successful step; throws on an error. */
+  step<T>(r: Result<Decision<T>, MatchError>): T {
+    return this.apply(okStep(r));
+  }
+}
+
+/** A hand-made lobby (for flag tests); defaults: creating, open, public, pooled, empty, version v1. */
+export const makeLobby = (over: Partial<Lobby> = {}): Lobby => ({
+  id: 'L',
+  namespaceId: NS,
+  versionId: 'v1',
+  gameMode: 'default',
+  lobbyGroupId: 'v1/default',
+  region: 'local',
+  createdAt: 0,
+  readyDeadline: 300_000,
+  lifecycle: { status: 'creating' },
+  closed: false,
+  publicity: 'public',
+  origin: 'pooled',
+  maxPlayers: { normal: 4, direct: 6, party: 4 },
+  tags: {},
+  ports: [],
+  players: PMap.empty(),
+  playerCount: 0,
+  connectedCount: 0,
+  timeouts: { lobbyReadyMs: 300_000, playerConnectMs: 120_000 },
+  ...over,
+});
