@@ -73,6 +73,11 @@ const snapshot = (index: RoutingIndex): string[] => {
     p.all.byCount.forEach((b, c) => {
       for (const id of b?.keys() ?? []) out.push(`${pool}|${c}|${id}`);
     });
+    for (const [tag, buckets] of p.tags.entries()) {
+      buckets.byCount.forEach((b, c) => {
+        for (const id of b?.keys() ?? []) out.push(`${pool}|${tag}|${c}|${id}`);
+      });
+    }
   }
   return out.sort();
 };

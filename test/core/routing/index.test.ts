@@ -1,0 +1,81 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Lobby } from '../../../src/core/lobby/lobby.js';
+import { choose, EMPTY_INDEX, poolKey, reindex, type RoutingIndex } from '../../../src/core/routing/index.js';
+import { makeLobby } from '../helpers.js';
+
+const lobby = (id: string, over: Partial<Lobby> = {}): Lobby =>
+  makeLobby({ id, maxPlayers: { normal: 4, direct: 6, party: 5 }, ...over });
+
+const build = (lobbies: readonly Lobby[]): RoutingIndex =>
+  lobbies.reduce<RoutingIndex>((idx, l) => reindex(idx, undefined, l, 'v1'), EMPTY_INDEX);
+
+const POOL = poolKey('v1', 'default', 'local', undefined);
+
+describe('routing index', () => {
+  it('chooses the fullest lobby with room, per limit and need', () => {
+    const ls = [lobby('a', { playerCount: 1 }), lobby('b', { playerCount: 3 }), lobby('c', { playerCount: 4 })];
+    const idx = build(ls);
+    const of = (id: string) => ls.find((l) => l.id === id);
+    expect(choose(idx, POOL, 4, 1, {}, of)).toBe('b');
+    expect(choose(idx, POOL, 4, 2, {}, of)).toBe('a');
+    expect(choose(idx, POOL, 5, 1, {}, of)).toBe('c'); // a party limit above normal reaches c
+    expect(choose(idx, POOL, 4, 4, {}, of)).toBeUndefined();
+  });
+
+  it('leaves out closed, private, outdated, stopping and full lobbies', () => {
+    const idx = build([
+      lobby('closed', { closed: true }),
+      lobby('private', { publicity: 'private' }),
+      lobby('old', { versionId: 'v0' }),
+      lobby('stopping', { lifecycle: { status: 'stopping', stoppingAt: 0, reason: 'idle' } }),
+      lobby('full', { playerCount: 5 }),
+    ]);
+    expect(idx.size).toBe(0);
+  });
+
+  it('matches tags through the smallest tag sub-index, and moves lobbies between buckets as they fill', () => {
+    const a = lobby('a', { tags: { map: 'dust', mode: 'ranked' }, playerCount: 2 });
+    const b = lobby('b', { tags: { map: 'dust' }, playerCount: 3 });
+    let idx = build([a, b]);
+    const ls = new Map([[a.id, a], [b.id, b]]);
+    const of = (id: string) => ls.get(id);
+    expect(choose(idx, POOL, 4, 1, { map: 'dust' }, of)).toBe('b');
+    expect(choose(idx, POOL, 4, 1, { map: 'dust', mode: 'ranked' }, of)).toBe('a');
+    expect(choose(idx, POOL, 4, 1, { map: 'inferno' }, of)).toBeUndefined();
+    const fuller = { ...a, playerCount: 3 };
+    idx = reindex(idx, a, fuller, 'v1');
+    ls.set('a', fuller);
+    expect(choose(idx, POOL, 4, 2, { map: 'dust', mode: 'ranked' }, of)).toBeUndefined();
+    expect(idx.get(POOL)?.tags.get('mode\u0001ranked')?.byCount[3]?.has('a')).toBe(true);
+  });
+
+  it('built incrementally equals built from scratch, for any sequence of changes', () => {
+    const change = fc.record({
+      id: fc.constantFrom('a', 'b', 'c', 'd'),
+      playerCount: fc.integer({ min: 0, max: 5 }),
+      closed: fc.boolean(),
+      tag: fc.constantFrom(undefined, 'x', 'y'),
+      gone: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(fc.array(change, { maxLength: 50 }), (changes) => {
+        let idx = EMPTY_INDEX;
+        const current = new Map<string, Lobby>();
+        for (const c of changes) {
+          const before = current.get(c.id);
+          const after = c.gone ? undefined : lobby(c.id, { playerCount: c.playerCount, closed: c.closed, tags: c.tag ? { t: c.tag } : {} });
+          idx = reindex(idx, before, after, 'v1');
+          if (after) current.set(c.id, after);
+          else current.delete(c.id);
+        }
+        const flat = (i: RoutingIndex) =>
+          [...i.entries()].flatMap(([k, p]) => [
+            ...p.all.byCount.flatMap((b, n) => [...(b?.keys() ?? [])].map((id) => `${k}|${n}|${id}`)),
+            ...[...p.tags.entries()].flatMap(([t, bs]) => bs.byCount.flatMap((b, n) => [...(b?.keys() ?? [])].map((id) => `${k}|${t}|${n}|${id}`))),
+          ]).sort();
+        expect(flat(idx)).toEqual(flat(build([...current.values()])));
+      }),
+    );
+  });
+});
