@@ -11,6 +11,8 @@ const build = (lobbies: readonly Lobby[]): RoutingIndex =>
   lobbies.reduce<RoutingIndex>((idx, l) => reindex(idx, undefined, l, 'v1'), EMPTY_INDEX);
 
 const POOL = poolKey('v1', 'default', 'local', undefined);
+const NO_TAGS = {};
+const TAGS = { x: { t: 'x' }, y: { t: 'y' } };
 
 describe('routing index', () => {
   it('chooses the fullest lobby with room, per limit and need', () => {
@@ -64,7 +66,9 @@ describe('routing index', () => {
         const current = new Map<string, Lobby>();
         for (const c of changes) {
           const before = current.get(c.id);
-          const after = c.gone ? undefined : lobby(c.id, { playerCount: c.playerCount, closed: c.closed, tags: c.tag ? { t: c.tag } : {} });
+          // Tags objects are reused, as a lobby's are across its changes, so the in-place move path runs.
+          const tags = c.tag === undefined ? NO_TAGS : TAGS[c.tag];
+          const after = c.gone ? undefined : lobby(c.id, { playerCount: c.playerCount, closed: c.closed, tags: before?.tags ?? tags });
           idx = reindex(idx, before, after, 'v1');
           if (after) current.set(c.id, after);
           else current.delete(c.id);
