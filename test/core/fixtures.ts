@@ -1,3 +1,4 @@
+import type { FindCommand } from '../../src/core/matchmaker/find.js';
 import type { GameMode, ResolvedVersion } from '../../src/core/config/types.js';
 import type { Ctx } from '../../src/core/context.js';
 import type { Client } from '../../src/core/matchmaker/request.js';
@@ -68,3 +69,18 @@ export const ids = (prefix: string): (() => string) => {
 };
 
 export const at = (now: number, seed = 1): Ctx => ({ now, seed });
+
+/**
+ * A find-command builder with fresh ids from `newId`: one player, mode `default` unless overridden.
+ */
+export const findCommands =
+  (newId: () => string, defaults: Partial<FindCommand> = {}) =>
+  (over: Partial<FindCommand> = {}): FindCommand => ({
+    namespaceId: NS,
+    gameModes: ['default'],
+    playerIds: [newId()],
+    newLobbyId: newId(),
+    client: client(),
+    ...defaults,
+    ...over,
+  });

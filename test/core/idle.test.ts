@@ -4,21 +4,14 @@ import type { GameMode } from '../../src/core/config/types.js';
 import { applyIdlePlan, type IdlePlan, planIdle } from '../../src/core/idle.js';
 import { playerDisconnected, setClosed } from '../../src/core/lobby/lifecycle.js';
 import { create } from '../../src/core/matchmaker/create.js';
-import { find, type FindCommand } from '../../src/core/matchmaker/find.js';
+import { find } from '../../src/core/matchmaker/find.js';
 import { publishVersion } from '../../src/core/namespace.js';
 import { makeVersion, type NamespaceSettings, type World } from '../../src/core/world.js';
-import { at, client, ids, mode, NS, worldWith } from './fixtures.js';
+import { at, client, findCommands, ids, mode, NS, worldWith } from './fixtures.js';
 import { admitted, effectsOf, eventsOf, lobbyIn, nsOf, okStep } from './helpers.js';
 
 const newId = ids('i');
-const findCmd = (over: Partial<FindCommand> = {}): FindCommand => ({
-  namespaceId: NS,
-  gameModes: ['default'],
-  playerIds: [newId()],
-  newLobbyId: newId(),
-  client: client(),
-  ...over,
-});
+const findCmd = findCommands(newId);
 
 const idleMode = (min: number, max: number, over: Parameters<typeof mode>[1] = {}): GameMode =>
   mode('default', { regions: [{ name: 'local', tier: 'basic-1d1', idleLobbies: { min, max } }], ...over });

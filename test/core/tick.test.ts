@@ -1,23 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { GameMode } from '../../src/core/config/types.js';
 import { lobbyExited, lobbyReady, playerConnected, stopLobby } from '../../src/core/lobby/lifecycle.js';
-import { find, type FindCommand } from '../../src/core/matchmaker/find.js';
+import { find } from '../../src/core/matchmaker/find.js';
 import { publishVersion } from '../../src/core/namespace.js';
 import { isAllocated } from '../../src/core/ports/index.js';
 import { STOP_GRACE_MS, STOPPED_RETENTION_MS, tick } from '../../src/core/tick.js';
 import { makeVersion, type World } from '../../src/core/world.js';
-import { at, client, ids, mode, NS, worldWith } from './fixtures.js';
+import { at, findCommands, ids, mode, NS, worldWith } from './fixtures.js';
 import { admitted, effectsOf, eventsOf, lobbyIn, nsOf, okStep, playerIn } from './helpers.js';
 
 const newId = ids('t');
-const findCmd = (over: Partial<FindCommand> = {}): FindCommand => ({
-  namespaceId: NS,
-  gameModes: ['default'],
-  playerIds: [newId()],
-  newLobbyId: newId(),
-  client: client(),
-  ...over,
-});
+const findCmd = findCommands(newId);
 const ref = { namespaceId: NS, lobbyId: 'A' };
 const HOUR = 3_600_000;
 

@@ -9,20 +9,13 @@ import {
 import type { GameMode } from '../../../src/core/config/types.js';
 import { ERRORS } from '../../../src/core/errors.js';
 import { create } from '../../../src/core/matchmaker/create.js';
-import { find, type FindCommand } from '../../../src/core/matchmaker/find.js';
+import { find } from '../../../src/core/matchmaker/find.js';
 import type { Seat } from '../../../src/core/matchmaker/seat.js';
-import { at, client, ids, mode, NS, worldWith } from '../fixtures.js';
+import { at, client, ids, mode, NS, worldWith, findCommands } from '../fixtures.js';
 import { admitted, lobbyIn } from '../helpers.js';
 
 const newId = ids('v');
-const cmd = (over: Partial<FindCommand> = {}): FindCommand => ({
-  namespaceId: NS,
-  gameModes: ['a'],
-  playerIds: [newId()],
-  newLobbyId: newId(),
-  client: client(),
-  ...over,
-});
+const cmd = findCommands(newId, { gameModes: ['a'] });
 
 const urlOf = (name: string): string => `https://verify.example/${name}`;
 const verified = (name: string, over: Parameters<typeof mode>[1] = {}): GameMode =>

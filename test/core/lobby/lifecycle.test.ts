@@ -8,21 +8,14 @@ import {
   setClosed,
   stopLobby,
 } from '../../../src/core/lobby/lifecycle.js';
-import { find, type FindCommand } from '../../../src/core/matchmaker/find.js';
+import { find } from '../../../src/core/matchmaker/find.js';
 import { isAllocated } from '../../../src/core/ports/index.js';
 import type { World } from '../../../src/core/world.js';
-import { at, client, ids, mode, NS, worldWith } from '../fixtures.js';
+import { at, ids, mode, NS, worldWith, findCommands } from '../fixtures.js';
 import { admitted, codeOf, effectsOf, eventsOf, lobbyIn, nsOf, okStep, playerIn, seatedCount, stepCode } from '../helpers.js';
 
 const newId = ids('lc');
-const findCmd = (over: Partial<FindCommand> = {}): FindCommand => ({
-  namespaceId: NS,
-  gameModes: ['default'],
-  playerIds: [newId()],
-  newLobbyId: newId(),
-  client: client(),
-  ...over,
-});
+const findCmd = findCommands(newId);
 const ref = (lobbyId = 'A') => ({ namespaceId: NS, lobbyId });
 const CONNECT = 120_000;
 

@@ -1,21 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { Admission } from '../../../src/core/admission/gate.js';
-import { find, type FindCommand } from '../../../src/core/matchmaker/find.js';
+import { find } from '../../../src/core/matchmaker/find.js';
 import type { Seat } from '../../../src/core/matchmaker/seat.js';
 import { setClosed } from '../../../src/core/lobby/lifecycle.js';
 import { publishVersion } from '../../../src/core/namespace.js';
 import { makeVersion, type World } from '../../../src/core/world.js';
-import { at, client, ids, mode, NS, worldWith } from '../fixtures.js';
+import { at, client, ids, mode, NS, worldWith, findCommands } from '../fixtures.js';
 
 const newId = ids('id');
-const cmd = (over: Partial<FindCommand> = {}): FindCommand => ({
-  namespaceId: NS,
-  gameModes: ['default'],
-  playerIds: [newId()],
-  newLobbyId: newId(),
-  client: client(),
-  ...over,
-});
+const cmd = findCommands(newId);
 
 const admitted = (a: Admission<Seat>): { world: World; seat: Seat; effects: readonly { type: string }[]; events: readonly { type: string }[] } => {
   if (a.kind !== 'admitted') throw new Error(`expected admitted, got ${JSON.stringify(a)}`);
