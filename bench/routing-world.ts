@@ -3,6 +3,7 @@
  * some full, some closed, the rest partly filled, built through the core's own transaction so
  * every index is exactly what decisions maintain. Deterministic for a size.
  */
+import { parseVersionConfig, resolveVersion } from '../src/core/config/index.js';
 import type { GameMode } from '../src/core/config/types.js';
 import type { FindCommand } from '../src/core/matchmaker/find.js';
 import { reserveSeats } from '../src/core/matchmaker/seat.js';
@@ -19,20 +20,18 @@ export const FULL_SHARE = 0.3;
 export const CLOSED_SHARE = 0.1;
 export const NS = 'bench';
 
-const mode = (name: string): GameMode => ({
-  name,
-  regions: REGIONS.map((r) => ({ name: r, tier: 'basic-1d1', idleLobbies: { min: 0, max: 0 } })),
-  maxPlayers: { normal: SEATS, direct: SEATS, party: SEATS },
-  listable: true,
-  taggable: false,
-  allowDynamicMaxPlayers: false,
-  actions: {
-    find: { enabled: true, identityRequirement: 'none' },
-    join: { enabled: true, identityRequirement: 'none' },
-    create: { enabled: false, enablePublic: false, enablePrivate: true, identityRequirement: 'none' },
-  },
-  timeouts: { lobbyReadyMs: 300_000, playerConnectMs: 120_000 },
-});
+/** The benchmark's version, as a developer would write it: parsed and resolved by the core. */
+const benchVersion = () => {
+  const parsed = parseVersionConfig({
+    matchmaker: {
+      regions: Object.fromEntries(REGIONS.map((r) => [r, {}])),
+      max_players: SEATS,
+      game_modes: Object.fromEntries(MODES.map((m) => [m, {}])),
+    },
+  });
+  if (!parsed.ok) throw new Error(JSON.stringify(parsed.error));
+  return makeVersion('v1', resolveVersion(parsed.value));
+};
 
 /** The naive baseline's view of a lobby: a plain mutable record in an array. */
 export interface FlatLobby {
@@ -67,7 +66,7 @@ export const buildWorld = (n: number): BenchWorld => {
     maxPlayersPerClientHosting: 1e9,
   };
   let world = addNamespace(createWorld(regions), NS, settings);
-  const version = makeVersion('v1', { gameModes: MODES.map(mode) });
+  const version = benchVersion();
   world = publishVersion(world, NS, version, { now: 0, seed: 0 }).world;
   const tx = new Tx(world, namespaceOf(world, NS), 0);
   const rng = createRng(n);
