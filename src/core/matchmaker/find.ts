@@ -34,9 +34,15 @@ interface Pair {
 /** (region, mode) pairs where a mode runs in a region: regions in priority order, modes in request order. */
 const pairsOf = (regions: readonly string[], modes: readonly GameMode[]): Pair[] => {
   const out: Pair[] = [];
+  // Plain loops: this runs on every find.
   for (const region of regions) {
     for (const mode of modes) {
-      if (mode.regions.some((r) => r.name === region)) out.push({ region, mode });
+      for (const r of mode.regions) {
+        if (r.name === region) {
+          out.push({ region, mode });
+          break;
+        }
+      }
     }
   }
   return out;

@@ -113,6 +113,11 @@ export const closestRegion = (
   return best?.id;
 };
 
+const knownRegion = (catalog: readonly RegionInfo[], id: string): boolean => {
+  for (const r of catalog) if (r.id === id) return true;
+  return false;
+};
+
 /**
  * The regions to search, in priority order. A given list is a **priority order** (Tavern; Rivet
  * treated it as an unordered filter): lobbies of the first region are preferred, and a lobby is
@@ -130,8 +135,9 @@ export const resolveRegions = (
 ): Result<string[], MatchError> => {
   if (requested !== undefined && requested.length > 0) {
     const out: string[] = [];
-    for (const [i, id] of requested.entries()) {
-      if (!catalog.some((r) => r.id === id)) {
+    for (let i = 0; i < requested.length; i++) {
+      const id = requested[i] as string;
+      if (!knownRegion(catalog, id)) {
         return err(matchError('MATCHMAKER_REGION_NOT_FOUND', { region: id }, { path: ['regions', String(i)] }));
       }
       if (!out.includes(id)) out.push(id);
