@@ -1,3 +1,11 @@
+import {
+  DEFAULT_CREATE_ACTION,
+  DEFAULT_FIND_ACTION,
+  DEFAULT_JOIN_ACTION,
+  DEFAULT_LOBBY_READY_MS,
+  DEFAULT_MODE_FLAGS,
+  DEFAULT_PLAYER_CONNECT_MS,
+} from '../../src/core/config/defaults.js';
 import type { FindCommand } from '../../src/core/matchmaker/find.js';
 import type { GameMode, ResolvedVersion } from '../../src/core/config/types.js';
 import type { Ctx } from '../../src/core/context.js';
@@ -20,15 +28,9 @@ export const mode = (name: string, over: DeepPartial<GameMode> = {}): GameMode =
       networkMode: 'bridge',
       ports: [{ label: 'default', protocol: 'udp', proxy: 'game_guard', port: 7777 }],
     },
-    listable: true,
-    taggable: false,
-    allowDynamicMaxPlayers: false,
-    actions: {
-      find: { enabled: true, identityRequirement: 'none' },
-      join: { enabled: true, identityRequirement: 'none' },
-      create: { enabled: false, enablePublic: false, enablePrivate: true, identityRequirement: 'none' },
-    },
-    timeouts: { lobbyReadyMs: 300_000, playerConnectMs: 120_000 },
+    ...DEFAULT_MODE_FLAGS,
+    actions: { find: DEFAULT_FIND_ACTION, join: DEFAULT_JOIN_ACTION, create: DEFAULT_CREATE_ACTION },
+    timeouts: { lobbyReadyMs: DEFAULT_LOBBY_READY_MS, playerConnectMs: DEFAULT_PLAYER_CONNECT_MS },
   };
   return {
     ...base,
