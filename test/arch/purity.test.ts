@@ -29,6 +29,24 @@ describe('the core is pure', () => {
   });
 });
 
+/**
+ * The simulator's engine and charts are deterministic on any machine: they may import only the
+ * core and themselves (their randomness is the core's seeded generator).
+ */
+describe.each(['engine', 'charts'])('src/sim/%s is deterministic', (dir) => {
+  const root = fileURLToPath(new URL(`../../src/sim/${dir}`, import.meta.url));
+  const allow = (spec: string, file: string): boolean => resolvesWithin(spec, file, root) || resolvesWithin(spec, file, CORE);
+
+  it('imports only itself and the core', () => {
+    expect(tsFiles(root).length).toBeGreaterThan(3);
+    expect(scanImports(root, allow)).toEqual([]);
+  });
+
+  it('reads no clock, randomness, process, timer, console or network', () => {
+    expect(scanTokens(root, IMPURE_TOKENS)).toEqual([]);
+  });
+});
+
 describe('the scanner', () => {
   const root = mkdtempSync(join(tmpdir(), 'tavern-purity-'));
   afterAll(() => rmSync(root, { recursive: true, force: true }));
