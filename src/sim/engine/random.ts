@@ -87,14 +87,17 @@ const pick = (weights: Readonly<Record<string, number>>, stream: Stream): string
   let total = 0;
   for (const key of keys) total += weights[key] ?? 0;
   if (!(total > 0)) throw new RangeError('choice weights must have a positive total');
-  let target = stream.float() * total;
+  // Compare the draw with cumulative fractions rather than scaling it by the total: with tiny
+  // (subnormal) weights `u * total` rounds to a handful of values and skews the pick.
+  const u = stream.float();
+  let cumulative = 0;
   let last = '';
   for (const key of keys) {
     const weight = weights[key] ?? 0;
     if (weight <= 0) continue;
     last = key;
-    if (target < weight) return key;
-    target -= weight;
+    cumulative += weight;
+    if (u < cumulative / total) return key;
   }
   return last; // rounding left a sliver past the end
 };

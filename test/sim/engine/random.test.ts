@@ -82,6 +82,13 @@ describe('distributions over 20k samples', () => {
     );
   });
 
+  it('picks fairly among subnormal weights (regression: u * total rounded to a few values)', () => {
+    const stream = createStream(0);
+    let first = 0;
+    for (let i = 0; i < N; i += 1) if (sample({ kind: 'choice', weights: { ' ': 5e-324, '!': 5e-324 } }, stream) === ' ') first += 1;
+    expect(Math.abs(first / N - 0.5)).toBeLessThanOrEqual(0.03);
+  });
+
   it('choice frequencies are within 3% of the weights', () => {
     const weights = fc.dictionary(fc.string({ minLength: 1, maxLength: 4 }), fc.double({ min: 0, max: 10, noNaN: true }), { minKeys: 1, maxKeys: 6 });
     fc.assert(

@@ -1,0 +1,74 @@
+/**
+ * Parser of the scenario's `infrastructure`: the regions the simulated operator runs, each with
+ * its cold-start delay, crash rate, capacity and cost.
+ */
+import type { RegionInfo } from '../../core/world.js';
+import type { Infrastructure, InfrastructureRegion } from './types.js';
+import { defined, problem } from '../../core/config/path.js';
+import { distribution } from './parse-distribution.js';
+import { num, str, strictObject, u32, type Parser } from './parse-reader.js';
+
+export const INFRASTRUCTURE_KEYS: readonly string[] = Object.freeze(['regions']);
+export const INFRASTRUCTURE_REGION_KEYS: readonly string[] = Object.freeze([
+  'id', 'display_name', 'provider', 'coords', 'lobby_start_delay_ms', 'lobby_crash_rate_per_hour', 'lobby_count_max', 'cost_per_lobby_hour',
+]);
+
+const REGION_ID = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+const regionId: Parser<string> = (value, path, out) => {
+  const id = str(value, path, out);
+  if (id === undefined || REGION_ID.test(id)) return id;
+  out.push(problem(path, 'invalid'));
+  return undefined;
+};
+
+const coords: Parser<NonNullable<RegionInfo['coords']>> = strictObject(['latitude', 'longitude'], (f) => {
+  const latitude = f.req('latitude', num({ min: -90, max: 90 }));
+  const longitude = f.req('longitude', num({ min: -180, max: 180 }));
+  return latitude === undefined || longitude === undefined ? undefined : { latitude, longitude };
+});
+
+const region: Parser<InfrastructureRegion> = strictObject(INFRASTRUCTURE_REGION_KEYS, (f) => {
+  const id = f.req('id', regionId);
+  const displayName = f.req('display_name', str);
+  const info = { provider: f.opt('provider', str) ?? 'Tavern', coords: f.opt('coords', coords) };
+  const lobbyStartDelayMs = f.req('lobby_start_delay_ms', distribution);
+  const lobbyCrashRatePerHour = f.req('lobby_crash_rate_per_hour', num());
+  const lobbyCountMax = f.req('lobby_count_max', u32);
+  const costPerLobbyHour = f.opt('cost_per_lobby_hour', num());
+  if (id === undefined || displayName === undefined || lobbyStartDelayMs === undefined) return undefined;
+  if (lobbyCrashRatePerHour === undefined || lobbyCountMax === undefined) return undefined;
+  const region = defined<RegionInfo>({ id, displayName, ...info });
+  return defined<InfrastructureRegion>({ region, lobbyStartDelayMs, lobbyCrashRatePerHour, lobbyCountMax, costPerLobbyHour });
+});
+
+const regions: Parser<readonly InfrastructureRegion[]> = (value, path, out) => {
+  if (!Array.isArray(value)) {
+    out.push(problem(path, 'invalid-type'));
+    return undefined;
+  }
+  if (value.length === 0) out.push(problem(path, 'empty'));
+  const seen = new Set<string>();
+  const parsed: InfrastructureRegion[] = [];
+  value.forEach((item: unknown, i) => {
+    const r = region(item, [...path, String(i)], out);
+    if (r !== undefined && seen.has(r.region.id)) out.push(problem(path, String(i), 'id', 'not-unique'));
+    else if (r !== undefined) parsed.push(r);
+    if (r !== undefined) seen.add(r.region.id);
+  });
+  return parsed;
+};
+
+/**
+ * `{regions: [{id, display_name, provider?, coords?, lobby_start_delay_ms, lobby_crash_rate_per_hour,
+ * lobby_count_max, cost_per_lobby_hour?}]}`. Region items are addressed by index:
+ * `infrastructure.regions.<i>.…`; ids are lowercase kebab (`id.invalid`) and unique
+ * (`id.not-unique`); at least one region (`regions.empty`).
+ *
+ * @example
+ * infrastructure({ regions: [] }, ['infrastructure'], out); // out: [['infrastructure', 'regions', 'empty']]
+ */
+export const infrastructure: Parser<Infrastructure> = strictObject(INFRASTRUCTURE_KEYS, (f) => {
+  const list = f.req('regions', regions);
+  return list === undefined ? undefined : { regions: list };
+});

@@ -1,0 +1,90 @@
+/**
+ * The simulator's scenario: a game version, synthetic (or recorded) player demand per game mode
+ * and region, the infrastructure each region runs on, a duration and a seed. camelCase here; the
+ * file format (snake_case JSON) is described by `scenario.schema.json` and read by `parseScenario`.
+ *
+ * Distributions and rate curves are the engine's own types (`src/sim/engine`), so a parsed
+ * scenario feeds `sample` and `nextArrival` directly.
+ */
+import type { ResolvedVersion, VersionConfig } from '../../core/config/types.js';
+import type { RegionInfo } from '../../core/world.js';
+import type { RateCurve } from '../engine/curve.js';
+import type { ChoiceDistribution, Distribution } from '../engine/random.js';
+
+export type { ChoiceDistribution, Distribution, RateCurve };
+export type { RatePoint } from '../engine/curve.js';
+
+/** Party sizes: any distribution (rounded, at least 1) or an explicit choice of sizes. */
+export type PartySizeDistribution = Distribution | ChoiceDistribution;
+
+/** Relative weights of the three matchmaking requests; at least one is positive. */
+export interface RequestMix {
+  readonly find: number;
+  readonly join: number;
+  readonly create: number;
+}
+
+/** Demand for one game mode in one region. */
+export interface RegionDemand {
+  readonly arrivals: RateCurve;
+  readonly partySize: PartySizeDistribution;
+  readonly mix: RequestMix;
+  readonly sessionMs: Distribution;
+  /** Share (0..1) of reserved players that never connect. */
+  readonly noShowShare: number;
+  /** Created lobbies ask for this max player count (the mode must allow dynamic max players). */
+  readonly dynamicMaxPlayers?: Distribution;
+  /** Tags of created lobbies and find filters (the mode must be taggable). */
+  readonly tags?: Readonly<Record<string, string>>;
+}
+
+/** Demand keyed by game mode, then by region id (null-prototype maps, configuration order). */
+export type Demand = Readonly<Record<string, Readonly<Record<string, RegionDemand>>>>;
+
+/** One region the simulated operator runs. */
+export interface InfrastructureRegion {
+  /** What the core's world is created from (`provider` defaults to `'Tavern'`). */
+  readonly region: RegionInfo;
+  /** Time from a lobby's start to its ready call (cold start). */
+  readonly lobbyStartDelayMs: Distribution;
+  /** Crashes per lobby-hour (a Poisson rate, ≥ 0). */
+  readonly lobbyCrashRatePerHour: number;
+  /** Lobbies the region can run at once. */
+  readonly lobbyCountMax: number;
+  readonly costPerLobbyHour?: number;
+}
+
+export interface Infrastructure {
+  /** In configuration order; ids are unique. */
+  readonly regions: readonly InfrastructureRegion[];
+}
+
+export interface Scenario {
+  readonly name?: string;
+  readonly description?: string;
+  /** The createGameVersion `config`, parsed by the core. */
+  readonly version: VersionConfig;
+  /** The same, resolved (every default applied). */
+  readonly resolved: ResolvedVersion;
+  /** Empty when the demand is recorded. */
+  readonly demand: Demand;
+  /** Path of a recorded-demand JSONL file, as written (relative to the scenario file). */
+  readonly recordedDemand?: string;
+  readonly infrastructure: Infrastructure;
+  readonly durationMs: number;
+  /** A u32. */
+  readonly seed: number;
+}
+
+/** One request of a recorded demand (a line of the JSONL file). */
+export interface RecordedRequest {
+  /** 1-based line number in the file. */
+  readonly line: number;
+  readonly atMs: number;
+  readonly kind: 'find' | 'join' | 'create';
+  readonly gameMode: string;
+  readonly region: string;
+  readonly party: number;
+  readonly sessionMs: number;
+  readonly connects: boolean;
+}
