@@ -2,9 +2,7 @@
  * Arrival-rate curves (arrivals per minute over virtual ms) and arrivals drawn from them as a
  * non-homogeneous Poisson process by thinning (Lewis–Shedler).
  */
-import type { Path, Problem } from '../../core/index.js';
-import { problem } from '../../core/config/path.js';
-import { isRecord, numberProblems, unknownKeyProblems, type Stream } from './random.js';
+import type { Stream } from './random.js';
 
 /** One knot of a piecewise-linear curve: `perMinute` at `at` ms (since start, or of the period). */
 export interface RatePoint {
@@ -95,53 +93,4 @@ export function nextArrival(curve: RateCurve, t: number, stream: Stream, maxRate
     if (rate > maxRate) throw new RangeError(`rate ${rate} at ${time} exceeds maxRate ${maxRate}`);
     if (stream.float() * maxRate < rate && time > t) return time;
   }
-}
-
-function pointsProblems(points: unknown, period: number | undefined, path: Path): Problem[] {
-  const at = [...path, 'points'];
-  if (points === undefined) return [problem(at, 'missing')];
-  if (!Array.isArray(points)) return [problem(at, 'invalid-type')];
-  if (points.length === 0) return [problem(at, 'empty')];
-  const out: Problem[] = [];
-  let previous = -Infinity;
-  points.forEach((point: unknown, i) => {
-    const here = [...at, String(i)];
-    if (!isRecord(point)) return void out.push(problem(here, 'invalid-type'));
-    const found = [
-      ...numberProblems(point, 'at', 'non-negative', here),
-      ...numberProblems(point, 'perMinute', 'non-negative', here),
-      ...unknownKeyProblems(point, ['at', 'perMinute'], here),
-    ];
-    out.push(...found);
-    if (typeof point['at'] !== 'number') return;
-    if (point['at'] <= previous) out.push(problem(here, 'at', 'not-increasing'));
-    if (period !== undefined && point['at'] >= period) out.push(problem(here, 'at', 'not-below-period'));
-    previous = point['at'];
-  });
-  return out;
-}
-
-/**
- * Everything wrong with an untrusted {@link RateCurve}, as core-style problem paths.
- *
- * @example
- * curveProblems({ kind: 'constant', perMinute: -1 }, ['demand', 'arrivals']);
- * // [{ path: ['demand', 'arrivals', 'per-minute', 'negative'] }]
- */
-export function curveProblems(value: unknown, path: Path): Problem[] {
-  if (!isRecord(value)) return [problem(path, 'invalid-type')];
-  const kind = value['kind'];
-  if (kind === undefined) return [problem(path, 'kind', 'missing')];
-  if (kind === 'constant') {
-    return [...numberProblems(value, 'perMinute', 'non-negative', path), ...unknownKeyProblems(value, ['kind', 'perMinute'], path)];
-  }
-  if (kind !== 'piecewise') return [problem(path, 'kind', 'invalid')];
-  const hasPeriod = Object.hasOwn(value, 'period');
-  const periodProblems = hasPeriod ? numberProblems(value, 'period', 'positive', path) : [];
-  const period = hasPeriod && periodProblems.length === 0 ? (value['period'] as number) : undefined;
-  return [
-    ...pointsProblems(value['points'], period, path),
-    ...periodProblems,
-    ...unknownKeyProblems(value, ['kind', 'points', 'period'], path),
-  ];
 }

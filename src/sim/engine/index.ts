@@ -17,14 +17,13 @@ export {
   childSeed,
   sample,
   standardNormal,
-  distributionProblems,
   Z95,
   type Stream,
   type Distribution,
   type NumericDistribution,
   type ChoiceDistribution,
 } from './random.js';
-export { rateAt, peakRate, nextArrival, curveProblems, type RateCurve, type RatePoint } from './curve.js';
+export { rateAt, peakRate, nextArrival, type RateCurve, type RatePoint } from './curve.js';
 export {
   percentiles,
   binOf,

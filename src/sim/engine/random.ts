@@ -4,8 +4,6 @@
  * only, so adding draws to one component never shifts another's.
  */
 import { createRng, type Rng } from '../../core/rng.js';
-import type { Path, Problem } from '../../core/index.js';
-import { problem } from '../../core/config/path.js';
 
 /** A seeded random stream: the core's {@link Rng} plus the seed it was built from. */
 export interface Stream extends Rng {
@@ -127,99 +125,4 @@ export function sample(dist: Distribution, stream: Stream): number | string {
     case 'choice':
       return pick(dist.weights, stream);
   }
-}
-
-/** A camelCase field name as a kebab path segment. */
-export const kebabField = (field: string): string => field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
-
-/** Whether `value` is a plain JSON object. */
-export const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** The checks a numeric field can require. */
-export type NumberRule = 'any' | 'non-negative' | 'positive';
-
-/**
- * Problems of one required finite number field: `missing`, `invalid-type`, `not-finite`,
- * `negative` or `not-positive`, under `[...path, kebab(field)]`.
- *
- * @example
- * numberProblems({ mean: 0 }, 'mean', 'positive', ['d']); // [{ path: ['d', 'mean', 'not-positive'] }]
- */
-export function numberProblems(obj: Readonly<Record<string, unknown>>, field: string, rule: NumberRule, path: Path): Problem[] {
-  const at = [...path, kebabField(field)];
-  if (!Object.hasOwn(obj, field)) return [problem(at, 'missing')];
-  const value = obj[field];
-  if (typeof value !== 'number') return [problem(at, 'invalid-type')];
-  if (!Number.isFinite(value)) return [problem(at, 'not-finite')];
-  if (rule === 'non-negative' && value < 0) return [problem(at, 'negative')];
-  if (rule === 'positive' && !(value > 0)) return [problem(at, 'not-positive')];
-  return [];
-}
-
-/** Problems for members other than `allowed`: `[...path, kebab(key), 'unknown']`. */
-export function unknownKeyProblems(obj: Readonly<Record<string, unknown>>, allowed: readonly string[], path: Path): Problem[] {
-  return Object.keys(obj).filter((key) => !allowed.includes(key)).map((key) => problem(path, kebabField(key), 'unknown'));
-}
-
-const FIELDS: Readonly<Record<Distribution['kind'], readonly string[]>> = {
-  constant: ['kind', 'value'],
-  uniform: ['kind', 'min', 'max'],
-  exponential: ['kind', 'mean'],
-  lognormal: ['kind', 'median', 'p95'],
-  choice: ['kind', 'weights'],
-};
-
-function weightProblems(obj: Readonly<Record<string, unknown>>, path: Path): Problem[] {
-  const at = [...path, 'weights'];
-  if (!Object.hasOwn(obj, 'weights')) return [problem(at, 'missing')];
-  const weights = obj['weights'];
-  if (!isRecord(weights)) return [problem(at, 'invalid-type')];
-  const out: Problem[] = [];
-  for (const [key, weight] of Object.entries(weights)) {
-    const name = `*${key}*`;
-    if (typeof weight !== 'number') out.push(problem(at, name, 'invalid-type'));
-    else if (!Number.isFinite(weight)) out.push(problem(at, name, 'not-finite'));
-    else if (weight < 0) out.push(problem(at, name, 'negative'));
-  }
-  if (out.length === 0 && !Object.values(weights).some((w) => (w as number) > 0)) out.push(problem(at, 'no-positive-weight'));
-  return out;
-}
-
-function kindProblems(obj: Readonly<Record<string, unknown>>, kind: Distribution['kind'], path: Path): Problem[] {
-  switch (kind) {
-    case 'constant':
-      return numberProblems(obj, 'value', 'any', path);
-    case 'uniform': {
-      const out = [...numberProblems(obj, 'min', 'any', path), ...numberProblems(obj, 'max', 'any', path)];
-      if (out.length === 0 && (obj['max'] as number) < (obj['min'] as number)) out.push(problem(path, 'max', 'below-min'));
-      return out;
-    }
-    case 'exponential':
-      return numberProblems(obj, 'mean', 'positive', path);
-    case 'lognormal': {
-      const out = [...numberProblems(obj, 'median', 'positive', path), ...numberProblems(obj, 'p95', 'positive', path)];
-      if (out.length === 0 && (obj['p95'] as number) < (obj['median'] as number)) out.push(problem(path, 'p95', 'below-median'));
-      return out;
-    }
-    case 'choice':
-      return weightProblems(obj, path);
-  }
-}
-
-/**
- * Everything wrong with an untrusted distribution, as core-style problem paths (kebab segments,
- * the problem last). An empty list means `value` is a valid {@link Distribution}.
- *
- * @example
- * distributionProblems({ kind: 'lognormal', median: 0, p95: 5 }, ['demand', 'session']);
- * // [{ path: ['demand', 'session', 'median', 'not-positive'] }]
- */
-export function distributionProblems(value: unknown, path: Path): Problem[] {
-  if (!isRecord(value)) return [problem(path, 'invalid-type')];
-  const kind = value['kind'];
-  if (kind === undefined) return [problem(path, 'kind', 'missing')];
-  if (typeof kind !== 'string' || !Object.hasOwn(FIELDS, kind)) return [problem(path, 'kind', 'invalid')];
-  const known = kind as Distribution['kind'];
-  return [...kindProblems(value, known, path), ...unknownKeyProblems(value, FIELDS[known], path)];
 }

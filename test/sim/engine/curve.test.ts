@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { curveProblems, nextArrival, rateAt, type RateCurve } from '../../../src/sim/engine/curve.js';
+import { nextArrival, rateAt, type RateCurve } from '../../../src/sim/engine/curve.js';
 import { createStream } from '../../../src/sim/engine/random.js';
 
 const MINUTE = 60_000;
@@ -81,25 +81,5 @@ describe('nextArrival', () => {
     expect(nextArrival(fading, MINUTE, stream)).toBeUndefined();
     for (let t = nextArrival(fading, 0, stream); t !== undefined; t = nextArrival(fading, t, stream)) expect(t).toBeLessThan(MINUTE);
     expect(() => nextArrival({ kind: 'constant', perMinute: 10 }, 0, stream, 5)).toThrow(RangeError);
-  });
-});
-
-describe('curveProblems', () => {
-  it('accepts valid curves and names problems with kebab paths', () => {
-    expect(curveProblems(daily, ['c'])).toEqual([]);
-    expect(curveProblems({ kind: 'constant', perMinute: 0 }, ['c'])).toEqual([]);
-    const at = ['demand', 'arrivals'];
-    const cases: [unknown, string[][]][] = [
-      [{ kind: 'constant', perMinute: -1 }, [[...at, 'per-minute', 'negative']]],
-      [{ kind: 'wave' }, [[...at, 'kind', 'invalid']]],
-      [{ kind: 'piecewise', points: [] }, [[...at, 'points', 'empty']]],
-      [{ kind: 'piecewise' }, [[...at, 'points', 'missing']]],
-      [
-        { kind: 'piecewise', period: 10, points: [{ at: 5, perMinute: 1 }, { at: 5, perMinute: 1 }, { at: 12, perMinute: 'x' }] },
-        [[...at, 'points', '1', 'at', 'not-increasing'], [...at, 'points', '2', 'per-minute', 'invalid-type'], [...at, 'points', '2', 'at', 'not-below-period']],
-      ],
-      [{ kind: 'piecewise', period: 0, points: [{ at: 0, perMinute: 1 }] }, [[...at, 'period', 'not-positive']]],
-    ];
-    for (const [value, paths] of cases) expect(curveProblems(value, at).map((p) => p.path)).toEqual(paths);
   });
 });

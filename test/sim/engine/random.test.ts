@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createStream, distributionProblems, sample, split, type Distribution, type Stream } from '../../../src/sim/engine/random.js';
+import { createStream, sample, split, type Distribution, type Stream } from '../../../src/sim/engine/random.js';
 import { percentiles } from '../../../src/sim/engine/stats.js';
 
 const N = 20_000;
@@ -106,36 +106,5 @@ describe('distributions over 20k samples', () => {
       }),
       slow,
     );
-  });
-});
-
-describe('distributionProblems', () => {
-  it('accepts valid distributions', () => {
-    const valid: unknown[] = [
-      { kind: 'constant', value: -3 },
-      { kind: 'uniform', min: 1, max: 1 },
-      { kind: 'exponential', mean: 5 },
-      { kind: 'lognormal', median: 10, p95: 30 },
-      { kind: 'choice', weights: { eu: 2, us: 0 } },
-    ];
-    for (const d of valid) expect(distributionProblems(d, ['d'])).toEqual([]);
-  });
-
-  it('names each problem with a kebab path, the problem last', () => {
-    const at = ['demand', 'session'];
-    const cases: [unknown, string[][]][] = [
-      [null, [[...at, 'invalid-type']]],
-      [{}, [[...at, 'kind', 'missing']]],
-      [{ kind: 'gamma' }, [[...at, 'kind', 'invalid']]],
-      [{ kind: 'lognormal', median: 0, p95: 5 }, [[...at, 'median', 'not-positive']]],
-      [{ kind: 'lognormal', median: 10, p95: 5 }, [[...at, 'p95', 'below-median']]],
-      [{ kind: 'uniform', min: 2, max: 1 }, [[...at, 'max', 'below-min']]],
-      [{ kind: 'exponential', mean: '5' }, [[...at, 'mean', 'invalid-type']]],
-      [{ kind: 'exponential', mean: Infinity, meanMs: 1 }, [[...at, 'mean', 'not-finite'], [...at, 'mean-ms', 'unknown']]],
-      [{ kind: 'constant' }, [[...at, 'value', 'missing']]],
-      [{ kind: 'choice', weights: { eu: -1, us: 'x' } }, [[...at, 'weights', '*eu*', 'negative'], [...at, 'weights', '*us*', 'invalid-type']]],
-      [{ kind: 'choice', weights: { eu: 0 } }, [[...at, 'weights', 'no-positive-weight']]],
-    ];
-    for (const [value, paths] of cases) expect(distributionProblems(value, at).map((p) => p.path)).toEqual(paths);
   });
 });
