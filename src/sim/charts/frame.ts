@@ -117,3 +117,14 @@ export function frame(spec: FrameSpec): Frame {
   ];
   return { width, height, parts, x, y, plot: { left, top, right, bottom } };
 }
+
+/** What every chart takes: a title, axis labels, and optionally its size and tick label formats. */
+export interface ChartBase {
+  readonly title: string;
+  readonly xLabel: string;
+  readonly yLabel: string;
+  readonly width?: number | undefined;
+  readonly height?: number | undefined;
+  readonly xFormat?: ((v: number) => string) | undefined;
+  readonly yFormat?: ((v: number) => string) | undefined;
+}

@@ -1,3 +1,4 @@
+import type { ChartBase } from './frame.js';
 /**
  * Histograms of pre-binned counts (e.g. the distribution of lobby fill ratios).
  */
@@ -12,15 +13,8 @@ export interface Bin {
   readonly count: number;
 }
 
-export interface HistogramSpec {
-  readonly title: string;
-  readonly xLabel: string;
-  readonly yLabel: string;
+export interface HistogramSpec extends ChartBase {
   readonly bins: readonly Bin[];
-  readonly width?: number | undefined;
-  readonly height?: number | undefined;
-  readonly xFormat?: ((v: number) => string) | undefined;
-  readonly yFormat?: ((v: number) => string) | undefined;
 }
 
 const usable = (b: Bin): boolean => Number.isFinite(b.from) && Number.isFinite(b.to) && Number.isFinite(b.count);

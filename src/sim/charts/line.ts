@@ -1,3 +1,4 @@
+import type { ChartBase } from './frame.js';
 /**
  * Line charts: one polyline per series over shared nice axes (e.g. CCU, active/idle lobbies or wait
  * percentiles over simulated time).
@@ -17,15 +18,8 @@ export interface Series {
   readonly points: readonly Point[];
 }
 
-export interface LineChartSpec {
-  readonly title: string;
-  readonly xLabel: string;
-  readonly yLabel: string;
+export interface LineChartSpec extends ChartBase {
   readonly series: readonly Series[];
-  readonly width?: number | undefined;
-  readonly height?: number | undefined;
-  readonly xFormat?: ((v: number) => string) | undefined;
-  readonly yFormat?: ((v: number) => string) | undefined;
   /** `'duration'` puts x ticks on round durations in ms (pair it with `formatDuration`). Default `'linear'`. */
   readonly xScale?: 'linear' | 'duration' | undefined;
   /** Whether the y axis always includes 0. Default `true`. */

@@ -1,3 +1,4 @@
+import type { ChartBase } from './frame.js';
 /**
  * Labelled scatter charts (e.g. a parameter sweep: wait p95 against idle lobby-hours, each point
  * labelled with its swept value), optionally connected in input order.
@@ -13,17 +14,10 @@ export interface LabelledPoint {
   readonly label: string;
 }
 
-export interface ScatterSpec {
-  readonly title: string;
-  readonly xLabel: string;
-  readonly yLabel: string;
+export interface ScatterSpec extends ChartBase {
   readonly points: readonly LabelledPoint[];
   /** Draw a line through the points in their given order. Default `false`. */
   readonly connect?: boolean | undefined;
-  readonly width?: number | undefined;
-  readonly height?: number | undefined;
-  readonly xFormat?: ((v: number) => string) | undefined;
-  readonly yFormat?: ((v: number) => string) | undefined;
 }
 
 const finite = (p: LabelledPoint): boolean => Number.isFinite(p.x) && Number.isFinite(p.y);
