@@ -5,6 +5,7 @@
 import type { Ticks } from './scale.js';
 import { linearScale } from './scale.js';
 import { el, text } from './svg.js';
+import { tickFormatter } from './format.js';
 
 /** A colorblind-safe palette (Okabe & Ito), in the order series receive it. */
 export const PALETTE: readonly string[] = Object.freeze([
@@ -20,16 +21,10 @@ export function seriesStyle(index: number): { readonly color: string; readonly d
   return { color: PALETTE[index % PALETTE.length] ?? '#000000', dash: DASHES[round % DASHES.length] };
 }
 
-export interface FrameSpec {
-  readonly title: string;
-  readonly xLabel: string;
-  readonly yLabel: string;
-  readonly width?: number | undefined;
-  readonly height?: number | undefined;
+/** A chart's common options plus its ticks; tick labels default to `tickFormatter` of the ticks. */
+export interface FrameSpec extends ChartBase {
   readonly xTicks: Ticks;
   readonly yTicks: Ticks;
-  readonly xFormat: (v: number) => string;
-  readonly yFormat: (v: number) => string;
   readonly legend?: readonly string[] | undefined;
 }
 
@@ -87,6 +82,8 @@ function legendLayout(names: readonly string[], left: number, top: number, maxWi
  * svgDocument(f.width, f.height, 'CCU', [...f.parts, el('circle', { cx: f.x(1), cy: f.y(2), r: 3 })]);
  */
 export function frame(spec: FrameSpec): Frame {
+  const xFormat = spec.xFormat ?? tickFormatter(spec.xTicks);
+  const yFormat = spec.yFormat ?? tickFormatter(spec.yTicks);
   const width = size(spec.width, 720);
   const left = 72;
   const right = width - 24;
@@ -110,8 +107,8 @@ export function frame(spec: FrameSpec): Frame {
       el('line', { x1: left, y1: bottom, x2: right, y2: bottom }),
       el('line', { x1: left, y1: top, x2: left, y2: bottom })),
     el('g', { class: 'ticks', 'font-size': 11, fill: '#444444' },
-      ...xs.map((t) => text({ x: x(t), y: bottom + 16, 'text-anchor': 'middle' }, spec.xFormat(t))),
-      ...ys.map((t) => text({ x: left - 6, y: y(t) + 4, 'text-anchor': 'end' }, spec.yFormat(t)))),
+      ...xs.map((t) => text({ x: x(t), y: bottom + 16, 'text-anchor': 'middle' }, xFormat(t))),
+      ...ys.map((t) => text({ x: left - 6, y: y(t) + 4, 'text-anchor': 'end' }, yFormat(t)))),
     text({ x: (left + right) / 2, y: height - 12, 'text-anchor': 'middle', 'font-size': 13, fill: '#222222' }, spec.xLabel),
     text({ x: 0, y: 0, transform: `translate(18 ${((top + bottom) / 2).toFixed(2)}) rotate(-90)`, 'text-anchor': 'middle', 'font-size': 13, fill: '#222222' }, spec.yLabel),
   ];

@@ -3,7 +3,6 @@ import type { ChartBase } from './frame.js';
  * Histograms of pre-binned counts (e.g. the distribution of lobby fill ratios).
  */
 import { frame, PALETTE } from './frame.js';
-import { tickFormatter } from './format.js';
 import { extent, niceTicks } from './scale.js';
 import { el, svgDocument } from './svg.js';
 
@@ -39,8 +38,6 @@ export function histogram(spec: HistogramSpec): string {
     ...spec,
     xTicks,
     yTicks,
-    xFormat: spec.xFormat ?? tickFormatter(xTicks),
-    yFormat: spec.yFormat ?? tickFormatter(yTicks),
   });
   const bars = bins.map((b) => {
     const x0 = f.x(Math.min(b.from, b.to));

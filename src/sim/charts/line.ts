@@ -4,7 +4,6 @@ import type { ChartBase } from './frame.js';
  * percentiles over simulated time).
  */
 import { frame, seriesStyle } from './frame.js';
-import { tickFormatter } from './format.js';
 import { durationTicks, extent, niceTicks } from './scale.js';
 import { el, svgDocument } from './svg.js';
 
@@ -49,8 +48,6 @@ export function lineChart(spec: LineChartSpec): string {
     ...spec,
     xTicks,
     yTicks,
-    xFormat: spec.xFormat ?? tickFormatter(xTicks),
-    yFormat: spec.yFormat ?? tickFormatter(yTicks),
     legend: spec.series.map((s) => s.name),
   });
   const lines = spec.series.map((s, i) => {

@@ -4,7 +4,6 @@ import type { ChartBase } from './frame.js';
  * labelled with its swept value), optionally connected in input order.
  */
 import { frame, PALETTE, shorten } from './frame.js';
-import { tickFormatter } from './format.js';
 import { extent, niceTicks } from './scale.js';
 import { el, svgDocument, text } from './svg.js';
 
@@ -40,8 +39,6 @@ export function scatterChart(spec: ScatterSpec): string {
     ...spec,
     xTicks,
     yTicks,
-    xFormat: spec.xFormat ?? tickFormatter(xTicks),
-    yFormat: spec.yFormat ?? tickFormatter(yTicks),
   });
   const color = PALETTE[0];
   const path = spec.connect === true
