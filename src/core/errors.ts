@@ -37,6 +37,7 @@ export const ERRORS = {
   CAPTCHA_CAPTCHA_REQUIRED: { status: 403, message: 'A captcha is required.' },
   CAPTCHA_CAPTCHA_FAILED: { status: 400, message: 'The captcha was rejected: {reason}.' },
   PORT_RANGE_EXHAUSTED: { status: 503, message: 'No free {pool} port in {min}..{max} (Tavern).' },
+  MATCHMAKER_RUNTIME_UNAVAILABLE: { status: 503, message: 'No container runtime is configured, so no lobby can be started (Tavern).' },
 } as const satisfies Record<string, { readonly status: number; readonly message: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

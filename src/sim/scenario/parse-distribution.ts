@@ -3,7 +3,7 @@
  * and `choice` for party sizes) and of arrival rate curves (`constant`, `piecewise`).
  */
 import type { Problem } from '../../core/config/types.js';
-import type { ChoiceDistribution, Distribution, PartySizeDistribution, RateCurve, RatePoint } from './types.js';
+import type { ChoiceDistribution, NumericDistribution, PartySizeDistribution, RateCurve, RatePoint } from './types.js';
 import { named, problem, type Path } from '../../core/config/path.js';
 import { isObject, num, safeInt, strictObject, type Parser } from './parse-reader.js';
 
@@ -18,13 +18,13 @@ const kindOf = (value: unknown, path: Path, out: Problem[]): string | undefined 
 
 const positive = num({ above: 0 });
 
-const constant: Parser<Distribution> = strictObject(['kind', 'value'], (f) => {
+const constant: Parser<NumericDistribution> = strictObject(['kind', 'value'], (f) => {
   const value = f.req('value', num());
   return value === undefined ? undefined : { kind: 'constant', value };
 });
 
-const uniform: Parser<Distribution> = (input, path, out) =>
-  strictObject<Distribution>(['kind', 'min', 'max'], (f) => {
+const uniform: Parser<NumericDistribution> = (input, path, out) =>
+  strictObject<NumericDistribution>(['kind', 'min', 'max'], (f) => {
     const min = f.req('min', num());
     const max = f.req('max', num());
     if (min === undefined || max === undefined) return undefined;
@@ -32,13 +32,13 @@ const uniform: Parser<Distribution> = (input, path, out) =>
     return min > max ? undefined : { kind: 'uniform', min, max };
   })(input, path, out);
 
-const exponential: Parser<Distribution> = strictObject(['kind', 'mean'], (f) => {
+const exponential: Parser<NumericDistribution> = strictObject(['kind', 'mean'], (f) => {
   const mean = f.req('mean', positive);
   return mean === undefined ? undefined : { kind: 'exponential', mean };
 });
 
-const lognormal: Parser<Distribution> = (input, path, out) =>
-  strictObject<Distribution>(['kind', 'median', 'p95'], (f) => {
+const lognormal: Parser<NumericDistribution> = (input, path, out) =>
+  strictObject<NumericDistribution>(['kind', 'median', 'p95'], (f) => {
     const median = f.req('median', positive);
     const p95 = f.req('p95', positive);
     if (median === undefined || p95 === undefined) return undefined;
@@ -46,7 +46,7 @@ const lognormal: Parser<Distribution> = (input, path, out) =>
     return p95 <= median ? undefined : { kind: 'lognormal', median, p95 };
   })(input, path, out);
 
-const CONTINUOUS: Readonly<Record<string, Parser<Distribution>>> = Object.freeze({ constant, uniform, exponential, lognormal });
+const CONTINUOUS: Readonly<Record<string, Parser<NumericDistribution>>> = Object.freeze({ constant, uniform, exponential, lognormal });
 
 function dispatch<T>(table: Readonly<Record<string, Parser<T>>>): Parser<T> {
   return (value, path, out) => {
@@ -72,7 +72,7 @@ function dispatch<T>(table: Readonly<Record<string, Parser<T>>>): Parser<T> {
  * @example
  * distribution({ kind: 'lognormal', median: 40, p95: 30 }, ['d'], out); // out: [['d', 'p95', 'not-above-median']]
  */
-export const distribution: Parser<Distribution> = dispatch(CONTINUOUS);
+export const distribution: Parser<NumericDistribution> = dispatch<NumericDistribution>(CONTINUOUS);
 
 const POSITIVE_INT = /^[1-9][0-9]{0,5}$/;
 

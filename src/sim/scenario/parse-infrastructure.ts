@@ -3,12 +3,26 @@
  * its cold-start delay, crash rate, capacity and cost.
  */
 import type { RegionInfo } from '../../core/world.js';
-import type { Infrastructure, InfrastructureRegion } from './types.js';
+import type { CaptchaModel, Infrastructure, InfrastructureRegion, VerifierModel } from './types.js';
 import { defined, problem } from '../../core/config/path.js';
 import { distribution } from './parse-distribution.js';
 import { num, str, strictObject, u32, type Parser } from './parse-reader.js';
 
-export const INFRASTRUCTURE_KEYS: readonly string[] = Object.freeze(['regions']);
+export const INFRASTRUCTURE_KEYS: readonly string[] = Object.freeze(['regions', 'verifier', 'captcha']);
+export const VERIFIER_KEYS: readonly string[] = Object.freeze(['latency_ms', 'deny_share', 'timeout_share']);
+export const CAPTCHA_KEYS: readonly string[] = Object.freeze(['latency_ms', 'fail_share']);
+
+/** The developer's verification endpoint when a scenario says nothing: fast, admits everyone. */
+export const DEFAULT_VERIFIER: VerifierModel = Object.freeze({
+  latencyMs: Object.freeze({ kind: 'lognormal', median: 40, p95: 150 }),
+  denyShare: 0,
+  timeoutShare: 0,
+});
+
+/** The captcha provider when a scenario says nothing: every answer is a solved captcha. */
+export const DEFAULT_CAPTCHA: CaptchaModel = Object.freeze({ latencyMs: Object.freeze({ kind: 'constant', value: 300 }), failShare: 0 });
+
+const share = num({ min: 0, max: 1 });
 export const INFRASTRUCTURE_REGION_KEYS: readonly string[] = Object.freeze([
   'id', 'display_name', 'provider', 'coords', 'lobby_start_delay_ms', 'lobby_crash_rate_per_hour', 'lobby_count_max', 'cost_per_lobby_hour',
 ]);
@@ -59,7 +73,29 @@ const regions: Parser<readonly InfrastructureRegion[]> = (value, path, out) => {
   return parsed;
 };
 
+const verifierModel: Parser<VerifierModel> = (value, path, out) => {
+  const parsed = strictObject(VERIFIER_KEYS, (f) => ({
+    latencyMs: f.opt('latency_ms', distribution) ?? DEFAULT_VERIFIER.latencyMs,
+    denyShare: f.opt('deny_share', share) ?? 0,
+    timeoutShare: f.opt('timeout_share', share) ?? 0,
+  }))(value, path, out);
+  if (parsed !== undefined && parsed.denyShare + parsed.timeoutShare > 1) out.push(problem(path, 'shares-exceed-one'));
+  return parsed;
+};
+
+const captchaModel: Parser<CaptchaModel> = (value, path, out) => {
+  const parsed = strictObject(CAPTCHA_KEYS, (f) => ({
+    latencyMs: f.opt('latency_ms', distribution) ?? DEFAULT_CAPTCHA.latencyMs,
+    failShare: f.opt('fail_share', share) ?? 0,
+  }))(value, path, out);
+  return parsed;
+};
+
 /**
+ * `verifier` (optional): the developer's verification endpoint as the fake verifier plays it,
+ * `{latency_ms, deny_share, timeout_share}` (a timeout takes the verifier's 10 s). `captcha`
+ * (optional): the provider, `{latency_ms, fail_share}`.
+ *
  * `{regions: [{id, display_name, provider?, coords?, lobby_start_delay_ms, lobby_crash_rate_per_hour,
  * lobby_count_max, cost_per_lobby_hour?}]}`. Region items are addressed by index:
  * `infrastructure.regions.<i>.…`; ids are lowercase kebab (`id.invalid`) and unique
@@ -70,5 +106,7 @@ const regions: Parser<readonly InfrastructureRegion[]> = (value, path, out) => {
  */
 export const infrastructure: Parser<Infrastructure> = strictObject(INFRASTRUCTURE_KEYS, (f) => {
   const list = f.req('regions', regions);
-  return list === undefined ? undefined : { regions: list };
+  const verifier = f.opt('verifier', verifierModel) ?? DEFAULT_VERIFIER;
+  const captcha = f.opt('captcha', captchaModel) ?? DEFAULT_CAPTCHA;
+  return list === undefined ? undefined : { regions: list, verifier, captcha };
 });

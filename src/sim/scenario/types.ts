@@ -9,9 +9,9 @@
 import type { ResolvedVersion, VersionConfig } from '../../core/config/types.js';
 import type { RegionInfo } from '../../core/world.js';
 import type { RateCurve } from '../engine/curve.js';
-import type { ChoiceDistribution, Distribution } from '../engine/random.js';
+import type { ChoiceDistribution, Distribution, NumericDistribution } from '../engine/random.js';
 
-export type { ChoiceDistribution, Distribution, RateCurve };
+export type { ChoiceDistribution, Distribution, NumericDistribution, RateCurve };
 export type { RatePoint } from '../engine/curve.js';
 
 /** Party sizes: any distribution (rounded, at least 1) or an explicit choice of sizes. */
@@ -29,11 +29,11 @@ export interface RegionDemand {
   readonly arrivals: RateCurve;
   readonly partySize: PartySizeDistribution;
   readonly mix: RequestMix;
-  readonly sessionMs: Distribution;
+  readonly sessionMs: NumericDistribution;
   /** Share (0..1) of reserved players that never connect. */
   readonly noShowShare: number;
   /** Created lobbies ask for this max player count (the mode must allow dynamic max players). */
-  readonly dynamicMaxPlayers?: Distribution;
+  readonly dynamicMaxPlayers?: NumericDistribution;
   /** Tags of created lobbies and find filters (the mode must be taggable). */
   readonly tags?: Readonly<Record<string, string>>;
 }
@@ -46,7 +46,7 @@ export interface InfrastructureRegion {
   /** What the core's world is created from (`provider` defaults to `'Tavern'`). */
   readonly region: RegionInfo;
   /** Time from a lobby's start to its ready call (cold start). */
-  readonly lobbyStartDelayMs: Distribution;
+  readonly lobbyStartDelayMs: NumericDistribution;
   /** Crashes per lobby-hour (a Poisson rate, ≥ 0). */
   readonly lobbyCrashRatePerHour: number;
   /** Lobbies the region can run at once. */
@@ -54,9 +54,27 @@ export interface InfrastructureRegion {
   readonly costPerLobbyHour?: number;
 }
 
+/** The developer's verification endpoint, as the fake verifier plays it. */
+export interface VerifierModel {
+  readonly latencyMs: NumericDistribution;
+  /** Share (0..1) of requests answered 403. */
+  readonly denyShare: number;
+  /** Share (0..1) of requests that never answer (the verifier gives up after 10 s). */
+  readonly timeoutShare: number;
+}
+
+/** The captcha provider, as the fake one plays it (simulated clients always send an answer). */
+export interface CaptchaModel {
+  readonly latencyMs: NumericDistribution;
+  /** Share (0..1) of answers the provider rejects. */
+  readonly failShare: number;
+}
+
 export interface Infrastructure {
   /** In configuration order; ids are unique. */
   readonly regions: readonly InfrastructureRegion[];
+  readonly verifier: VerifierModel;
+  readonly captcha: CaptchaModel;
 }
 
 export interface Scenario {

@@ -1,0 +1,79 @@
+/**
+ * The effects Tavern's services need, as interfaces. Adapters (`src/adapters`) implement them for
+ * the server (SQLite/PostgreSQL, the system clock, HTTP verifiers, a container runtime) and the
+ * simulator implements them on virtual time (`src/sim/world`). Services never reach past these.
+ */
+import type { CaptchaCheck, CaptchaVerdict } from '../core/admission/captcha.js';
+import type { VerificationCheck, VerificationResponse } from '../core/admission/verification.js';
+import type { AppendLog, ProxyRoute, StartLobby, StopLobby } from '../core/effects.js';
+import type { Decision } from '../core/tx.js';
+import type { World } from '../core/world.js';
+
+/** Epoch milliseconds; the simulator's is virtual. */
+export interface Clock {
+  now(): number;
+}
+
+/** Fresh ids and seeds for the core's random draws; the simulator's is seeded. */
+export interface Random {
+  /** A fresh UUID (lobby, player and lobby group ids). */
+  uuid(): string;
+  /** A fresh u32 (a decision's `Ctx.seed`). */
+  u32(): number;
+}
+
+/** What a {@link MatchStore.transact} callback returns: its result, and the decision to persist (if any). */
+export interface Transaction<T> {
+  readonly result: T;
+  readonly decision?: Decision<unknown>;
+}
+
+/**
+ * The matchmaker's world, persisted. `transact` is the only way to change it: it hands the latest
+ * committed world to `decide` and persists the decision `decide` returns, atomically with respect
+ * to every other `transact` on the same store (across processes for a shared database). `decide`
+ * is a pure core call: it may run more than once if the store retries a conflict.
+ */
+export interface MatchStore {
+  /** The latest committed world, read-only (for queries; decisions go through `transact`). */
+  snapshot(): Promise<World>;
+  transact<T>(decide: (world: World) => Transaction<T>): Promise<{ readonly result: T; readonly decision?: Decision<unknown> }>;
+}
+
+/** Why a lobby's container went away on its own. */
+export type ExitReason = 'exited' | 'crashed' | 'start-failed';
+
+/** Where a runtime reports containers that went away (wired to the services' `lobbyExited`). */
+export interface RuntimeListener {
+  exited(namespaceId: string, lobbyId: string, reason: ExitReason): void;
+}
+
+/**
+ * Runs lobby containers. `start` resolves once the container is started (not ready: the game calls
+ * `lobbies/ready` itself) and rejects if it could not be; `stop` asks it to go (`force`: kill now).
+ */
+export interface Runtime {
+  start(lobby: StartLobby): Promise<void>;
+  stop(stop: StopLobby): Promise<void>;
+}
+
+/** POSTs a verification request (wire.md §3.8) and reports what happened; never throws. */
+export interface Verifier {
+  verify(check: VerificationCheck): Promise<VerificationResponse>;
+}
+
+/** Asks hCaptcha or Turnstile whether a client's answer is a solved captcha; never throws. */
+export interface CaptchaVerifier {
+  verify(check: CaptchaCheck): Promise<CaptchaVerdict>;
+}
+
+/** The game proxy's route table. */
+export interface ProxyRoutes {
+  bind(route: ProxyRoute): Promise<void>;
+  unbind(route: ProxyRoute): Promise<void>;
+}
+
+/** Lobby log lines Tavern writes itself (the runtime appends the container's own output). */
+export interface LobbyLogs {
+  append(line: AppendLog): Promise<void>;
+}

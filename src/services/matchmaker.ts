@@ -1,0 +1,313 @@
+/**
+ * The matchmaker's services: load the world, let the core decide, persist the decision, then carry
+ * out its effects and publish its events. The server and the simulator both drive these, with
+ * different adapters injected.
+ */
+import type { Admission, Credentials } from '../core/admission/gate.js';
+import { type VerificationPass, verificationVerdict } from '../core/admission/verification.js';
+import type { Ctx } from '../core/context.js';
+import type { StartLobby } from '../core/effects.js';
+import { matchError, type MatchError } from '../core/errors.js';
+import { planIdle, applyIdlePlan, type IdleOutcome } from '../core/idle.js';
+import type { Lobby, StopReason } from '../core/lobby/lobby.js';
+import {
+  lobbyExited,
+  lobbyReady,
+  playerConnected,
+  playerDisconnected,
+  recordCaptcha,
+  setClosed,
+  stopLobby,
+  type LobbyRef,
+  type PlayerRef,
+} from '../core/lobby/lifecycle.js';
+import { create, type CreateCommand } from '../core/matchmaker/create.js';
+import { find, type FindCommand } from '../core/matchmaker/find.js';
+import { join, type JoinCommand } from '../core/matchmaker/join.js';
+import type { Seat } from '../core/matchmaker/seat.js';
+import { addNamespace, publishVersion, updateNamespaceSettings } from '../core/namespace.js';
+import { ok, type Result } from '../core/result.js';
+import { tick, type TickSummary } from '../core/tick.js';
+import type { Decision } from '../core/tx.js';
+import type { NamespaceSettings, Version, World } from '../core/world.js';
+import type {
+  CaptchaVerifier,
+  Clock,
+  ExitReason,
+  LobbyLogs,
+  MatchStore,
+  ProxyRoutes,
+  Random,
+  Runtime,
+  RuntimeListener,
+  Transaction,
+  Verifier,
+} from '../io/index.js';
+import { EventHub } from './hub.js';
+import { performEffects, type EffectPorts } from './perform.js';
+
+export interface MatchmakerDeps {
+  readonly store: MatchStore;
+  readonly clock: Clock;
+  readonly random: Random;
+  readonly verifier: Verifier;
+  readonly captcha: CaptchaVerifier;
+  /** Absent: finds and creates that need a new lobby answer `MATCHMAKER_RUNTIME_UNAVAILABLE`. */
+  readonly runtime?: Runtime;
+  readonly routes: ProxyRoutes;
+  readonly logs: LobbyLogs;
+  readonly hub?: EventHub;
+  /** An effect that failed (other than a container start, which stops its lobby). */
+  readonly effectFailed?: (effect: unknown, error: unknown) => void;
+}
+
+/** An admitted request: where its players sit, and the lobby as committed. */
+export interface Admitted {
+  readonly ok: true;
+  readonly seat: Seat;
+  readonly lobby: Lobby;
+}
+
+export type MatchOutcome = Admitted | { readonly ok: false; readonly error: MatchError };
+
+type WithoutIds<C> = Omit<C, 'playerIds' | 'playerId' | 'newLobbyId' | 'verified'>;
+
+/** A find: the core's command without the fresh ids, which the service mints (`players` seats, default 1). */
+export type FindRequest = WithoutIds<FindCommand> & { readonly players?: number };
+export type JoinRequest = WithoutIds<JoinCommand> & { readonly players?: number };
+export type CreateRequest = WithoutIds<CreateCommand>;
+
+/** Gate rounds before giving up: a captcha, a verification, the admission, and one retry if the world moved. */
+const MAX_ROUNDS = 4;
+
+/** A core step that either fails with a code or yields a decision. */
+type Step<T> = Result<Decision<T>, MatchError>;
+
+const asTransaction = <T>(step: Step<T>): Transaction<Result<T, MatchError>> =>
+  step.ok ? { result: ok(step.value.value), decision: step.value } : { result: step };
+
+export interface MaintenanceReport {
+  readonly tick: TickSummary;
+  readonly idle: { readonly created: number; readonly stopped: number; readonly failed: number };
+}
+
+/**
+ * @example
+ * const mm = new Matchmaker({ store, clock, random, verifier, captcha, runtime, routes, logs });
+ * const outcome = await mm.find({ namespaceId, gameModes: ['default'], client: { ip: '1.2.3.4' } });
+ */
+export class Matchmaker implements RuntimeListener {
+  readonly hub: EventHub;
+  readonly #deps: MatchmakerDeps;
+  readonly #ports: EffectPorts;
+
+  constructor(deps: MatchmakerDeps) {
+    this.#deps = deps;
+    this.hub = deps.hub ?? new EventHub();
+    this.#ports = {
+      ...(deps.runtime === undefined ? {} : { runtime: deps.runtime }),
+      routes: deps.routes,
+      logs: deps.logs,
+      startFailed: (effect, error) => this.#startFailed(effect, error),
+      failed: deps.effectFailed ?? (() => undefined),
+    };
+  }
+
+  /** The latest committed world (read-only). */
+  snapshot(): Promise<World> {
+    return this.#deps.store.snapshot();
+  }
+
+  #ctx(): Ctx {
+    return { now: this.#deps.clock.now(), seed: this.#deps.random.u32() };
+  }
+
+  /** Decide and persist, then perform the effects and publish the events of what was committed. */
+  async #run<T>(decide: (world: World, ctx: Ctx) => Transaction<T>): Promise<T> {
+    const { result, decision } = await this.#deps.store.transact((world) => decide(world, this.#ctx()));
+    if (decision !== undefined) {
+      this.hub.publish(decision.events);
+      if (decision.effects.length > 0) await performEffects(decision.effects, this.#ports);
+    }
+    return result;
+  }
+
+  async #startFailed(effect: StartLobby, error: unknown): Promise<void> {
+    const reason = error instanceof Error ? error.message : String(error);
+    await this.#deps.logs.append({ type: 'append-log', lobbyId: effect.lobbyId, stream: 'std_err', at: this.#deps.clock.now(), line: `tavern: start failed: ${reason}` });
+    await this.lobbyExited({ namespaceId: effect.namespaceId, lobbyId: effect.lobbyId }, 'start-failed');
+  }
+
+  /** Runs the gates until the request is admitted or refused: captcha provider, then verification URLs. */
+  async #admit(
+    namespaceId: string,
+    decide: (world: World, credentials: Credentials, ctx: Ctx) => Admission<Seat>,
+    base: Credentials,
+  ): Promise<MatchOutcome> {
+    const verified: VerificationPass[] = [];
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const credentials: Credentials = { ...base, verified };
+      const admission = await this.#run((world, ctx): Transaction<Admission<Seat>> => {
+        const a = decide(world, credentials, ctx);
+        if (a.kind === 'admitted') {
+          if (this.#deps.runtime === undefined && a.decision.effects.some((e) => e.type === 'start-lobby')) {
+            return { result: { kind: 'rejected', error: matchError('MATCHMAKER_RUNTIME_UNAVAILABLE') } };
+          }
+          return { result: a, decision: a.decision };
+        }
+        return a.kind === 'rejected' && a.decision !== undefined ? { result: a, decision: a.decision } : { result: a };
+      });
+      switch (admission.kind) {
+        case 'admitted': {
+          const { value: seat, world } = admission.decision;
+          const lobby = world.namespaces.get(namespaceId)?.lobbies.get(seat.lobbyId);
+          if (lobby === undefined) throw new Error(`admitted into unknown lobby ${seat.lobbyId}`);
+          return { ok: true, seat, lobby };
+        }
+        case 'rejected':
+          return { ok: false, error: admission.error };
+        case 'captcha': {
+          const verdict = await this.#deps.captcha.verify(admission.check);
+          const recorded = await this.#run((world, ctx) => asTransaction(recordCaptcha(world, admission.check, verdict, ctx)));
+          if (!recorded.ok) return { ok: false, error: recorded.error };
+          break;
+        }
+        case 'verify': {
+          const responses = await Promise.all(admission.checks.map((check) => this.#deps.verifier.verify(check)));
+          for (const [i, check] of admission.checks.entries()) {
+            const verdict = verificationVerdict(check, responses[i] ?? { kind: 'failed', reason: 'no response' });
+            if (!verdict.ok) return { ok: false, error: verdict.error };
+            verified.push(verdict.value);
+          }
+          break;
+        }
+      }
+    }
+    return { ok: false, error: matchError('MATCHMAKER_VERIFICATION_REQUEST_FAILED', { reason: 'the request kept changing under verification' }) };
+  }
+
+  #ids(n: number): string[] {
+    return Array.from({ length: n }, () => this.#deps.random.uuid());
+  }
+
+  /** `lobbies/find`. */
+  find(request: FindRequest): Promise<MatchOutcome> {
+    const { players = 1, ...rest } = request;
+    const command: Omit<FindCommand, 'verified'> = { ...rest, playerIds: this.#ids(players), newLobbyId: this.#deps.random.uuid() };
+    return this.#admit(command.namespaceId, (world, credentials, ctx) => find(world, { ...command, ...credentials }, ctx), command);
+  }
+
+  /** `lobbies/join`. */
+  join(request: JoinRequest): Promise<MatchOutcome> {
+    const { players = 1, ...rest } = request;
+    const command: Omit<JoinCommand, 'verified'> = { ...rest, playerIds: this.#ids(players) };
+    return this.#admit(command.namespaceId, (world, credentials, ctx) => join(world, { ...command, ...credentials }, ctx), command);
+  }
+
+  /** `lobbies/create`. */
+  create(request: CreateRequest): Promise<MatchOutcome> {
+    const command: Omit<CreateCommand, 'verified'> = { ...request, playerId: this.#deps.random.uuid(), newLobbyId: this.#deps.random.uuid() };
+    return this.#admit(command.namespaceId, (world, credentials, ctx) => create(world, { ...command, ...credentials }, ctx), command);
+  }
+
+  #step(decide: (world: World, ctx: Ctx) => Step<undefined>): Promise<Result<undefined, MatchError>> {
+    return this.#run((world, ctx) => asTransaction(decide(world, ctx)));
+  }
+
+  /** `lobbies/ready`. */
+  lobbyReady(ref: LobbyRef): Promise<Result<undefined, MatchError>> {
+    return this.#step((world, ctx) => lobbyReady(world, ref, ctx));
+  }
+
+  /** `lobbies/closed`. */
+  setClosed(ref: LobbyRef, closed: boolean): Promise<Result<undefined, MatchError>> {
+    return this.#step((world, ctx) => setClosed(world, { ...ref, closed }, ctx));
+  }
+
+  /** `players/connected`. */
+  playerConnected(ref: PlayerRef): Promise<Result<undefined, MatchError>> {
+    return this.#step((world, ctx) => playerConnected(world, ref, ctx));
+  }
+
+  /** `players/disconnected`. */
+  playerDisconnected(ref: PlayerRef): Promise<Result<undefined, MatchError>> {
+    return this.#step((world, ctx) => playerDisconnected(world, ref, ctx));
+  }
+
+  /** Stop a lobby (an operator or the developer asked). */
+  stopLobby(ref: LobbyRef, reason: StopReason = 'requested'): Promise<Result<undefined, MatchError>> {
+    return this.#step((world, ctx) => stopLobby(world, { ...ref, reason }, ctx));
+  }
+
+  /** The runtime reports a container gone. */
+  lobbyExited(ref: LobbyRef, reason: ExitReason): Promise<Result<undefined, MatchError>> {
+    return this.#step((world, ctx) => lobbyExited(world, { ...ref, reason }, ctx));
+  }
+
+  /** {@link RuntimeListener}: a runtime's report, fire and forget. */
+  exited(namespaceId: string, lobbyId: string, reason: ExitReason): void {
+    void this.lobbyExited({ namespaceId, lobbyId }, reason);
+  }
+
+  /** Add a namespace (no version yet); adding it again changes nothing. */
+  async addNamespace(id: string, settings?: NamespaceSettings): Promise<void> {
+    await this.#run((world) => ({ result: undefined, decision: { world: addNamespace(world, id, settings), effects: [], events: [], value: undefined } }));
+  }
+
+  /** Replace a namespace's matchmaker limits. */
+  async updateSettings(id: string, settings: NamespaceSettings): Promise<void> {
+    await this.#run((world) => ({ result: undefined, decision: { world: updateNamespaceSettings(world, id, settings), effects: [], events: [], value: undefined } }));
+  }
+
+  /** Make `version` current, then bring the idle pool in line with it. */
+  async publish(namespaceId: string, version: Version): Promise<void> {
+    await this.#run((world, ctx) => {
+      const decision = publishVersion(world, namespaceId, version, ctx);
+      return { result: undefined, decision };
+    });
+    await this.reconcileIdle(namespaceId);
+  }
+
+  /** The idle-lobby reconciliation of one namespace (creations only when a runtime can start them). */
+  reconcileIdle(namespaceId: string): Promise<IdleOutcome> {
+    return this.#run((world, ctx) => {
+      const ns = world.namespaces.get(namespaceId);
+      if (ns === undefined) return { result: { created: [], stopped: [], failed: [] } };
+      const plan = planIdle(ns);
+      const runnable = this.#deps.runtime === undefined ? { ...plan, create: [] } : plan;
+      if (runnable.create.length === 0 && runnable.stop.length === 0) return { result: { created: [], stopped: [], failed: [] } };
+      const decision = applyIdlePlan(world, namespaceId, runnable, this.#ids(runnable.create.length), ctx);
+      return { result: decision.value, decision };
+    });
+  }
+
+  /**
+   * The background work due now, for every namespace: timers (ready deadlines, connect windows,
+   * stop grace, retention), then the idle reconciliation. The server calls it every
+   * `TICK_INTERVAL_MS`; the simulator on its virtual clock.
+   */
+  async maintain(): Promise<MaintenanceReport> {
+    const world = await this.#deps.store.snapshot();
+    const total = { readyTimeouts: 0, connectExpired: 0, lifetimeExpired: 0, forcedStops: 0 };
+    const idle = { created: 0, stopped: 0, failed: 0 };
+    for (const namespaceId of world.namespaces.keys()) {
+      const summary = await this.#run((w, ctx) => {
+        if (!w.namespaces.has(namespaceId)) return { result: undefined };
+        const decision = tick(w, namespaceId, ctx);
+        return { result: decision.value, decision };
+      });
+      if (summary !== undefined) {
+        total.readyTimeouts += summary.readyTimeouts;
+        total.connectExpired += summary.connectExpired;
+        total.lifetimeExpired += summary.lifetimeExpired;
+        total.forcedStops += summary.forcedStops;
+      }
+      const outcome = await this.reconcileIdle(namespaceId);
+      idle.created += outcome.created.length;
+      idle.stopped += outcome.stopped.length;
+      idle.failed += outcome.failed.length;
+    }
+    return { tick: total, idle };
+  }
+}
+

@@ -1,0 +1,314 @@
+/**
+ * What a run measures, folded from the services' events and the simulated clients' outcomes:
+ * players served and refused, waits, lobby fill, active and idle lobbies over time, lobby-hours and
+ * their cost, CCU, ports. Also the conservation checks: every seat within its lobby's limit and
+ * counters that never go negative.
+ */
+import type { MatchEvent } from '../../core/events.js';
+import type { ErrorCode } from '../../core/errors.js';
+import { percentiles } from '../engine/stats.js';
+
+const HOUR_MS = 3_600_000;
+
+interface LobbyTrack {
+  readonly region: string;
+  readonly maxNormal: number;
+  readonly limit: number;
+  readonly ports: number;
+  players: number;
+  active: boolean;
+  ready: boolean;
+}
+
+/** One sample of the run's state (every `sampleEveryMs` of virtual time). */
+export interface Sample {
+  /** Virtual ms since the start. */
+  readonly t: number;
+  readonly ccu: number;
+  readonly seated: number;
+  readonly lobbiesActive: number;
+  readonly lobbiesIdle: number;
+  readonly portsInUse: number;
+  /** Time-to-ready percentiles of the players who got a ready seat since the previous sample (NaN if none). */
+  readonly waitP50: number;
+  readonly waitP95: number;
+  readonly waitP99: number;
+}
+
+export interface Percentiles {
+  readonly p50: number;
+  readonly p95: number;
+  readonly p99: number;
+}
+
+/** The metrics of a run, as plain JSON (durations in ms). */
+export interface RunMetrics {
+  readonly durationMs: number;
+  readonly arrivals: { readonly requests: number; readonly players: number };
+  /** Players who got a seat, who were refused, and whose request was still in flight at the end. */
+  readonly served: number;
+  readonly rejected: number;
+  readonly waiting: number;
+  readonly rejections: Readonly<Partial<Record<ErrorCode, number>>>;
+  /** Seats lost before their lobby was ready (it stopped), by code. */
+  readonly seatFailures: Readonly<Partial<Record<ErrorCode, number>>>;
+  readonly timeToSeatMs: Percentiles;
+  readonly timeToReadyMs: Percentiles;
+  /** Mean of seated/max_players over ready lobbies, sampled. */
+  readonly fillRatio: number;
+  readonly lobbies: { readonly created: number; readonly crashed: number; readonly peakActive: number };
+  readonly lobbyHours: number;
+  readonly idleLobbyHours: number;
+  /** Lobby-hours times the region's `cost_per_lobby_hour` (regions without one cost 0). */
+  readonly cost: number;
+  readonly idleCost: number;
+  readonly peakCcu: number;
+  readonly peakPortsInUse: number;
+  readonly verificationCalls: number;
+  readonly captchaCalls: number;
+}
+
+const round = (n: number, digits = 3): number => (Number.isFinite(n) ? Math.round(n * 10 ** digits) / 10 ** digits : n);
+
+const percentilesOf = (values: readonly number[]): Percentiles => {
+  const [p50 = NaN, p95 = NaN, p99 = NaN] = percentiles(values, [50, 95, 99]);
+  return { p50, p95, p99 };
+};
+
+/**
+ * @example
+ * const m = new MetricsCollector(costs, 0);
+ * hub.subscribe((events) => m.onEvents(events, clock.now()));
+ */
+export class MetricsCollector {
+  readonly #lobbies = new Map<string, LobbyTrack>();
+  readonly #costs: ReadonlyMap<string, number>;
+  readonly #runningByRegion = new Map<string, number>();
+  readonly #regionLobbyMs = new Map<string, number>();
+  readonly #regionIdleMs = new Map<string, number>();
+  readonly #idleByRegion = new Map<string, number>();
+  #last: number;
+  #active = 0;
+  #idle = 0;
+  #ccu = 0;
+  #seated = 0;
+  #ports = 0;
+  readonly #seatWaits: number[] = [];
+  readonly #readyWaits: number[] = [];
+  #windowWaits: number[] = [];
+  #fillSum = 0;
+  #fillCount = 0;
+  readonly fills: number[] = [];
+  readonly samples: Sample[] = [];
+  readonly violations: string[] = [];
+  readonly rejections: Partial<Record<ErrorCode, number>> = {};
+  readonly seatFailures: Partial<Record<ErrorCode, number>> = {};
+  requests = 0;
+  players = 0;
+  served = 0;
+  rejected = 0;
+  created = 0;
+  crashed = 0;
+  peakActive = 0;
+  peakCcu = 0;
+  peakPorts = 0;
+
+  constructor(costs: ReadonlyMap<string, number>, start: number) {
+    this.#costs = costs;
+    this.#last = start;
+  }
+
+  #advance(now: number): void {
+    const dt = now - this.#last;
+    if (dt <= 0) return;
+    for (const [region, n] of this.#runningByRegion) this.#regionLobbyMs.set(region, (this.#regionLobbyMs.get(region) ?? 0) + n * dt);
+    for (const [region, n] of this.#idleByRegion) this.#regionIdleMs.set(region, (this.#regionIdleMs.get(region) ?? 0) + n * dt);
+    this.#last = now;
+  }
+
+  #bump(map: Map<string, number>, region: string, delta: number): void {
+    map.set(region, (map.get(region) ?? 0) + delta);
+  }
+
+  #idleDelta(lobby: LobbyTrack, delta: number): void {
+    this.#idle += delta;
+    this.#bump(this.#idleByRegion, lobby.region, delta);
+  }
+
+  /** Fold committed events (in commit order) at virtual time `now`. */
+  onEvents(events: readonly MatchEvent[], now: number): void {
+    this.#advance(now);
+    for (const e of events) this.#onEvent(e);
+  }
+
+  #onEvent(e: MatchEvent): void {
+    switch (e.type) {
+      case 'lobby-created': {
+        const { lobby } = e;
+        const limit = Math.max(lobby.maxPlayers.normal, lobby.maxPlayers.direct, lobby.maxPlayers.party);
+        const track: LobbyTrack = { region: lobby.region, maxNormal: lobby.maxPlayers.normal, limit, ports: lobby.ports.length, players: 0, active: true, ready: false };
+        this.#lobbies.set(lobby.id, track);
+        this.created += 1;
+        this.#active += 1;
+        this.peakActive = Math.max(this.peakActive, this.#active);
+        this.#idleDelta(track, 1);
+        this.#bump(this.#runningByRegion, lobby.region, 1);
+        this.#ports += track.ports;
+        this.peakPorts = Math.max(this.peakPorts, this.#ports);
+        return;
+      }
+      case 'lobby-ready': {
+        const track = this.#lobbies.get(e.lobbyId);
+        if (track !== undefined) track.ready = true;
+        return;
+      }
+      case 'player-reserved': {
+        const track = this.#lobbies.get(e.player.lobbyId);
+        if (track === undefined) return this.#violate(`seat in unknown lobby ${e.player.lobbyId}`);
+        track.players += 1;
+        this.#seated += 1;
+        if (track.players === 1 && track.active) this.#idleDelta(track, -1);
+        if (track.players > track.limit) this.#violate(`lobby ${e.player.lobbyId} holds ${track.players} seats, above its limit ${track.limit}`);
+        return;
+      }
+      case 'player-connected':
+        this.#ccu += 1;
+        this.peakCcu = Math.max(this.peakCcu, this.#ccu);
+        return;
+      case 'player-removed': {
+        const track = this.#lobbies.get(e.lobbyId);
+        if (track === undefined) return this.#violate(`removal from unknown lobby ${e.lobbyId}`);
+        track.players -= 1;
+        this.#seated -= 1;
+        if (e.wasConnected) this.#ccu -= 1;
+        if (track.players < 0 || this.#ccu < 0) this.#violate(`negative count after removing ${e.playerId}`);
+        if (track.players === 0 && track.active) this.#idleDelta(track, 1);
+        return;
+      }
+      case 'lobby-stopping': {
+        const track = this.#lobbies.get(e.lobbyId);
+        if (track === undefined || !track.active) return;
+        track.active = false;
+        track.ready = false;
+        this.#active -= 1;
+        if (track.players === 0) this.#idleDelta(track, -1);
+        if (e.reason === 'crashed') this.crashed += 1;
+        return;
+      }
+      case 'lobby-stopped': {
+        const track = this.#lobbies.get(e.lobbyId);
+        if (track === undefined) return;
+        this.#ports -= track.ports;
+        this.#bump(this.#runningByRegion, track.region, -1);
+        this.#lobbies.delete(e.lobbyId);
+        return;
+      }
+      case 'lobby-closed-set':
+      case 'seat-ready':
+      case 'seat-failed':
+      case 'version-published':
+      case 'captcha-verified':
+        return;
+    }
+  }
+
+  #violate(message: string): void {
+    if (this.violations.length < 100) this.violations.push(message);
+  }
+
+  arrival(players: number): void {
+    this.requests += 1;
+    this.players += players;
+  }
+
+  refuse(code: ErrorCode, players: number): void {
+    this.rejected += players;
+    this.rejections[code] = (this.rejections[code] ?? 0) + players;
+  }
+
+  seat(players: number, waitMs: number): void {
+    this.served += players;
+    for (let i = 0; i < players; i++) this.#seatWaits.push(waitMs);
+  }
+
+  ready(waitMs: number): void {
+    this.#readyWaits.push(waitMs);
+    this.#windowWaits.push(waitMs);
+  }
+
+  seatFailed(code: ErrorCode): void {
+    this.seatFailures[code] = (this.seatFailures[code] ?? 0) + 1;
+  }
+
+  /** Players seated in lobbies now (reserved or connected). */
+  get seated(): number {
+    return this.#seated;
+  }
+
+  get ports(): number {
+    return this.#ports;
+  }
+
+  /** Record a sample at virtual time `t` (ms since start); `now` is the services' clock. */
+  sample(t: number, now: number): void {
+    this.#advance(now);
+    for (const track of this.#lobbies.values()) {
+      if (!track.ready || !track.active) continue;
+      const fill = Math.min(1, track.players / Math.max(1, track.maxNormal));
+      this.#fillSum += fill;
+      this.#fillCount += 1;
+      this.fills.push(fill);
+    }
+    const w = percentilesOf(this.#windowWaits);
+    this.#windowWaits = [];
+    this.samples.push({
+      t,
+      ccu: this.#ccu,
+      seated: this.#seated,
+      lobbiesActive: this.#active,
+      lobbiesIdle: this.#idle,
+      portsInUse: this.#ports,
+      waitP50: w.p50,
+      waitP95: w.p95,
+      waitP99: w.p99,
+    });
+  }
+
+  /** The run's figures; `waiting` players were still in flight when it ended. */
+  finish(now: number, durationMs: number, extra: { readonly waiting: number; readonly verificationCalls: number; readonly captchaCalls: number }): RunMetrics {
+    this.#advance(now);
+    let lobbyMs = 0;
+    let idleMs = 0;
+    let cost = 0;
+    let idleCost = 0;
+    for (const [region, ms] of this.#regionLobbyMs) {
+      lobbyMs += ms;
+      cost += (ms / HOUR_MS) * (this.#costs.get(region) ?? 0);
+    }
+    for (const [region, ms] of this.#regionIdleMs) {
+      idleMs += ms;
+      idleCost += (ms / HOUR_MS) * (this.#costs.get(region) ?? 0);
+    }
+    return {
+      durationMs,
+      arrivals: { requests: this.requests, players: this.players },
+      served: this.served,
+      rejected: this.rejected,
+      waiting: extra.waiting,
+      rejections: { ...this.rejections },
+      seatFailures: { ...this.seatFailures },
+      timeToSeatMs: percentilesOf(this.#seatWaits),
+      timeToReadyMs: percentilesOf(this.#readyWaits),
+      fillRatio: round(this.#fillCount === 0 ? 0 : this.#fillSum / this.#fillCount),
+      lobbies: { created: this.created, crashed: this.crashed, peakActive: this.peakActive },
+      lobbyHours: round(lobbyMs / HOUR_MS),
+      idleLobbyHours: round(idleMs / HOUR_MS),
+      cost: round(cost, 2),
+      idleCost: round(idleCost, 2),
+      peakCcu: this.peakCcu,
+      peakPortsInUse: this.peakPorts,
+      verificationCalls: extra.verificationCalls,
+      captchaCalls: extra.captchaCalls,
+    };
+  }
+}

@@ -1,0 +1,373 @@
+/**
+ * One simulated run: the matchmaker services (the server's own, with the memory store) driven on a
+ * virtual clock by synthetic or recorded demand, against a fake runtime, verifier and captcha
+ * provider. Deterministic: the same scenario and seed give the same trace hash on any machine.
+ */
+import { MemoryMatchStore } from '../../adapters/memory/match-store.js';
+import type { CaptchaResponse } from '../../core/admission/captcha.js';
+import type { MatchEvent } from '../../core/events.js';
+import { makeVersion } from '../../core/world.js';
+import { DEFAULT_NAMESPACE_SETTINGS, createWorld } from '../../core/world.js';
+import { addNamespace } from '../../core/namespace.js';
+import { TICK_INTERVAL_MS } from '../../core/tick.js';
+import { Matchmaker, type MatchOutcome } from '../../services/matchmaker.js';
+import { Simulation } from '../engine/clock.js';
+import { nextArrival } from '../engine/curve.js';
+import { createStream, sample, split, type Stream } from '../engine/random.js';
+import { histogramOf, type Histogram } from '../engine/stats.js';
+import { Trace, type TraceRecord } from '../trace/trace.js';
+import type { RecordedRequest, RegionDemand, Scenario } from '../scenario/types.js';
+import { FakeCaptcha, FakeRuntime, FakeVerifier, seededRandom, type SimHost } from './fakes.js';
+import { idleViolations, portViolations } from './checks.js';
+import { MetricsCollector, type RunMetrics, type Sample } from './metrics.js';
+import { traceEvent } from './trace-events.js';
+
+/** The services' clock reads this epoch plus virtual time (2026-01-01T00:00:00Z). */
+export const SIM_EPOCH = Date.UTC(2026, 0, 1);
+/** The namespace every run plays in. */
+export const SIM_NAMESPACE = 'sim';
+const SAMPLE_EVERY_MS = 60_000;
+/** Time from a ready seat to the client's connection to the lobby. */
+const CONNECT_DELAY = { kind: 'lognormal', median: 800, p95: 3000 } as const;
+
+export interface RunOptions {
+  /** Overrides the scenario's seed. */
+  readonly seed?: number;
+  /** Keep the trace records (golden files, divergence reports); the hash is always computed. */
+  readonly keepTrace?: boolean;
+  /** Replaces the synthetic demand. */
+  readonly recorded?: readonly RecordedRequest[];
+  /** Called with the fraction of virtual time done, at most every 1% of it. */
+  readonly onProgress?: (fraction: number) => void;
+}
+
+export interface RunResult {
+  readonly scenario: string;
+  readonly seed: number;
+  readonly metrics: RunMetrics;
+  readonly samples: readonly Sample[];
+  readonly fillHistogram: Histogram;
+  /** Queue events handled (arrivals, timers, runtime and network replies). */
+  readonly events: number;
+  readonly trace: { readonly hash: string; readonly length: number; readonly records?: readonly TraceRecord[] };
+  /** Broken invariants (empty on a correct run). */
+  readonly violations: readonly string[];
+  /** Whether the virtual clock ever went backwards (never, or the queue is broken). */
+  readonly clockMonotone: boolean;
+}
+
+type Kind = 'find' | 'join' | 'create';
+
+interface Arrival {
+  readonly kind: Kind;
+  readonly gameMode: string;
+  readonly region: string;
+  readonly party: number;
+  readonly sessionMs: number;
+  /** Per player: whether it connects once its seat is ready. */
+  readonly connects: readonly boolean[];
+  readonly dynamicMaxPlayers?: number;
+  readonly tags?: Readonly<Record<string, string>>;
+}
+
+interface Pending {
+  readonly arrivedAt: number;
+  readonly arrival: Arrival;
+  readonly lobbyId: string;
+  readonly index: number;
+}
+
+const KINDS: readonly Kind[] = ['find', 'join', 'create'];
+
+const drawKind = (mix: RegionDemand['mix'], stream: Stream): Kind => {
+  const total = mix.find + mix.join + mix.create;
+  let u = stream.float() * total;
+  for (const kind of KINDS) {
+    u -= mix[kind];
+    if (u < 0 && mix[kind] > 0) return kind;
+  }
+  return KINDS.findLast((k) => mix[k] > 0) ?? 'find';
+};
+
+const drawArrival = (mode: string, region: string, d: RegionDemand, stream: Stream): Arrival => {
+  const drawn = sample(d.partySize, stream);
+  const party = Math.max(1, Math.round(typeof drawn === 'string' ? Number(drawn) : drawn));
+  const kind = drawKind(d.mix, stream);
+  const sessionMs = Math.max(1, Math.round(sample(d.sessionMs, stream)));
+  const connects = Array.from({ length: party }, () => stream.float() >= d.noShowShare);
+  const dynamicMaxPlayers = d.dynamicMaxPlayers === undefined ? undefined : Math.max(1, Math.round(sample(d.dynamicMaxPlayers, stream)));
+  return {
+    kind,
+    gameMode: mode,
+    region,
+    party,
+    sessionMs,
+    connects,
+    ...(dynamicMaxPlayers === undefined ? {} : { dynamicMaxPlayers }),
+    ...(d.tags === undefined ? {} : { tags: d.tags }),
+  };
+};
+
+/** A drain point: every microtask queued so far (service continuations) runs before it resolves. */
+const drain = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * Run `scenario` to its end.
+ *
+ * @example
+ * const result = await runScenario(builtinScenario('steady'), { seed: 7 });
+ * result.metrics.timeToReadyMs.p95;
+ */
+export async function runScenario(scenario: Scenario, options: RunOptions = {}): Promise<RunResult> {
+  const seed = (options.seed ?? scenario.seed) >>> 0;
+  const root = createStream(seed);
+  const sim = new Simulation<() => void>(0);
+  const trace = new Trace({ keep: options.keepTrace === true });
+  const clock = { now: () => SIM_EPOCH + sim.now() };
+  const host: SimHost = {
+    now: () => sim.now(),
+    after: (delay, job) => void sim.scheduleIn(delay, job),
+    sleep: (delay) => new Promise((resolve) => sim.scheduleIn(delay, resolve)),
+    trace: (kind, data) => trace.append({ t: sim.now(), kind, data }),
+  };
+  const infra = scenario.infrastructure;
+  const runtime = new FakeRuntime(host, infra.regions, split(root, 'runtime'));
+  const verifier = new FakeVerifier(host, infra.verifier, split(root, 'verifier'));
+  const captcha = new FakeCaptcha(host, infra.captcha, split(root, 'captcha'));
+  const capacity = infra.regions.reduce((n, r) => n + r.lobbyCountMax, 0);
+  const world = addNamespace(createWorld(infra.regions.map((r) => r.region)), SIM_NAMESPACE, {
+    ...DEFAULT_NAMESPACE_SETTINGS,
+    lobbyCountMax: capacity,
+  });
+  const store = new MemoryMatchStore(world);
+  let effectFailures = 0;
+  const mm = new Matchmaker({
+    store,
+    clock,
+    random: seededRandom(split(root, 'ids')),
+    verifier,
+    captcha,
+    runtime,
+    routes: { bind: () => Promise.resolve(), unbind: () => Promise.resolve() },
+    logs: { append: () => Promise.resolve() },
+    effectFailed: () => void (effectFailures += 1),
+  });
+  const metrics = new MetricsCollector(new Map(infra.regions.map((r) => [r.region.id, r.costPerLobbyHour ?? 0])), SIM_EPOCH);
+  const violations: string[] = [];
+  let failure: unknown;
+  let inflight = 0;
+  const spawn = (task: Promise<unknown>): void => {
+    inflight += 1;
+    task.then(
+      () => void (inflight -= 1),
+      (e: unknown) => {
+        inflight -= 1;
+        failure ??= e;
+      },
+    );
+  };
+
+  // Clients: seats waiting for their lobby, and lobbies a join can pick (a server browser).
+  const pending = new Map<string, Pending>();
+  const earlyReady = new Set<string>();
+  const directory = new Map<string, string[]>();
+  const listed = new Map<string, { readonly key: string }>();
+  const lobbyKey = (mode: string, region: string): string => `${mode}\u0001${region}`;
+  const clientStream = split(root, 'clients');
+  let ipCounter = 0;
+  const nextIp = (): string => {
+    ipCounter += 1;
+    return `10.${(ipCounter >>> 16) & 255}.${(ipCounter >>> 8) & 255}.${ipCounter & 255}`;
+  };
+  const captchaAnswer: CaptchaResponse | undefined =
+    scenario.resolved.captcha === undefined ? undefined : scenario.resolved.captcha.turnstile !== undefined ? { turnstile: { clientResponse: 'sim' } } : { hcaptcha: { clientResponse: 'sim' } };
+
+  const unlist = (lobbyId: string): void => {
+    const entry = listed.get(lobbyId);
+    if (entry === undefined) return;
+    listed.delete(lobbyId);
+    const list = directory.get(entry.key);
+    const i = list?.indexOf(lobbyId) ?? -1;
+    if (list !== undefined && i >= 0) {
+      list[i] = list[list.length - 1] as string;
+      list.pop();
+    }
+  };
+
+  const list = (namespaceId: string, lobbyId: string): void => {
+    const lobby = store.world.namespaces.get(namespaceId)?.lobbies.get(lobbyId);
+    if (lobby === undefined || lobby.publicity !== 'public') return;
+    const key = lobbyKey(lobby.gameMode, lobby.region);
+    const entries = directory.get(key) ?? [];
+    entries.push(lobby.id);
+    directory.set(key, entries);
+    listed.set(lobby.id, { key });
+  };
+
+  const connect = (playerId: string, lobbyId: string, arrival: Arrival, index: number, readyAt: number, arrivedAt: number): void => {
+    metrics.ready(readyAt - arrivedAt);
+    if (arrival.connects[index] !== true) return;
+    host.after(Math.round(sample(CONNECT_DELAY, clientStream)), () =>
+      spawn(
+        (async () => {
+          const ref = { namespaceId: SIM_NAMESPACE, lobbyId, playerId };
+          const connected = await mm.playerConnected(ref);
+          if (!connected.ok) return;
+          host.after(arrival.sessionMs, () => spawn(mm.playerDisconnected(ref)));
+        })(),
+      ),
+    );
+  };
+
+  const onEvents = (events: readonly MatchEvent[]): void => {
+    metrics.onEvents(events, clock.now());
+    for (const e of events) {
+      const compact = traceEvent(e);
+      if (compact !== undefined) trace.append({ t: sim.now(), kind: 'event', data: compact });
+      if (e.type === 'lobby-ready') list(e.namespaceId, e.lobbyId);
+      else if (e.type === 'lobby-stopping') unlist(e.lobbyId);
+      else if (e.type === 'seat-ready') {
+        const p = pending.get(e.playerId);
+        if (p === undefined) earlyReady.add(e.playerId);
+        else {
+          pending.delete(e.playerId);
+          connect(e.playerId, e.lobbyId, p.arrival, p.index, sim.now(), p.arrivedAt);
+        }
+      } else if (e.type === 'seat-failed') {
+        pending.delete(e.playerId);
+        metrics.seatFailed(e.error.code);
+      }
+    }
+  };
+  mm.hub.subscribe(onEvents);
+  runtime.listen({
+    ready: (namespaceId, lobbyId) => spawn(mm.lobbyReady({ namespaceId, lobbyId })),
+    exited: (namespaceId, lobbyId, reason) => spawn(mm.lobbyExited({ namespaceId, lobbyId }, reason)),
+  });
+
+  const request = (arrival: Arrival): Promise<MatchOutcome> => {
+    const client = { ip: nextIp() };
+    const common = { namespaceId: SIM_NAMESPACE, client, ...(captchaAnswer === undefined ? {} : { captcha: captchaAnswer }) };
+    const max = arrival.dynamicMaxPlayers === undefined ? {} : { maxPlayers: arrival.dynamicMaxPlayers };
+    const tags = arrival.tags === undefined ? {} : { tags: arrival.tags };
+    if (arrival.kind === 'create') {
+      return mm.create({ ...common, gameMode: arrival.gameMode, region: arrival.region, ...max, ...tags });
+    }
+    const list = arrival.kind === 'join' ? directory.get(lobbyKey(arrival.gameMode, arrival.region)) : undefined;
+    if (list !== undefined && list.length > 0) {
+      const lobbyId = list[clientStream.int(list.length)] as string;
+      return mm.join({ ...common, lobbyId, players: arrival.party });
+    }
+    return mm.find({ ...common, gameModes: [arrival.gameMode], regions: [arrival.region], players: arrival.party, ...max, ...tags });
+  };
+
+  let requestId = 0;
+  let inflightPlayers = 0;
+  const arrive = (arrival: Arrival): void => {
+    const id = (requestId += 1);
+    const arrivedAt = sim.now();
+    metrics.arrival(arrival.party);
+    inflightPlayers += arrival.party;
+    trace.append({ t: arrivedAt, kind: 'request', data: { id, kind: arrival.kind, mode: arrival.gameMode, region: arrival.region, party: arrival.party } });
+    spawn(
+      (async () => {
+        const outcome = await request(arrival);
+        inflightPlayers -= arrival.party;
+        if (!outcome.ok) {
+          trace.append({ t: sim.now(), kind: 'outcome', data: { id, code: outcome.error.code } });
+          metrics.refuse(outcome.error.code, arrival.party);
+          return;
+        }
+        const { seat } = outcome;
+        trace.append({ t: sim.now(), kind: 'outcome', data: { id, lobby: seat.lobbyId, ready: seat.ready } });
+        metrics.seat(seat.playerIds.length, sim.now() - arrivedAt);
+        seat.playerIds.forEach((playerId, index) => {
+          if (seat.ready || earlyReady.delete(playerId)) connect(playerId, seat.lobbyId, arrival, index, sim.now(), arrivedAt);
+          else pending.set(playerId, { arrivedAt, arrival, lobbyId: seat.lobbyId, index });
+        });
+      })(),
+    );
+  };
+
+  // Demand: one arrival stream per (game mode, region), or the recorded requests.
+  if (options.recorded !== undefined) {
+    for (const r of options.recorded) {
+      if (r.atMs >= scenario.durationMs) break;
+      const arrival: Arrival = { kind: r.kind, gameMode: r.gameMode, region: r.region, party: r.party, sessionMs: Math.max(1, r.sessionMs), connects: Array.from({ length: r.party }, () => r.connects) };
+      sim.schedule(r.atMs, () => arrive(arrival));
+    }
+  } else {
+    for (const [mode, regions] of Object.entries(scenario.demand)) {
+      for (const [region, demand] of Object.entries(regions)) {
+        const stream = split(root, `demand/${mode}/${region}`);
+        const schedule = (after: number): void => {
+          const at = nextArrival(demand.arrivals, after, stream);
+          if (at === undefined || at >= scenario.durationMs) return;
+          sim.schedule(at, () => {
+            schedule(at);
+            arrive(drawArrival(mode, region, demand, stream));
+          });
+        };
+        schedule(0);
+      }
+    }
+  }
+
+  // Background work on the virtual clock, and the samples.
+  const checkIdle = (): void => {
+    for (const v of idleViolations(store.world, SIM_NAMESPACE, (region) => runtime.full(region))) if (violations.length < 100) violations.push(`t=${sim.now()}: ${v}`);
+  };
+  const maintain = (): void => {
+    spawn(mm.maintain().then(checkIdle));
+    if (sim.now() + TICK_INTERVAL_MS < scenario.durationMs) host.after(TICK_INTERVAL_MS, maintain);
+  };
+  const sampleAt = (t: number): void => {
+    metrics.sample(t, clock.now());
+    if (t + SAMPLE_EVERY_MS <= scenario.durationMs) sim.schedule(t + SAMPLE_EVERY_MS, () => sampleAt(t + SAMPLE_EVERY_MS));
+  };
+
+  const version = makeVersion('sim-version', scenario.resolved);
+  await mm.publish(SIM_NAMESPACE, version);
+  checkIdle();
+  host.after(TICK_INTERVAL_MS, maintain);
+  sim.schedule(0, () => sampleAt(0));
+
+  let events = 0;
+  let last = 0;
+  let monotone = true;
+  const step = Math.max(1, scenario.durationMs / 100);
+  let nextReport = step;
+  for (let head = sim.peek(); head !== undefined && head.time <= scenario.durationMs; head = sim.peek()) {
+    const item = sim.next();
+    if (item === undefined) break;
+    if (item.time < last) monotone = false;
+    last = item.time;
+    item.event();
+    events += 1;
+    if (inflight > 0) await drain();
+    if (failure !== undefined) throw failure instanceof Error ? failure : new Error('a simulated task failed', { cause: failure });
+    if (options.onProgress !== undefined && item.time >= nextReport) {
+      options.onProgress(item.time / scenario.durationMs);
+      nextReport = (Math.floor(item.time / step) + 1) * step;
+    }
+  }
+  if (effectFailures > 0) violations.push(`${effectFailures} effects failed`);
+  violations.push(...metrics.violations, ...portViolations(store.world, metrics.ports));
+  const waiting = inflightPlayers;
+  if (metrics.players !== metrics.served + metrics.rejected + waiting) {
+    violations.push(`players in ${metrics.players} ≠ seated ${metrics.served} + rejected ${metrics.rejected} + waiting ${waiting}`);
+  }
+  const result = metrics.finish(clock.now(), scenario.durationMs, { waiting, verificationCalls: verifier.calls, captchaCalls: captcha.calls });
+  options.onProgress?.(1);
+  return {
+    scenario: scenario.name ?? 'scenario',
+    seed,
+    metrics: result,
+    samples: metrics.samples,
+    fillHistogram: histogramOf({ min: 0, max: 1.0000001, bins: 10 }, metrics.fills),
+    events,
+    trace: { hash: trace.hash(), length: trace.length, ...(options.keepTrace === true ? { records: trace.records() } : {}) },
+    violations,
+    clockMonotone: monotone,
+  };
+}
