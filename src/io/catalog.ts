@@ -1,0 +1,191 @@
+/**
+ * The cloud side of Tavern, persisted: games, namespaces, versions, builds, CDN sites, uploads,
+ * tokens, lobby logs and a few server settings. The matchmaker's own state (lobbies, players, ports)
+ * lives in the {@link MatchStore}. Timestamps are epoch milliseconds; ids are lowercase UUIDs.
+ *
+ * Every method is atomic on its own. Uniqueness rules are enforced by the store (across processes
+ * for a shared database) and reported as a {@link Conflict}, never thrown.
+ */
+import type { NamespaceSettings } from '../core/world.js';
+
+export interface GameRecord {
+  readonly id: string;
+  /** Unique across games. */
+  readonly nameId: string;
+  readonly displayName: string;
+  readonly developerGroupId: string;
+  readonly createdAt: number;
+}
+
+export interface CdnAuthUser {
+  readonly user: string;
+  /** A password hash (never the password). */
+  readonly passwordHash: string;
+}
+
+export interface NamespaceCdn {
+  readonly authType: 'none' | 'basic';
+  readonly authUsers: readonly CdnAuthUser[];
+  readonly enableDomainPublicAuth: boolean;
+}
+
+export interface DomainRecord {
+  /** Lowercase; unique across all namespaces. */
+  readonly domain: string;
+  readonly createdAt: number;
+}
+
+export interface NamespaceRecord {
+  readonly id: string;
+  readonly gameId: string;
+  /** Unique within the game. */
+  readonly nameId: string;
+  readonly displayName: string;
+  readonly versionId: string;
+  readonly createdAt: number;
+  readonly settings: NamespaceSettings;
+  readonly cdn: NamespaceCdn;
+  /** In the order they were added. */
+  readonly domains: readonly DomainRecord[];
+}
+
+export interface VersionRecord {
+  readonly id: string;
+  readonly gameId: string;
+  readonly displayName: string;
+  readonly createdAt: number;
+  /** The createGameVersion `config` as accepted (snake_case JSON, both spellings allowed by the parser). */
+  readonly config: unknown;
+  /** Per game mode name, its lobby group id (minted at creation). */
+  readonly lobbyGroupIds: Readonly<Record<string, string>>;
+}
+
+export interface BuildRecord {
+  readonly id: string;
+  readonly gameId: string;
+  readonly uploadId: string;
+  readonly displayName: string;
+  readonly imageTag: string;
+  /** `docker_image` or `oci_bundle` (wire `kind`). */
+  readonly kind: string;
+  /** `none` or `lz4` (wire `compression`). */
+  readonly compression: string;
+  readonly createdAt: number;
+}
+
+export interface CdnSiteRecord {
+  readonly id: string;
+  readonly gameId: string;
+  readonly uploadId: string;
+  readonly displayName: string;
+  readonly createdAt: number;
+}
+
+export interface UploadFile {
+  /** Relative, normalised, never escaping the upload root. */
+  readonly path: string;
+  readonly contentLength: number;
+  readonly contentType?: string;
+  /** Number of multipart chunks (1 when not multipart). */
+  readonly parts: number;
+}
+
+export interface UploadRecord {
+  readonly id: string;
+  readonly gameId: string;
+  readonly kind: 'build' | 'cdn';
+  readonly files: readonly UploadFile[];
+  readonly createdAt: number;
+  /** Presigned URLs stop working after this time. */
+  readonly expiresAt: number;
+  readonly completedAt?: number;
+}
+
+export type TokenKind = 'cloud' | 'namespace-public' | 'namespace-development' | 'lobby' | 'player';
+
+/** A signed token Tavern issued, by its `jti`: what revocation looks up on every request. */
+export interface TokenRecord {
+  readonly jti: string;
+  readonly kind: TokenKind;
+  readonly gameId?: string;
+  readonly namespaceId?: string;
+  readonly createdAt: number;
+  readonly expiresAt?: number;
+  readonly revokedAt?: number;
+}
+
+export type LogStream = 'std_out' | 'std_err';
+
+export interface LogLine {
+  /** Epoch ms. */
+  readonly at: number;
+  readonly line: string;
+}
+
+/** Lines of one lobby stream, old to new, and the `seq` to pass back to read only newer ones. */
+export interface LogPage {
+  readonly lines: readonly LogLine[];
+  /** The sequence number of the last line returned (or the `after` given when none). */
+  readonly last: number;
+}
+
+/** A uniqueness rule was broken: which field, and the value already taken. */
+export interface Conflict {
+  readonly conflict: 'name-id' | 'domain' | 'id';
+  readonly value: string;
+}
+
+export type Created<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: Conflict };
+
+/** The fields of a namespace that can change after creation. */
+export type NamespacePatch = Partial<Pick<NamespaceRecord, 'displayName' | 'versionId' | 'settings' | 'cdn'>>;
+
+export interface CatalogStore {
+  createGame(game: GameRecord): Promise<Created<GameRecord>>;
+  getGame(id: string): Promise<GameRecord | undefined>;
+  /** In creation order. */
+  listGames(): Promise<readonly GameRecord[]>;
+
+  createNamespace(ns: NamespaceRecord): Promise<Created<NamespaceRecord>>;
+  getNamespace(id: string): Promise<NamespaceRecord | undefined>;
+  /** In creation order. */
+  listNamespaces(gameId: string): Promise<readonly NamespaceRecord[]>;
+  /** The updated namespace, or undefined if there is none with this id. */
+  updateNamespace(id: string, patch: NamespacePatch): Promise<NamespaceRecord | undefined>;
+  /** Adds a domain (`domain` conflict if any namespace has it); undefined if the namespace is unknown. */
+  addDomain(namespaceId: string, domain: DomainRecord): Promise<Created<NamespaceRecord> | undefined>;
+  removeDomain(namespaceId: string, domain: string): Promise<NamespaceRecord | undefined>;
+  /** The namespace that owns `domain` (origin auth). */
+  namespaceByDomain(domain: string): Promise<NamespaceRecord | undefined>;
+
+  createVersion(version: VersionRecord): Promise<Created<VersionRecord>>;
+  getVersion(id: string): Promise<VersionRecord | undefined>;
+  /** In creation order. */
+  listVersions(gameId: string): Promise<readonly VersionRecord[]>;
+
+  createBuild(build: BuildRecord): Promise<Created<BuildRecord>>;
+  getBuild(id: string): Promise<BuildRecord | undefined>;
+  listBuilds(gameId: string): Promise<readonly BuildRecord[]>;
+  createCdnSite(site: CdnSiteRecord): Promise<Created<CdnSiteRecord>>;
+  getCdnSite(id: string): Promise<CdnSiteRecord | undefined>;
+  listCdnSites(gameId: string): Promise<readonly CdnSiteRecord[]>;
+
+  createUpload(upload: UploadRecord): Promise<Created<UploadRecord>>;
+  getUpload(id: string): Promise<UploadRecord | undefined>;
+  /** Marks it complete at `at` (once: a second call returns the record unchanged). */
+  completeUpload(id: string, at: number): Promise<UploadRecord | undefined>;
+
+  putToken(token: TokenRecord): Promise<Created<TokenRecord>>;
+  getToken(jti: string): Promise<TokenRecord | undefined>;
+  revokeToken(jti: string, at: number): Promise<TokenRecord | undefined>;
+
+  /** A server setting (the token signing key, the generated admin token): set once, then read. */
+  getSetting(key: string): Promise<string | undefined>;
+  /** Stores `value` unless the key already has one; returns the value that is now stored. */
+  putSettingIfAbsent(key: string, value: string): Promise<string>;
+
+  /** Appends lines (in order) to a lobby stream; returns the sequence number of the last one. */
+  appendLogs(lobbyId: string, stream: LogStream, lines: readonly LogLine[]): Promise<number>;
+  /** Lines with a sequence number above `after` (0: from the start), at most `limit`, old to new. */
+  readLogs(lobbyId: string, stream: LogStream, after: number, limit: number): Promise<LogPage>;
+}
