@@ -1,5 +1,5 @@
 /**
- * The one closed catalog of error codes Tavern answers with. Each entry names its HTTP status and a
+ * The one closed catalog of error codes Tavern answers with (the matchmaker's, the HTTP edge's, the cloud's). Each entry names its HTTP status and a
  * message template (`{field}` placeholders). Codes and statuses follow the Rivet 23.2 wire
  * (`@rivet-gg/api`), plus the Tavern codes marked as such. The README's error table is tested
  * against this object.
@@ -38,6 +38,32 @@ export const ERRORS = {
   CAPTCHA_CAPTCHA_FAILED: { status: 400, message: 'The captcha was rejected: {reason}.' },
   PORT_RANGE_EXHAUSTED: { status: 503, message: 'No free {pool} port in {min}..{max} (Tavern).' },
   MATCHMAKER_RUNTIME_UNAVAILABLE: { status: 503, message: 'No container runtime is configured, so no lobby can be started (Tavern).' },
+  API_UNAUTHORIZED: { status: 401, message: 'Failed to authenticate: {reason}.' },
+  API_FORBIDDEN: { status: 403, message: 'Forbidden: {reason}.' },
+  CLAIMS_ENTITLEMENT_EXPIRED: { status: 401, message: 'The token expired.' },
+  TOKEN_REVOKED: { status: 403, message: 'The token was revoked.' },
+  API_NOT_FOUND: { status: 404, message: 'No route matches {method} {path}.' },
+  API_METHOD_NOT_ALLOWED: { status: 400, message: 'Method {method} is not allowed on {path}.' },
+  API_BAD_BODY: { status: 400, message: 'The request body is not valid JSON: {reason}.' },
+  API_BAD_QUERY: { status: 400, message: 'Invalid query parameter {name}: {reason}.' },
+  API_BODY_TOO_LARGE: { status: 413, message: 'The request body exceeds {max} bytes (Tavern).' },
+  API_MISSING_HEADER: { status: 400, message: 'Missing header {header}.' },
+  API_INVALID_IP: { status: 400, message: 'Invalid client address {ip}.' },
+  GAME_NOT_FOUND: { status: 404, message: 'Game not found (Tavern; Rivet answered 500).' },
+  NAMESPACE_NOT_FOUND: { status: 404, message: 'Namespace not found (Tavern; Rivet answered 500).' },
+  VERSION_NOT_FOUND: { status: 404, message: 'Version not found (Tavern; Rivet answered 500).' },
+  LOBBY_NOT_FOUND: { status: 404, message: 'Lobby not found (Tavern; Rivet answered 500).' },
+  CLOUD_NAME_ID_TAKEN: { status: 400, message: 'The name id {name_id} is already taken (Tavern).' },
+  CLOUD_INVALID_CONFIG: { status: 400, message: 'Invalid development configuration: {error}.' },
+  CLOUD_HOSTNAME_TAKEN: { status: 400, message: 'The hostname is already taken.' },
+  CDN_INVALID_DOMAIN: { status: 400, message: 'Invalid domain: {reason}.' },
+  CDN_TOO_MANY_DOMAINS: { status: 400, message: 'Too many domains (at most {max}).' },
+  UPLOAD_INVALID: { status: 400, message: 'Invalid upload: {reason}.' },
+  UPLOAD_TOO_LARGE: { status: 400, message: 'Upload too large, maximum size {max}.' },
+  UPLOAD_NOT_FOUND: { status: 404, message: 'Upload not found (Tavern).' },
+  UPLOAD_EXPIRED: { status: 403, message: 'The presigned request expired (Tavern).' },
+  UPLOAD_SIGNATURE_INVALID: { status: 403, message: 'The presigned request signature is invalid (Tavern).' },
+  UPLOAD_INCOMPLETE: { status: 400, message: 'The upload is incomplete: {reason} (Tavern).' },
 } as const satisfies Record<string, { readonly status: number; readonly message: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;
