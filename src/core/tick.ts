@@ -2,6 +2,7 @@ import { milliseconds } from 'date-fns';
 import type { Ctx } from './context.js';
 import { beginStop, finishStop } from './lobby/stop.js';
 import { liveVersions } from './namespace.js';
+import type { Player } from './lobby/lobby.js';
 import { type Decision, Tx } from './tx.js';
 import { namespaceOf, type World } from './world.js';
 
@@ -50,11 +51,19 @@ export const tick = (world: World, namespaceId: string, ctx: Ctx): Decision<Tick
   }
   let connectExpired = 0;
   let lifetimeExpired = 0;
-  for (const player of [...tx.ns.lobbies.values()].flatMap((l) => (l.playerCount > 0 ? [...l.players.values()] : []))) {
-    const lifetime = tx.lobby(player.lobbyId)?.timeouts.playerMaxLifetimeMs;
+  // Only lobbies with a reserved seat or a player lifetime can have a due player: a busy namespace
+  // is mostly connected players, so this skips nearly every lobby.
+  const due: Player[] = [];
+  for (const lobby of tx.ns.lobbies.values()) {
+    const lifetime = lobby.timeouts.playerMaxLifetimeMs;
+    if (lobby.playerCount === lobby.connectedCount && lifetime === undefined) continue;
+    for (const player of lobby.players.values()) {
+      const expired = player.status === 'reserved' && now > player.connectDeadline;
+      if (expired || (lifetime !== undefined && now >= player.createdAt + lifetime)) due.push(player);
+    }
+  }
+  for (const player of due) {
     const expired = player.status === 'reserved' && now > player.connectDeadline;
-    const tooOld = lifetime !== undefined && now >= player.createdAt + lifetime;
-    if (!expired && !tooOld) continue;
     tx.removePlayer(player.lobbyId, player.id);
     if (expired) connectExpired++;
     else lifetimeExpired++;

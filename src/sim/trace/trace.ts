@@ -24,6 +24,8 @@ export class Trace {
   readonly #keep: boolean;
   #length = 0;
   #digest: string | undefined;
+  /** Lines not yet fed to the hash: hashing in 64 KiB chunks costs far less than once per record. */
+  #pending = '';
 
   constructor(options: { readonly keep: boolean }) {
     this.#keep = options.keep;
@@ -31,7 +33,8 @@ export class Trace {
 
   append(record: TraceRecord): void {
     if (this.#digest !== undefined) throw new Error('trace: append after hash()');
-    this.#hash.update(`${canonicalJson(record)}\n`);
+    this.#pending += `${canonicalJson(record)}\n`;
+    if (this.#pending.length >= 65_536) this.#flush();
     this.#length += 1;
     if (this.#keep) this.#records.push(record);
   }
@@ -46,8 +49,14 @@ export class Trace {
     return this.#records;
   }
 
+  #flush(): void {
+    this.#hash.update(this.#pending);
+    this.#pending = '';
+  }
+
   /** The hash of everything appended; the trace is closed afterwards. */
   hash(): string {
+    if (this.#digest === undefined) this.#flush();
     this.#digest ??= `sha256:${this.#hash.digest('hex')}`;
     return this.#digest;
   }

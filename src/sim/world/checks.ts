@@ -9,13 +9,17 @@ import { currentVersion, type World } from '../../core/world.js';
 
 /**
  * Pools (region × game mode of the current version) whose idle lobbies find could use are above
- * `idle_lobbies.max`, or below `min` although the namespace's `lobby_count_max` and the region's
- * runtime (`full`) leave room.
+ * `idle_lobbies.max`, or (with `checkMin`: the reconciliation's creations all went through) below
+ * `min` although the namespace's `lobby_count_max` and the region's runtime (`full`) leave room.
  *
  * @example
- * idleViolations(world, 'sim', () => false) // [] after a reconciliation
+ * idleViolations(world, 'sim', { checkMin: true, full: () => false }) // [] after a reconciliation
  */
-export const idleViolations = (world: World, namespaceId: string, full: (region: string) => boolean): string[] => {
+export const idleViolations = (
+  world: World,
+  namespaceId: string,
+  options: { readonly checkMin: boolean; readonly full: (region: string) => boolean },
+): string[] => {
   const ns = world.namespaces.get(namespaceId);
   const version = ns === undefined ? undefined : currentVersion(ns);
   if (ns === undefined || version === undefined) return [];
@@ -33,7 +37,7 @@ export const idleViolations = (world: World, namespaceId: string, full: (region:
       const n = counts.get(key) ?? 0;
       const { min, max } = region.idleLobbies;
       if (n > max) out.push(`${key}: ${n} idle lobbies, above idle_lobbies.max ${max}`);
-      if (n < min && room && !full(region.name)) out.push(`${key}: ${n} idle lobbies, below idle_lobbies.min ${min} with capacity left`);
+      if (options.checkMin && n < min && room && !options.full(region.name)) out.push(`${key}: ${n} idle lobbies, below idle_lobbies.min ${min} with capacity left`);
     }
   }
   return out;

@@ -269,22 +269,36 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     metrics.arrival(arrival.party);
     inflightPlayers += arrival.party;
     trace.append({ t: arrivedAt, kind: 'request', data: { id, kind: arrival.kind, mode: arrival.gameMode, region: arrival.region, party: arrival.party } });
+    /** Account for one answer covering players `first..first+count-1` of the party. */
+    const settle = (outcome: MatchOutcome, first: number, count: number): void => {
+      inflightPlayers -= count;
+      if (!outcome.ok) {
+        trace.append({ t: sim.now(), kind: 'outcome', data: { id, code: outcome.error.code } });
+        metrics.refuse(outcome.error.code, count);
+        return;
+      }
+      const { seat } = outcome;
+      trace.append({ t: sim.now(), kind: 'outcome', data: { id, lobby: seat.lobbyId, ready: seat.ready } });
+      metrics.seat(seat.playerIds.length, sim.now() - arrivedAt);
+      seat.playerIds.forEach((playerId, i) => {
+        const index = first + i;
+        if (seat.ready || earlyReady.delete(playerId)) connect(playerId, seat.lobbyId, arrival, index, sim.now(), arrivedAt);
+        else pending.set(playerId, { arrivedAt, arrival, lobbyId: seat.lobbyId, index });
+      });
+    };
     spawn(
       (async () => {
         const outcome = await request(arrival);
-        inflightPlayers -= arrival.party;
+        // A create seats its creator; the rest of the party joins the new lobby by id.
+        const seated = arrival.kind === 'create' ? 1 : arrival.party;
+        settle(outcome, 0, outcome.ok ? outcome.seat.playerIds.length : seated);
+        if (arrival.kind !== 'create' || arrival.party === 1) return;
         if (!outcome.ok) {
-          trace.append({ t: sim.now(), kind: 'outcome', data: { id, code: outcome.error.code } });
-          metrics.refuse(outcome.error.code, arrival.party);
+          settle(outcome, 1, arrival.party - 1);
           return;
         }
-        const { seat } = outcome;
-        trace.append({ t: sim.now(), kind: 'outcome', data: { id, lobby: seat.lobbyId, ready: seat.ready } });
-        metrics.seat(seat.playerIds.length, sim.now() - arrivedAt);
-        seat.playerIds.forEach((playerId, index) => {
-          if (seat.ready || earlyReady.delete(playerId)) connect(playerId, seat.lobbyId, arrival, index, sim.now(), arrivedAt);
-          else pending.set(playerId, { arrivedAt, arrival, lobbyId: seat.lobbyId, index });
-        });
+        const rest = await mm.join({ namespaceId: SIM_NAMESPACE, client: { ip: nextIp() }, lobbyId: outcome.seat.lobbyId, players: arrival.party - 1, ...(captchaAnswer === undefined ? {} : { captcha: captchaAnswer }) });
+        settle(rest, 1, arrival.party - 1);
       })(),
     );
   };
@@ -314,11 +328,15 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   }
 
   // Background work on the virtual clock, and the samples.
-  const checkIdle = (): void => {
-    for (const v of idleViolations(store.world, SIM_NAMESPACE, (region) => runtime.full(region))) if (violations.length < 100) violations.push(`t=${sim.now()}: ${v}`);
+  const checkIdle = (checkMin: boolean): void => {
+    const found = idleViolations(store.world, SIM_NAMESPACE, { checkMin, full: (region) => runtime.full(region) });
+    for (const v of found) if (violations.length < 100) violations.push(`t=${sim.now()}: ${v}`);
   };
   const maintain = (): void => {
-    spawn(mm.maintain().then(checkIdle));
+    const refused = runtime.refused;
+    // A creation that failed (lobby cap, ports, a full region) leaves a pool short for a reason:
+    // the lower bound is checked only when every planned creation went through.
+    spawn(mm.maintain().then((report) => checkIdle(report.idle.failed === 0 && runtime.refused === refused)));
     if (sim.now() + TICK_INTERVAL_MS < scenario.durationMs) host.after(TICK_INTERVAL_MS, maintain);
   };
   const sampleAt = (t: number): void => {
@@ -328,7 +346,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
 
   const version = makeVersion('sim-version', scenario.resolved);
   await mm.publish(SIM_NAMESPACE, version);
-  checkIdle();
+  checkIdle(runtime.refused === 0);
   host.after(TICK_INTERVAL_MS, maintain);
   sim.schedule(0, () => sampleAt(0));
 

@@ -1,0 +1,234 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryMatchStore } from '../../src/adapters/memory/match-store.js';
+import type { CaptchaCheck, CaptchaVerdict } from '../../src/core/admission/captcha.js';
+import type { VerificationCheck, VerificationResponse } from '../../src/core/admission/verification.js';
+import type { Effect, StartLobby, StopLobby } from '../../src/core/effects.js';
+import type { MatchEvent } from '../../src/core/events.js';
+import type { Lobby } from '../../src/core/lobby/lobby.js';
+import { createWorld, makeVersion, type World } from '../../src/core/world.js';
+import type { CaptchaVerifier, Runtime, Verifier } from '../../src/io/index.js';
+import { Matchmaker, type MatchmakerDeps } from '../../src/services/matchmaker.js';
+import { performEffects } from '../../src/services/perform.js';
+import { ids, mode, NS, REGIONS } from '../core/fixtures.js';
+
+class Clock {
+  t = 1_000_000;
+  now = (): number => this.t;
+}
+
+class RecordingRuntime implements Runtime {
+  readonly started: StartLobby[] = [];
+  readonly stopped: StopLobby[] = [];
+  fail = false;
+  start(lobby: StartLobby): Promise<void> {
+    if (this.fail) return Promise.reject(new Error('no capacity'));
+    this.started.push(lobby);
+    return Promise.resolve();
+  }
+  stop(stop: StopLobby): Promise<void> {
+    this.stopped.push(stop);
+    return Promise.resolve();
+  }
+}
+
+class ScriptedVerifier implements Verifier {
+  readonly checks: VerificationCheck[] = [];
+  constructor(private readonly answer: VerificationResponse) {}
+  verify(check: VerificationCheck): Promise<VerificationResponse> {
+    this.checks.push(check);
+    return Promise.resolve(this.answer);
+  }
+}
+
+class ScriptedCaptcha implements CaptchaVerifier {
+  readonly checks: CaptchaCheck[] = [];
+  constructor(private readonly verdict: CaptchaVerdict) {}
+  verify(check: CaptchaCheck): Promise<CaptchaVerdict> {
+    this.checks.push(check);
+    return Promise.resolve(this.verdict);
+  }
+}
+
+const setup = (over: Partial<MatchmakerDeps> = {}, { withRuntime = true, world = createWorld(REGIONS) }: { withRuntime?: boolean; world?: World } = {}) => {
+  const clock = new Clock();
+  const runtime = new RecordingRuntime();
+  const store = new MemoryMatchStore(world);
+  const logs: string[] = [];
+  const routes: string[] = [];
+  const newId = ids('id');
+  const mm = new Matchmaker({
+    store,
+    clock,
+    random: { uuid: newId, u32: () => 7 },
+    verifier: new ScriptedVerifier({ kind: 'status', status: 204 }),
+    captcha: new ScriptedCaptcha({ success: true }),
+    ...(withRuntime ? { runtime } : {}),
+    routes: {
+      bind: (r) => record(routes, `bind ${r.lobbyId}:${r.publicPort}`),
+      unbind: (r) => record(routes, `unbind ${r.lobbyId}:${r.publicPort}`),
+    },
+    logs: { append: (l) => record(logs, l.line) },
+    ...over,
+  });
+  const events: MatchEvent[] = [];
+  mm.hub.subscribe((es) => events.push(...es));
+  return { mm, clock, runtime, store, logs, routes, events };
+};
+
+/** Push and resolve: the shape of an io call that just records. */
+const record = (list: string[], item: string): Promise<void> => {
+  list.push(item);
+  return Promise.resolve();
+};
+
+const lobbyOf = (store: MemoryMatchStore, id: string): Lobby | undefined => store.world.namespaces.get(NS)?.lobbies.get(id);
+
+const client = { ip: '203.0.113.9' };
+
+describe('Matchmaker service', () => {
+  it('publishes a version, fills the idle pool through the runtime, then seats a find in it', async () => {
+    const { mm, runtime, store, routes } = setup();
+    await mm.addNamespace(NS);
+    const idle = mode('default', { regions: [{ name: 'local', tier: 'basic-1d1', idleLobbies: { min: 2, max: 2 } }] });
+    await mm.publish(NS, makeVersion('v1', { gameModes: [idle] }));
+    expect(runtime.started).toHaveLength(2);
+    expect(routes.filter((r) => r.startsWith('bind'))).toHaveLength(2);
+    const [first] = runtime.started;
+    if (first === undefined) throw new Error('no start');
+    expect((await mm.lobbyReady({ namespaceId: NS, lobbyId: first.lobbyId })).ok).toBe(true);
+    const outcome = await mm.find({ namespaceId: NS, gameModes: ['default'], client });
+    expect(outcome.ok && outcome.seat.ready && outcome.seat.lobbyId).toBe(first.lobbyId);
+    expect(outcome.ok && outcome.lobby.playerCount).toBe(1);
+    expect(lobbyOf(store, first.lobbyId)?.playerCount).toBe(1);
+  });
+
+  it('answers MATCHMAKER_RUNTIME_UNAVAILABLE, and commits nothing, when a new lobby is needed and no runtime is configured', async () => {
+    const { mm, store } = setup({}, { withRuntime: false });
+    await mm.addNamespace(NS);
+    await mm.publish(NS, makeVersion('v1', { gameModes: [mode('default')] }));
+    const before = store.world;
+    const outcome = await mm.find({ namespaceId: NS, gameModes: ['default'], client });
+    expect(outcome.ok ? 'admitted' : outcome.error.code).toBe('MATCHMAKER_RUNTIME_UNAVAILABLE');
+    expect(store.world).toBe(before);
+  });
+
+  it('stops a lobby whose container cannot start: the waiting seat fails and its ports come back', async () => {
+    const { mm, runtime, store, events, logs } = setup();
+    runtime.fail = true;
+    await mm.addNamespace(NS);
+    await mm.publish(NS, makeVersion('v1', { gameModes: [mode('default')] }));
+    const outcome = await mm.find({ namespaceId: NS, gameModes: ['default'], client });
+    if (!outcome.ok) throw new Error(outcome.error.code);
+    expect(outcome.seat.ready).toBe(false);
+    expect(events.find((e) => e.type === 'seat-failed')).toMatchObject({ error: { code: 'MATCHMAKER_LOBBY_STOPPED' } });
+    expect(lobbyOf(store, outcome.seat.lobbyId)?.lifecycle).toMatchObject({ status: 'stopped', reason: 'start-failed', failed: true });
+    expect(logs.some((l) => l.includes('no capacity'))).toBe(true);
+    const space = store.world.ports.get('local');
+    expect(space?.udp.countUsed(space.pools.proxied)).toBe(0);
+  });
+
+  it('asks the verification URL, then admits on a 2xx; refuses with the verdict code otherwise', async () => {
+    const verified = mode('default', { actions: { find: { enabled: true, verification: { url: 'https://game.example/verify', headers: { 'x-key': 'k' } } } } });
+    const ok = setup();
+    await ok.mm.addNamespace(NS);
+    await ok.mm.publish(NS, makeVersion('v1', { gameModes: [verified] }));
+    const admitted = await ok.mm.find({ namespaceId: NS, gameModes: ['default'], client, verificationData: { token: 'abc' } });
+    expect(admitted.ok).toBe(true);
+
+    const verifier = new ScriptedVerifier({ kind: 'status', status: 403 });
+    const denied = setup({ verifier });
+    await denied.mm.addNamespace(NS);
+    await denied.mm.publish(NS, makeVersion('v1', { gameModes: [verified] }));
+    const outcome = await denied.mm.find({ namespaceId: NS, gameModes: ['default'], client, verificationData: { token: 'abc' } });
+    expect(outcome.ok ? 'admitted' : outcome.error.code).toBe('MATCHMAKER_VERIFICATION_FAILED');
+    expect(verifier.checks[0]?.body.verification_data).toEqual({ token: 'abc' });
+    expect(verifier.checks[0]?.headers).toEqual({ 'x-key': 'k' });
+    expect(denied.store.world.namespaces.get(NS)?.lobbies.size).toBe(0);
+  });
+
+  it('asks the captcha provider once, records the success, and admits', async () => {
+    const captchaConfig = { hcaptcha: { siteKey: 'site', secretKey: 'secret' }, requestsBeforeReverify: 5, verificationTtl: 3_600_000 };
+    const provider = new ScriptedCaptcha({ success: true });
+    const { mm, events } = setup({ captcha: provider });
+    await mm.addNamespace(NS);
+    await mm.publish(NS, makeVersion('v1', { gameModes: [mode('default')], captcha: captchaConfig }));
+    const missing = await mm.find({ namespaceId: NS, gameModes: ['default'], client });
+    expect(missing.ok ? 'admitted' : missing.error.code).toBe('CAPTCHA_CAPTCHA_REQUIRED');
+    const outcome = await mm.find({ namespaceId: NS, gameModes: ['default'], client, captcha: { hcaptcha: { clientResponse: 'solved' } } });
+    expect(outcome.ok).toBe(true);
+    expect(provider.checks).toHaveLength(1);
+    expect(provider.checks[0]).toMatchObject({ response: 'solved', remoteIp: client.ip, secretKey: 'secret' });
+    expect(events.some((e) => e.type === 'captcha-verified')).toBe(true);
+    const again = await mm.find({ namespaceId: NS, gameModes: ['default'], client });
+    expect(again.ok).toBe(true);
+    expect(provider.checks).toHaveLength(1);
+
+    const rejecting = setup({ captcha: new ScriptedCaptcha({ success: false, reason: 'invalid-input-response' }) });
+    await rejecting.mm.addNamespace(NS);
+    await rejecting.mm.publish(NS, makeVersion('v1', { gameModes: [mode('default')], captcha: captchaConfig }));
+    const failed = await rejecting.mm.find({ namespaceId: NS, gameModes: ['default'], client, captcha: { hcaptcha: { clientResponse: 'x' } } });
+    expect(failed.ok ? 'admitted' : failed.error.code).toBe('CAPTCHA_CAPTCHA_FAILED');
+  });
+
+  it('runs timers and the idle reconciliation in maintain(): a lobby never ready is stopped and replaced', async () => {
+    const { mm, clock, runtime, store } = setup();
+    await mm.addNamespace(NS);
+    const idle = mode('default', { regions: [{ name: 'local', tier: 'basic-1d1', idleLobbies: { min: 1, max: 1 } }] });
+    await mm.publish(NS, makeVersion('v1', { gameModes: [idle] }));
+    const [first] = runtime.started;
+    if (first === undefined) throw new Error('no start');
+    clock.t += idle.timeouts.lobbyReadyMs + 1;
+    const report = await mm.maintain();
+    expect(report.tick.readyTimeouts).toBe(1);
+    expect(report.idle.created).toBe(1);
+    expect(lobbyOf(store, first.lobbyId)?.lifecycle.status).toBe('stopping');
+    expect(runtime.stopped.map((s) => s.lobbyId)).toEqual([first.lobbyId]);
+    expect(runtime.started).toHaveLength(2);
+    await mm.lobbyExited({ namespaceId: NS, lobbyId: first.lobbyId }, 'exited');
+    expect(lobbyOf(store, first.lobbyId)?.lifecycle.status).toBe('stopped');
+  });
+
+  it('passes player and lobby calls through with their catalog codes', async () => {
+    const { mm, runtime } = setup();
+    await mm.addNamespace(NS);
+    await mm.publish(NS, makeVersion('v1', { gameModes: [mode('default')] }));
+    const outcome = await mm.find({ namespaceId: NS, gameModes: ['default'], client });
+    if (!outcome.ok) throw new Error(outcome.error.code);
+    const lobbyId = outcome.seat.lobbyId;
+    const playerId = outcome.seat.playerIds[0] ?? '';
+    expect(runtime.started.map((s) => s.lobbyId)).toEqual([lobbyId]);
+    await mm.lobbyReady({ namespaceId: NS, lobbyId });
+    expect((await mm.playerConnected({ namespaceId: NS, lobbyId, playerId })).ok).toBe(true);
+    const twice = await mm.playerConnected({ namespaceId: NS, lobbyId, playerId });
+    expect(twice.ok ? 'ok' : twice.error.code).toBe('MATCHMAKER_PLAYER_ALREADY_CONNECTED');
+    expect((await mm.setClosed({ namespaceId: NS, lobbyId }, true)).ok).toBe(true);
+    const unknown = await mm.lobbyReady({ namespaceId: NS, lobbyId: 'nope' });
+    expect(unknown.ok ? 'ok' : unknown.error.code).toBe('MATCHMAKER_LOBBY_NOT_FOUND');
+    expect((await mm.playerDisconnected({ namespaceId: NS, lobbyId, playerId })).ok).toBe(true);
+    expect((await mm.stopLobby({ namespaceId: NS, lobbyId })).ok).toBe(true);
+    expect(runtime.stopped.map((s) => [s.lobbyId, s.reason])).toEqual([[lobbyId, 'requested']]);
+  });
+});
+
+describe('performEffects', () => {
+  it('carries out every effect in order and never throws: a start failure is handed over, others reported', async () => {
+    const done: string[] = [];
+    const failures: string[] = [];
+    const starts: string[] = [];
+    const effects: Effect[] = [
+      { type: 'append-log', lobbyId: 'l', stream: 'std_out', at: 1, line: 'hello' },
+      { type: 'stop-lobby', lobbyId: 'l', region: 'local', reason: 'idle', force: false },
+      { type: 'bind-route', route: { lobbyId: 'l', region: 'local', label: 'g', protocol: 'udp', publicPort: 26000, hostPort: 20000 } },
+    ];
+    await performEffects(effects, {
+      runtime: { start: () => Promise.reject(new Error('x')), stop: () => Promise.reject(new Error('stop failed')) },
+      routes: { bind: () => record(done, 'bind'), unbind: () => Promise.resolve() },
+      logs: { append: (l) => record(done, l.line) },
+      startFailed: (e) => record(starts, e.lobbyId),
+      failed: (e, error) => void failures.push(`${e.type}: ${(error as Error).message}`),
+    });
+    expect(done).toEqual(['hello', 'bind']);
+    expect(failures).toEqual(['stop-lobby: stop failed']);
+    expect(starts).toEqual([]);
+  });
+});

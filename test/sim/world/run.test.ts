@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import { builtinScenario, builtinScenarioJson, BUILTIN_NAMES } from '../../../src/sim/scenario/builtin.js';
+import { applyOverrides } from '../../../src/sim/scenario/overrides.js';
+import { parseScenario } from '../../../src/sim/scenario/parse.js';
+import type { RecordedRequest, Scenario } from '../../../src/sim/scenario/types.js';
+import { runScenario } from '../../../src/sim/world/run.js';
+
+const MINUTE = 60_000;
+
+/** A built-in with `--set`-style overrides applied (throws on a bad override: a test bug). */
+const scenario = (name: (typeof BUILTIN_NAMES)[number], sets: readonly string[] = []): Scenario => {
+  const json = applyOverrides(builtinScenarioJson(name), sets);
+  if (!json.ok) throw new Error(JSON.stringify(json.error));
+  const parsed = parseScenario(json.value);
+  if (!parsed.ok) throw new Error(JSON.stringify(parsed.error));
+  return parsed.value;
+};
+
+/** `n` recorded finds of `party` players, 5 s apart. */
+const finds = (n: number, party = 1): RecordedRequest[] =>
+  Array.from({ length: n }, (_, i) => ({
+    line: i + 1,
+    atMs: i * 5000,
+    kind: 'find' as const,
+    gameMode: 'default',
+    region: 'eu-west',
+    party,
+    sessionMs: 120_000,
+    connects: true,
+  }));
+
+const short = (name: (typeof BUILTIN_NAMES)[number], minutes = 10, sets: readonly string[] = []): Scenario =>
+  scenario(name, [`duration_ms=${minutes * MINUTE}`, ...sets]);
+
+describe('runScenario', () => {
+  it('is deterministic: the same seed gives the same trace hash and metrics; another seed another hash', async () => {
+    const s = short('steady', 5);
+    const a = await runScenario(s);
+    const b = await runScenario(s);
+    const c = await runScenario(s, { seed: s.seed + 1 });
+    expect(a.trace.hash).toBe(b.trace.hash);
+    expect(a.metrics).toEqual(b.metrics);
+    expect(a.events).toBe(b.events);
+    expect(c.trace.hash).not.toBe(a.trace.hash);
+  });
+
+  it.each(BUILTIN_NAMES)('keeps every invariant through %s (conservation, seat limits, ports, idle bounds, clock)', async (name) => {
+    const r = await runScenario(short(name, 15));
+    expect(r.violations).toEqual([]);
+    expect(r.clockMonotone).toBe(true);
+    const m = r.metrics;
+    expect(m.arrivals.players).toBe(m.served + m.rejected + m.waiting);
+    expect(m.served).toBeGreaterThan(0);
+    expect(m.peakCcu).toBeGreaterThan(0);
+    expect(m.lobbies.created).toBeGreaterThan(0);
+    expect(m.idleLobbyHours).toBeLessThanOrEqual(m.lobbyHours);
+    expect(m.timeToReadyMs.p50).toBeLessThanOrEqual(m.timeToReadyMs.p95);
+    expect(m.timeToReadyMs.p95).toBeLessThanOrEqual(m.timeToReadyMs.p99);
+    expect(r.samples.length).toBe(16);
+    expect(r.samples.every((s, i) => s.t === i * MINUTE)).toBe(true);
+  });
+
+  it('a bigger idle pool buys shorter waits with idle lobby-hours when lobbies start slowly', async () => {
+    const run = (max: number) =>
+      runScenario(short('cold-start', 60, [`version.matchmaker.idle_lobbies={"min":${max},"max":${max}}`]));
+    const none = await run(0);
+    const many = await run(6);
+    expect(many.metrics.idleLobbyHours).toBeGreaterThan(none.metrics.idleLobbyHours);
+    expect(many.metrics.timeToReadyMs.p95).toBeLessThan(none.metrics.timeToReadyMs.p95 / 3);
+  });
+
+  it('calls the verification endpoint and refuses the share it denies', async () => {
+    const s = short('steady', 10, [
+      'version.matchmaker.actions.find.verification={"url":"https://game.example/verify","headers":{}}',
+      'infrastructure.verifier={"deny_share":0.3,"timeout_share":0.05}',
+    ]);
+    const r = await runScenario(s);
+    expect(r.violations).toEqual([]);
+    expect(r.metrics.verificationCalls).toBeGreaterThan(100);
+    const failed = r.metrics.rejections.MATCHMAKER_VERIFICATION_FAILED ?? 0;
+    expect(failed / r.metrics.arrivals.players).toBeGreaterThan(0.2);
+    expect(failed / r.metrics.arrivals.players).toBeLessThan(0.5);
+    // A timed-out verification (10 s) shows in the time to a seat.
+    expect(r.metrics.timeToSeatMs.p99).toBeGreaterThan(0);
+  });
+
+  it('asks the captcha provider for every new client when the version sets a captcha', async () => {
+    const s = short('steady', 5, ['version.matchmaker.captcha={"hcaptcha":{"site_key":"s","secret_key":"k"},"requests_before_reverify":3,"verification_ttl":3600000}']);
+    const r = await runScenario(s, { recorded: finds(30) });
+    expect(r.violations).toEqual([]);
+    expect(r.metrics.captchaCalls).toBe(30);
+    expect(r.metrics.served).toBe(30);
+    const failing = await runScenario(
+      short('steady', 5, [
+        'version.matchmaker.captcha={"hcaptcha":{"site_key":"s","secret_key":"k"},"requests_before_reverify":3,"verification_ttl":3600000}',
+        'infrastructure.captcha={"fail_share":1}',
+      ]),
+      { recorded: finds(10) },
+    );
+    expect(failing.metrics.rejections).toEqual({ CAPTCHA_CAPTCHA_FAILED: 10 });
+  });
+
+  it('replays a recorded demand instead of the synthetic one', async () => {
+    const s = short('steady', 10);
+    const r = await runScenario(s, { recorded: finds(40, 2) });
+    expect(r.metrics.arrivals).toEqual({ requests: 40, players: 80 });
+    expect(r.metrics.served).toBe(80);
+    expect(r.violations).toEqual([]);
+  });
+
+  it('fails no invariant when the namespace runs out of lobbies (launch spike, tiny capacity)', async () => {
+    const r = await runScenario(short('launch-spike', 20, ['infrastructure.regions[0].lobby_count_max=3', 'infrastructure.regions[1].lobby_count_max=3']));
+    expect(r.violations).toEqual([]);
+    expect(r.metrics.rejected).toBeGreaterThan(0);
+  });
+
+  it('reports progress monotonically up to 1', async () => {
+    const seen: number[] = [];
+    await runScenario(builtinScenario('steady'), { onProgress: (f) => seen.push(f) });
+    expect(seen.at(-1)).toBe(1);
+    expect(seen.every((f, i) => i === 0 || f >= (seen[i - 1] ?? 0))).toBe(true);
+    expect(seen.length).toBeGreaterThan(10);
+  });
+});
+
