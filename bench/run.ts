@@ -3,9 +3,11 @@
  * one JSON object with --json). Each benchmark measures its baselines in the same run.
  */
 import { routingBench } from './routing.js';
+import { simBench } from './sim.js';
 
 const benches: Record<string, (args: readonly string[]) => Promise<void>> = {
   routing: routingBench,
+  sim: simBench,
 };
 
 const [name, ...args] = process.argv.slice(2);
