@@ -1,0 +1,544 @@
+/**
+ * Build and CDN uploads, served by Tavern itself (wire.md §6, reliability.md §1.4): `prepare`
+ * validates the file list and hands out presigned PUT URLs, `put` streams one part into a blob,
+ * `complete` checks every part arrived, assembles multipart files and publishes the upload, and
+ * `openFile` reads a published file. No HTTP framework here: the edge passes URLs and byte streams.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { matchError, type MatchError } from '../core/errors.js';
+import { err, ok, type Result } from '../core/result.js';
+import type { BlobReader, BlobWriter, Blobs } from '../io/blobs.js';
+import type { CatalogStore, UploadFile, UploadRecord } from '../io/catalog.js';
+import type { Clock, Random } from '../io/index.js';
+
+/** Upload bounds; every size is in bytes and inclusive. */
+export interface UploadLimits {
+  /** A build's total (Rivet: < 8 GB). */
+  readonly maxBuildBytes: number;
+  /** A CDN site's total (Rivet: < 1 GB). */
+  readonly maxCdnBytes: number;
+  readonly maxFileBytes: number;
+  /** Files per upload (Rivet has no limit; reliability.md §1.2 asks for one). */
+  readonly maxFiles: number;
+  /** A path's length, in UTF-8 bytes. */
+  readonly maxPathBytes: number;
+  /** A path segment's length, in UTF-8 bytes (most filesystems' name limit). */
+  readonly maxSegmentBytes: number;
+  /** A multipart chunk (Rivet: 100 MiB; the last one is shorter). */
+  readonly chunkBytes: number;
+  /** Chunks per file (Rivet and S3: 10 000). */
+  readonly maxParts: number;
+  /** How long the URLs of an upload without multipart files work (Rivet: 1 h). */
+  readonly singleExpiryMs: number;
+  /** How long the URLs of an upload with multipart files work (Rivet: 6 h). */
+  readonly multipartExpiryMs: number;
+}
+
+/**
+ * Rivet's bounds where it has them (wire.md §6.1), reliability.md §1.4's elsewhere.
+ *
+ * @example
+ * new Uploads({ ...deps, limits: { ...DEFAULT_UPLOAD_LIMITS, chunkBytes: 8 * 2 ** 20 } })
+ */
+export const DEFAULT_UPLOAD_LIMITS: UploadLimits = Object.freeze({
+  maxBuildBytes: 8_000_000_000,
+  maxCdnBytes: 1_000_000_000,
+  maxFileBytes: 8_000_000_000,
+  maxFiles: 10_000,
+  maxPathBytes: 1024,
+  maxSegmentBytes: 255,
+  chunkBytes: 100 * 2 ** 20,
+  maxParts: 10_000,
+  singleExpiryMs: 3_600_000,
+  multipartExpiryMs: 6 * 3_600_000,
+});
+
+/**
+ * One PUT the client makes: exactly `contentLength` bytes of the file at `path`, starting at
+ * `byteOffset` (the wire's `{path, url, byte_offset, content_length}`).
+ *
+ * @example
+ * { path: 'image.tar', url: 'http://127.0.0.1:8080/uploads/…/image.tar?part=1&…', byteOffset: 0, contentLength: 1024 }
+ */
+export interface PresignedRequest {
+  readonly path: string;
+  readonly url: string;
+  readonly byteOffset: number;
+  readonly contentLength: number;
+}
+
+/**
+ * A file the client means to upload.
+ *
+ * @example
+ * { path: 'assets/logo.png', contentLength: 2048, contentType: 'image/png' }
+ */
+export interface FileToUpload {
+  readonly path: string;
+  readonly contentLength: number;
+  readonly contentType?: string;
+}
+
+/**
+ * @example
+ * { gameId, kind: 'build', files: [{ path: 'image.tar', contentLength: 5e8 }], multipart: true }
+ */
+export interface PrepareUpload {
+  readonly gameId: string;
+  readonly kind: 'build' | 'cdn';
+  readonly files: readonly FileToUpload[];
+  /** Split files larger than a chunk into parts (builds only). */
+  readonly multipart?: boolean;
+}
+
+/**
+ * The stored upload and its PUTs, one per part, files in the order given.
+ *
+ * @example
+ * prepared.presigned.filter((p) => p.path === 'index.html')
+ */
+export interface PreparedUpload {
+  readonly upload: UploadRecord;
+  readonly presigned: readonly PresignedRequest[];
+}
+
+/**
+ * A completed upload's file, opened: its record and its bytes.
+ *
+ * @example
+ * res.setHeader('content-length', opened.body.size);
+ */
+export interface OpenedFile {
+  readonly file: UploadFile;
+  readonly body: BlobReader;
+}
+
+/**
+ * @example
+ * { catalog, blobs: new FsBlobs(dir), clock, random, secret: randomBytes(32), publicOrigin: 'http://127.0.0.1:8080' }
+ */
+export interface UploadsDeps {
+  readonly catalog: Pick<CatalogStore, 'createUpload' | 'getUpload' | 'completeUpload'>;
+  readonly blobs: Blobs;
+  readonly clock: Clock;
+  readonly random: Random;
+  /** The HMAC-SHA256 key presigned URLs are signed with. */
+  readonly secret: Uint8Array;
+  /** Where clients reach Tavern, e.g. `http://127.0.0.1:8080` (a path prefix is allowed). */
+  readonly publicOrigin: string;
+  readonly limits?: Partial<UploadLimits>;
+}
+
+/** What a presigned URL names and the signature binds. */
+interface Target {
+  readonly uploadId: string;
+  readonly path: string;
+  /** 1-based. */
+  readonly part: number;
+  readonly offset: number;
+  readonly length: number;
+  readonly expires: number;
+}
+
+const DRIVE = /^[a-z]:/i;
+const ESCAPE_RUN = /(?:%[0-9a-f]{2})+/gi;
+const CONTENT_TYPE = /^[\x20-\x7e]{1,255}$/;
+const UINT = /^(?:0|[1-9][0-9]{0,15})$/;
+
+/** Whether `s` has a C0 or C1 control character (NUL included) or DEL. */
+const hasControl = (s: string): boolean => {
+  for (let i = 0; i < s.length; i += 1) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) return true;
+  }
+  return false;
+};
+const SIGNATURE = /^[0-9a-f]{64}$/;
+
+const invalid = (reason: string, path?: readonly string[]): MatchError =>
+  matchError('UPLOAD_INVALID', { reason }, path === undefined ? {} : { path });
+const tooLarge = (max: number, path: readonly string[]): MatchError => matchError('UPLOAD_TOO_LARGE', { max }, { path });
+const notFound = (): MatchError => matchError('UPLOAD_NOT_FOUND');
+const completed = (): MatchError => invalid('the upload is already complete');
+const utf8Bytes = (s: string): number => Buffer.byteLength(s, 'utf8');
+
+/**
+ * What is wrong with one path segment, looking through percent escapes and compatibility forms
+ * (`%2e%2e`, fullwidth `．．`), so that no later decoding can turn it into a traversal.
+ */
+const segmentProblem = (segment: string): string | undefined => {
+  if (segment === '') return 'has an empty segment';
+  let decoded: string;
+  try {
+    decoded = segment.replace(ESCAPE_RUN, (run) => decodeURIComponent(run));
+  } catch {
+    return 'has a malformed percent escape';
+  }
+  for (const form of [segment, decoded, segment.normalize('NFKC'), decoded.normalize('NFKC')]) {
+    if (form === '.' || form === '..') return 'has a `.` or `..` segment';
+    if (form.includes('\\')) return 'has a backslash';
+    if (form.includes('/')) return 'has an encoded `/`';
+    if (hasControl(form)) return 'has a control character';
+  }
+  return undefined;
+};
+
+/** What is wrong with an upload path on its own, if anything. */
+const pathProblem = (path: string, limits: UploadLimits): string | undefined => {
+  if (path === '') return 'is empty';
+  if (path.startsWith('/')) return 'is absolute';
+  if (DRIVE.test(path)) return 'starts with a drive letter';
+  try {
+    encodeURIComponent(path);
+  } catch {
+    return 'is not well-formed Unicode';
+  }
+  if (utf8Bytes(path) > limits.maxPathBytes) return `is longer than ${limits.maxPathBytes} bytes`;
+  for (const segment of path.split('/')) {
+    if (utf8Bytes(segment) > limits.maxSegmentBytes) return `has a segment longer than ${limits.maxSegmentBytes} bytes`;
+    const problem = segmentProblem(segment);
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
+};
+
+/**
+ * The paths of one upload so far, by normalised form (NFC; lowercased for CDN sites, which may be
+ * served from a case-insensitive filesystem): `clash` says why a new path collides with an earlier
+ * one (a duplicate, or a file where another needs a directory), or records it.
+ */
+const pathSet = (foldCase: boolean): { clash(path: string): string | undefined } => {
+  const files = new Map<string, string>();
+  const dirs = new Map<string, string>();
+  return {
+    clash(path) {
+      const key = foldCase ? path.normalize('NFC').toLowerCase() : path.normalize('NFC');
+      const segments = key.split('/');
+      const prefixes = segments.slice(1).map((_, i) => segments.slice(0, i + 1).join('/'));
+      const duplicate = files.get(key);
+      if (duplicate !== undefined) return `duplicates '${duplicate}'`;
+      const below = dirs.get(key);
+      if (below !== undefined) return `is a directory of '${below}'`;
+      for (const prefix of prefixes) {
+        const file = files.get(prefix);
+        if (file !== undefined) return `is inside '${file}', which is a file`;
+      }
+      files.set(key, path);
+      for (const prefix of prefixes) if (!dirs.has(prefix)) dirs.set(prefix, path);
+      return undefined;
+    },
+  };
+};
+
+/** Streams `body` into `writer`, stopping at the first chunk past `limit`; returns the bytes seen. */
+const copy = async (body: AsyncIterable<Uint8Array>, writer: BlobWriter, limit: number): Promise<number> => {
+  let seen = 0;
+  for await (const chunk of body) {
+    seen += chunk.byteLength;
+    if (seen > limit) break;
+    await writer.write(chunk);
+  }
+  return seen;
+};
+
+const fileKey = (uploadId: string, path: string): string => `uploads/${uploadId}/files/${path}`;
+const partsKey = (uploadId: string): string => `uploads/${uploadId}/parts`;
+const partKey = (uploadId: string, index: number, part: number): string => `${partsKey(uploadId)}/${index}/${part}`;
+/** Where a PUT of `part` lands: single-part files go straight to their final key. */
+const putKey = (uploadId: string, index: number, file: UploadFile, part: number): string =>
+  file.parts === 1 ? fileKey(uploadId, file.path) : partKey(uploadId, index, part);
+
+/**
+ * Build and CDN uploads. Blob layout: `uploads/<id>/files/<path>` (single-part files are PUT there
+ * directly; multipart files are assembled there from `uploads/<id>/parts/<file index>/<part>`).
+ *
+ * Visibility: files are read only through {@link Uploads.openFile}, which answers only once the
+ * catalog marks the upload complete. `complete` marks it only after every file is committed whole
+ * (each blob commit is atomic), and no PUT commits after that: a PUT's final commit and `complete`
+ * run one at a time per upload and the PUT rechecks completion first. So no reader sees a partial
+ * upload, and a completed upload never changes. (This serialisation is per process: run one
+ * process per blob root.)
+ *
+ * @example
+ * const uploads = new Uploads({ catalog, blobs, clock, random, secret, publicOrigin: 'http://127.0.0.1:8080' });
+ * const prepared = await uploads.prepare({ gameId, kind: 'cdn', files: [{ path: 'index.html', contentLength: 5 }] });
+ */
+export class Uploads {
+  readonly #catalog: UploadsDeps['catalog'];
+  readonly #blobs: Blobs;
+  readonly #clock: Clock;
+  readonly #random: Random;
+  readonly #secret: Uint8Array;
+  readonly #origin: string;
+  readonly #basePath: string;
+  readonly #limits: UploadLimits;
+  /** Per upload id, the tail of its queue of exclusive sections. */
+  readonly #locks = new Map<string, Promise<void>>();
+
+  constructor(deps: UploadsDeps) {
+    this.#catalog = deps.catalog;
+    this.#blobs = deps.blobs;
+    this.#clock = deps.clock;
+    this.#random = deps.random;
+    this.#secret = deps.secret;
+    this.#origin = deps.publicOrigin.replace(/\/+$/, '');
+    this.#basePath = new URL(this.#origin).pathname.replace(/\/+$/, '');
+    this.#limits = { ...DEFAULT_UPLOAD_LIMITS, ...deps.limits };
+  }
+
+  /**
+   * Validates the files and stores a new upload with one presigned PUT per part. Every problem is
+   * reported with its wire field path (`['files', '3', 'path']`, `content_length`, `content_type`,
+   * `['files']` for the count and the total, `['multipart_upload']`); the error is the first one
+   * and its `metadata.errors` lists them all.
+   *
+   * @effects CatalogStore, Clock, Random
+   * @example
+   * const r = await uploads.prepare({ gameId, kind: 'build', files: [{ path: 'image.tar', contentLength: 3e8 }], multipart: true });
+   * if (r.ok) r.value.presigned.map((p) => p.byteOffset) // [0, 104857600, 209715200]
+   */
+  async prepare(request: PrepareUpload): Promise<Result<PreparedUpload, MatchError>> {
+    const planned = this.#plan(request);
+    if (!planned.ok) return planned;
+    const files = planned.value;
+    const now = this.#clock.now();
+    const multipart = files.some((f) => f.parts > 1);
+    const created = await this.#catalog.createUpload({
+      id: this.#random.uuid(),
+      gameId: request.gameId,
+      kind: request.kind,
+      files,
+      createdAt: now,
+      expiresAt: now + (multipart ? this.#limits.multipartExpiryMs : this.#limits.singleExpiryMs),
+    });
+    if (!created.ok) throw new Error(`Upload id ${created.error.value} is already taken.`);
+    const upload = created.value;
+    const presigned = files.flatMap((file) =>
+      this.#chunks(file).map(({ part, offset, length }) => ({
+        path: file.path,
+        url: this.#url({ uploadId: upload.id, path: file.path, part, offset, length, expires: upload.expiresAt }),
+        byteOffset: offset,
+        contentLength: length,
+      })),
+    );
+    return ok({ upload, presigned });
+  }
+
+  /**
+   * Receives one presigned PUT. Checks the signature (UPLOAD_SIGNATURE_INVALID), the expiry when
+   * the request starts (UPLOAD_EXPIRED: a PUT that starts in time may finish), `declaredLength`
+   * (the `Content-Length`, if any) and that the upload exists (UPLOAD_NOT_FOUND) and is not
+   * complete (UPLOAD_INVALID). Then streams the body to a temporary blob, refusing it (nothing
+   * stored) unless exactly the part's length arrives (UPLOAD_INVALID), and commits it, replacing
+   * an earlier PUT of the same part.
+   *
+   * @effects CatalogStore, Blobs, Clock
+   * @example
+   * await uploads.put(new URL(presigned.url), request.body, Number(request.headers['content-length']))
+   */
+  async put(url: URL, body: AsyncIterable<Uint8Array>, declaredLength?: number): Promise<Result<void, MatchError>> {
+    const target = this.#verify(url);
+    if (!target.ok) return target;
+    const { uploadId, path, part, offset, length } = target.value;
+    if (declaredLength !== undefined && declaredLength !== length) {
+      return err(invalid(`the part is ${length} bytes, not ${declaredLength}`));
+    }
+    const upload = await this.#catalog.getUpload(uploadId);
+    const index = upload?.files.findIndex((f) => f.path === path) ?? -1;
+    const file = upload?.files[index];
+    if (upload === undefined || file === undefined || part > file.parts || offset + length > file.contentLength) return err(notFound());
+    if (upload.completedAt !== undefined) return err(completed());
+    const writer = await this.#blobs.begin(putKey(upload.id, index, file, part));
+    try {
+      const seen = await copy(body, writer, length);
+      if (seen > length) return err(invalid(`the body is longer than ${length} bytes`));
+      if (seen < length) return err(invalid(`the body has ${seen} of ${length} bytes`));
+      return await this.#exclusive(upload.id, async () => {
+        if ((await this.#catalog.getUpload(upload.id))?.completedAt !== undefined) return err(completed());
+        await writer.commit();
+        return ok(undefined);
+      });
+    } finally {
+      await writer.abort();
+    }
+  }
+
+  /**
+   * Publishes an upload once every part of every file arrived whole (else UPLOAD_INCOMPLETE, whose
+   * reason names the first missing file or part and `metadata.missing` lists them all), assembling
+   * multipart files first. Idempotent: a completed upload is returned as it is. Unknown, or
+   * belonging to another game than `gameId`: UPLOAD_NOT_FOUND.
+   *
+   * @effects CatalogStore, Blobs, Clock
+   * @example
+   * const r = await uploads.complete(uploadId, gameId); if (r.ok) r.value.completedAt // now
+   */
+  async complete(uploadId: string, gameId?: string): Promise<Result<UploadRecord, MatchError>> {
+    const result = await this.#exclusive(uploadId, () => this.#complete(uploadId, gameId));
+    if (result.ok && result.value.files.some((f) => f.parts > 1)) await this.#blobs.delete(partsKey(result.value.id));
+    return result;
+  }
+
+  /**
+   * A file of a completed upload, opened (undefined if the upload is unknown or incomplete, or has
+   * no such path). Only the upload's own paths resolve, so no request path can escape it.
+   *
+   * @effects CatalogStore, Blobs
+   * @example
+   * const f = await uploads.openFile(site.uploadId, 'index.html'); if (f) for await (const c of f.body) res.write(c);
+   */
+  async openFile(uploadId: string, path: string): Promise<OpenedFile | undefined> {
+    const upload = await this.#catalog.getUpload(uploadId);
+    if (upload?.completedAt === undefined) return undefined;
+    const file = upload.files.find((f) => f.path === path);
+    if (file === undefined) return undefined;
+    const body = await this.#blobs.open(fileKey(upload.id, file.path));
+    return body === undefined ? undefined : { file, body };
+  }
+
+  async #complete(uploadId: string, gameId: string | undefined): Promise<Result<UploadRecord, MatchError>> {
+    const upload = await this.#catalog.getUpload(uploadId);
+    if (upload === undefined || (gameId !== undefined && upload.gameId !== gameId)) return err(notFound());
+    if (upload.completedAt !== undefined) return ok(upload);
+    const missing = await this.#missing(upload);
+    const [first] = missing;
+    if (first !== undefined) return err(matchError('UPLOAD_INCOMPLETE', { reason: first.reason }, { metadata: { missing } }));
+    for (const [index, file] of upload.files.entries()) if (file.parts > 1) await this.#assemble(upload.id, index, file);
+    const done = await this.#catalog.completeUpload(upload.id, this.#clock.now());
+    return done === undefined ? err(notFound()) : ok(done);
+  }
+
+  /** Every file or part that has not arrived, or file whose parts do not add up to its length. */
+  async #missing(upload: UploadRecord): Promise<{ path: string; part?: number; reason: string }[]> {
+    const missing: { path: string; part?: number; reason: string }[] = [];
+    for (const [index, file] of upload.files.entries()) {
+      let size = 0;
+      let whole = true;
+      for (let part = 1; part <= file.parts; part += 1) {
+        const stat = await this.#blobs.stat(putKey(upload.id, index, file, part));
+        if (stat !== undefined) size += stat.size;
+        else if (file.parts === 1) missing.push({ path: file.path, reason: `file '${file.path}' has not been uploaded` });
+        else missing.push({ path: file.path, part, reason: `part ${part} of ${file.parts} of file '${file.path}' has not been uploaded` });
+        whole &&= stat !== undefined;
+      }
+      if (whole && size !== file.contentLength) {
+        missing.push({ path: file.path, reason: `file '${file.path}' has ${size} of ${file.contentLength} bytes` });
+      }
+    }
+    return missing;
+  }
+
+  /** Concatenates a multipart file's parts into its final blob (streaming, one part at a time). */
+  async #assemble(uploadId: string, index: number, file: UploadFile): Promise<void> {
+    const writer = await this.#blobs.begin(fileKey(uploadId, file.path));
+    try {
+      for (let part = 1; part <= file.parts; part += 1) {
+        const reader = await this.#blobs.open(partKey(uploadId, index, part));
+        if (reader === undefined) throw new Error(`Part ${part} of '${file.path}' in upload ${uploadId} vanished.`);
+        for await (const chunk of reader) await writer.write(chunk);
+      }
+      await writer.commit();
+    } finally {
+      await writer.abort();
+    }
+  }
+
+  /** The files as they will be stored, or every problem with the request. */
+  #plan({ kind, files, multipart }: PrepareUpload): Result<UploadFile[], MatchError> {
+    const limits = this.#limits;
+    if (files.length > limits.maxFiles) return err(invalid(`too many files (at most ${limits.maxFiles})`, ['files']));
+    const maxTotal = kind === 'build' ? limits.maxBuildBytes : limits.maxCdnBytes;
+    const split = multipart === true && kind === 'build';
+    const problems: MatchError[] = [];
+    if (multipart === true && kind === 'cdn') problems.push(invalid('CDN sites are never multipart', ['multipart_upload']));
+    const paths = pathSet(kind === 'cdn');
+    const planned: UploadFile[] = [];
+    let total = 0;
+    for (const [i, { path, contentLength, contentType }] of files.entries()) {
+      const at = (field: string): string[] => ['files', String(i), field];
+      const pathWhy = pathProblem(path, limits) ?? paths.clash(path);
+      if (pathWhy !== undefined) problems.push(invalid(`path ${pathWhy}`, at('path')));
+      if (contentType !== undefined && !CONTENT_TYPE.test(contentType)) {
+        problems.push(invalid('content type must be 1 to 255 printable ASCII characters', at('content_type')));
+      }
+      if (!Number.isSafeInteger(contentLength) || contentLength < 0) {
+        problems.push(invalid('content length must be a whole number of bytes below 2^53', at('content_length')));
+        continue;
+      }
+      if (contentLength > limits.maxFileBytes) problems.push(tooLarge(limits.maxFileBytes, at('content_length')));
+      const parts = split && contentLength > limits.chunkBytes ? Math.ceil(contentLength / limits.chunkBytes) : 1;
+      if (parts > limits.maxParts) problems.push(tooLarge(limits.chunkBytes * limits.maxParts, at('content_length')));
+      if (total <= maxTotal && (total += contentLength) > maxTotal) problems.push(tooLarge(maxTotal, ['files']));
+      planned.push({ path, contentLength, parts, ...(contentType !== undefined ? { contentType } : {}) });
+    }
+    const [first] = problems;
+    return first === undefined ? ok(planned) : err({ ...first, metadata: { errors: problems } });
+  }
+
+  /** A file's parts: offsets and lengths (one part of the whole file unless it is multipart). */
+  #chunks(file: UploadFile): { part: number; offset: number; length: number }[] {
+    if (file.parts === 1) return [{ part: 1, offset: 0, length: file.contentLength }];
+    const chunk = this.#limits.chunkBytes;
+    return Array.from({ length: file.parts }, (_, i) => ({
+      part: i + 1,
+      offset: i * chunk,
+      length: Math.min(chunk, file.contentLength - i * chunk),
+    }));
+  }
+
+  #sign(t: Target): Buffer {
+    const message = JSON.stringify(['tavern-upload-put-v1', t.uploadId, t.path, t.part, t.offset, t.length, t.expires]);
+    return createHmac('sha256', this.#secret).update(message).digest();
+  }
+
+  #url(t: Target): string {
+    const path = t.path.split('/').map(encodeURIComponent).join('/');
+    const query = `part=${t.part}&offset=${t.offset}&length=${t.length}&expires=${t.expires}`;
+    return `${this.#origin}/uploads/${encodeURIComponent(t.uploadId)}/${path}?${query}&signature=${this.#sign(t).toString('hex')}`;
+  }
+
+  /** What a presigned URL names, if Tavern signed it (compared in constant time) and it has not expired. */
+  #verify(url: URL): Result<Target, MatchError> {
+    const invalidSignature = err(matchError('UPLOAD_SIGNATURE_INVALID'));
+    const base = this.#basePath !== '' && url.pathname.startsWith(`${this.#basePath}/`) ? this.#basePath.length : 0;
+    const rest = url.pathname.slice(base);
+    if (!rest.startsWith('/uploads/')) return invalidSignature;
+    let uploadId: string | undefined;
+    let segments: string[];
+    try {
+      [uploadId, ...segments] = rest.slice('/uploads/'.length).split('/').map(decodeURIComponent);
+    } catch {
+      return invalidSignature;
+    }
+    const q = url.searchParams;
+    const [part, offset, length, expires] = ['part', 'offset', 'length', 'expires'].map((name) => {
+      const value = q.get(name) ?? '';
+      const n = Number(value);
+      return UINT.test(value) && Number.isSafeInteger(n) ? n : undefined;
+    });
+    const signature = q.get('signature') ?? '';
+    if (uploadId === undefined || part === undefined || offset === undefined || length === undefined || expires === undefined) {
+      return invalidSignature;
+    }
+    if (!SIGNATURE.test(signature)) return invalidSignature;
+    const target: Target = { uploadId, path: segments.join('/'), part, offset, length, expires };
+    if (!timingSafeEqual(Buffer.from(signature, 'hex'), this.#sign(target))) return invalidSignature;
+    if (this.#clock.now() >= expires) return err(matchError('UPLOAD_EXPIRED'));
+    return ok(target);
+  }
+
+  /** Runs `section` after every earlier section for the same upload has settled. */
+  async #exclusive<T>(uploadId: string, section: () => Promise<T>): Promise<T> {
+    const result = (this.#locks.get(uploadId) ?? Promise.resolve()).then(section);
+    const tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#locks.set(uploadId, tail);
+    try {
+      return await result;
+    } finally {
+      if (this.#locks.get(uploadId) === tail) this.#locks.delete(uploadId);
+    }
+  }
+}
