@@ -44,3 +44,16 @@ export { tick, STOP_GRACE_MS, STOPPED_RETENTION_MS, TICK_INTERVAL_MS, type TickS
 export { planIdle, applyIdlePlan, type IdlePlan, type IdleTarget, type IdleOutcome } from './idle.js';
 export { summarize, foldLive, liveSummaries, EMPTY_LIVE, type LiveAnalytics, type LobbySummary } from './analytics.js';
 export * from './ports/index.js';
+export {
+  dehydrateNamespace,
+  dehydrateLobby,
+  dehydrateWorld,
+  hydrateWorld,
+  diffWorld,
+  type VersionRow,
+  type CaptchaRow,
+  type NamespaceRow,
+  type LobbyDoc,
+  type NamespaceChange,
+  type WorldDiff,
+} from './persist.js';

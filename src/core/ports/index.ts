@@ -9,6 +9,7 @@ export { PortBitset, popcount32 } from './bitset.js';
 export {
   DEFAULT_PORT_POOLS,
   allocatePort,
+  claimPorts,
   createPortSpace,
   freeCount,
   isAllocated,
@@ -19,6 +20,6 @@ export {
   usedCount,
 } from './space.js';
 export type { PortPool, PortPools, PortSpace, PortSpaceOptions, Transport } from './space.js';
-export { allocateLobbyPorts, lobbyPortsInUse, releaseLobbyPorts, transportOf } from './lobby-ports.js';
+export { allocateLobbyPorts, claimLobbyPorts, lobbyPortsInUse, releaseLobbyPorts, transportOf } from './lobby-ports.js';
 export type { LobbyPortAllocation } from './lobby-ports.js';
 export { portEnv, portEnvLabel } from './port-env.js';

@@ -4,10 +4,10 @@
  */
 import type { NetworkMode, PortProtocol, PortRange, ProxyKind, ResolvedPort } from '../config/types.js';
 import type { MatchError } from '../errors.js';
-import { ok } from '../result.js';
+import { err, ok } from '../result.js';
 import type { Result } from '../result.js';
 import type { Rng } from '../rng.js';
-import { allocatePort, releasePorts, reserveRange } from './space.js';
+import { allocatePort, claimPorts, releasePorts, reserveRange } from './space.js';
 import type { PortSpace, Transport } from './space.js';
 
 /**
@@ -153,4 +153,26 @@ export const lobbyPortsInUse = (
 export const releaseLobbyPorts = (space: PortSpace, allocations: readonly LobbyPortAllocation[]): PortSpace => {
   const used = lobbyPortsInUse(allocations);
   return releasePorts(releasePorts(space, 'tcp', used.tcp), 'udp', used.udp);
+};
+
+/**
+ * Takes exactly the ports `allocations` hold (the inverse of {@link releaseLobbyPorts}): what
+ * rebuilding a space from persisted lobbies needs. Fails with the first port (per transport,
+ * ascending; tcp first) that is already taken or lies outside the space, leaving `space` untouched.
+ *
+ * @example
+ * const r = claimLobbyPorts(createPortSpace(), lobby.ports);
+ * if (r.ok) space = r.value;
+ */
+export const claimLobbyPorts = (
+  space: PortSpace,
+  allocations: readonly LobbyPortAllocation[],
+): Result<PortSpace, { readonly transport: Transport; readonly port: number }> => {
+  const used = lobbyPortsInUse(allocations);
+  for (const transport of ['tcp', 'udp'] as const) {
+    const bits = space[transport];
+    const port = used[transport].find((p) => !bits.covers(p) || bits.has(p));
+    if (port !== undefined) return err({ transport, port });
+  }
+  return ok(claimPorts(claimPorts(space, 'tcp', used.tcp), 'udp', used.udp));
 };

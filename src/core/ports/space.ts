@@ -181,6 +181,17 @@ export const reserveRange = (space: PortSpace, transport: Transport, range: Port
 };
 
 /**
+ * Takes these exact `ports` on `transport` (ports already taken stay taken); returns `space` itself
+ * when nothing changes. Throws a RangeError for a port outside the space's hull (callers check
+ * first: see `claimLobbyPorts`).
+ *
+ * @example
+ * const s = claimPorts(createPortSpace(), 'udp', [26001, 21001]);
+ */
+export const claimPorts = (space: PortSpace, transport: Transport, ports: Iterable<number>): PortSpace =>
+  withBits(space, transport, space[transport].setMany(ports));
+
+/**
  * Gives back `ports` on `transport`. Ports not taken (or outside the space) are ignored; returns
  * `space` itself when nothing changes.
  *

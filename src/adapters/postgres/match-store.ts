@@ -1,0 +1,138 @@
+import type pg from 'pg';
+import { dehydrateLobby, dehydrateNamespace, diffWorld, hydrateWorld, type LobbyDoc, type NamespaceRow } from '../../core/persist.js';
+import type { Decision } from '../../core/tx.js';
+import type { RegionInfo, World } from '../../core/world.js';
+import type { MatchStore, Transaction } from '../../io/index.js';
+import { inTransaction } from './schema.js';
+
+interface Cached {
+  readonly revision: number;
+  readonly world: World;
+}
+
+/** PostgreSQL errors after which the whole transaction may simply be run again. */
+const RETRYABLE = new Set(['40001', '40P01']);
+const MAX_ATTEMPTS = 5;
+
+const isRetryable = (error: unknown): boolean =>
+  typeof error === 'object' && error !== null && RETRYABLE.has(String((error as { code?: unknown }).code));
+
+/**
+ * The matchmaker world in PostgreSQL: a row per namespace and per lobby (`json` documents, see
+ * `core/persist.ts`) and one `match_meta` row whose revision every committed decision bumps.
+ *
+ * `transact` locks that row (`SELECT ... FOR UPDATE`) before reading anything, so the decisions of
+ * every process sharing the database run one at a time, each on the latest committed world: the
+ * cached world is reused when the revision has not moved, and rebuilt from the rows when another
+ * process committed since. Only the rows the decision changed are written. Within a process,
+ * transactions queue in memory rather than each holding a connection while waiting for the lock.
+ * Serialization failures and deadlocks roll back and run again (`decide` with them).
+ *
+ * @example
+ * const store = new PgMatchStore(pool, [LOCAL_REGION]);
+ */
+export class PgMatchStore implements MatchStore {
+  readonly #pool: pg.Pool;
+  readonly #regions: readonly RegionInfo[];
+  #cache: Cached | undefined;
+  /** The tail of this process's queue of transactions. */
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(pool: pg.Pool, regions: readonly RegionInfo[]) {
+    this.#pool = pool;
+    this.#regions = regions;
+  }
+
+  async #load(client: pg.PoolClient, revision: number): Promise<Cached> {
+    if (this.#cache?.revision === revision) return this.#cache;
+    const namespaces = await client.query<{ doc: NamespaceRow }>('SELECT doc FROM match_namespaces');
+    const lobbies = await client.query<{ doc: LobbyDoc }>('SELECT doc FROM match_lobbies');
+    const cached = { revision, world: hydrateWorld(this.#regions, namespaces.rows.map((r) => r.doc), lobbies.rows.map((r) => r.doc)) };
+    this.#remember(cached);
+    return cached;
+  }
+
+  #remember(cached: Cached): void {
+    if (this.#cache === undefined || this.#cache.revision < cached.revision) this.#cache = cached;
+  }
+
+  async #persist(client: pg.PoolClient, before: World, after: World): Promise<void> {
+    const namespaces: { id: string; doc: unknown }[] = [];
+    const lobbies: { id: string; namespaceId: string; doc: unknown }[] = [];
+    const gone: string[] = [];
+    const deleted: string[] = [];
+    for (const change of diffWorld(before, after).namespaces) {
+      if (change.after === undefined) {
+        gone.push(change.id);
+        continue;
+      }
+      if (change.rowChanged) namespaces.push({ id: change.id, doc: dehydrateNamespace(change.after) });
+      for (const lobby of change.upserted) lobbies.push({ id: lobby.id, namespaceId: lobby.namespaceId, doc: dehydrateLobby(lobby) });
+      deleted.push(...change.deleted);
+    }
+    if (gone.length > 0) {
+      await client.query('DELETE FROM match_namespaces WHERE id = ANY($1::text[])', [gone]);
+      await client.query('DELETE FROM match_lobbies WHERE namespace_id = ANY($1::text[])', [gone]);
+    }
+    if (namespaces.length > 0) {
+      await client.query(
+        `INSERT INTO match_namespaces (id, doc) SELECT e->>'id', e->'doc' FROM json_array_elements($1::json) e
+         ON CONFLICT (id) DO UPDATE SET doc = EXCLUDED.doc`,
+        [JSON.stringify(namespaces)],
+      );
+    }
+    if (lobbies.length > 0) {
+      await client.query(
+        `INSERT INTO match_lobbies (id, namespace_id, doc) SELECT e->>'id', e->>'namespaceId', e->'doc' FROM json_array_elements($1::json) e
+         ON CONFLICT (id) DO UPDATE SET doc = EXCLUDED.doc`,
+        [JSON.stringify(lobbies)],
+      );
+    }
+    if (deleted.length > 0) await client.query('DELETE FROM match_lobbies WHERE id = ANY($1::text[])', [deleted]);
+  }
+
+  async #attempt<T>(decide: (world: World) => Transaction<T>): Promise<Transaction<T>> {
+    let committed: Cached | undefined;
+    const t = await inTransaction(this.#pool, async (client) => {
+      const { rows } = await client.query<{ revision: string }>('SELECT revision FROM match_meta WHERE id = 1 FOR UPDATE');
+      const base = await this.#load(client, Number(rows[0]?.revision ?? 0));
+      const t = decide(base.world);
+      if (t.decision === undefined) return t;
+      await this.#persist(client, base.world, t.decision.world);
+      committed = { revision: base.revision + 1, world: t.decision.world };
+      await client.query('UPDATE match_meta SET revision = $1 WHERE id = 1', [committed.revision]);
+      return t;
+    });
+    if (committed !== undefined) this.#remember(committed);
+    return t;
+  }
+
+  async #run<T>(decide: (world: World) => Transaction<T>): Promise<Transaction<T>> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#attempt(decide);
+      } catch (error) {
+        if (attempt >= MAX_ATTEMPTS || !isRetryable(error)) throw error;
+      }
+    }
+  }
+
+  #enqueue<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(work, work);
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  snapshot(): Promise<World> {
+    return this.#enqueue(() =>
+      inTransaction(this.#pool, async (client) => {
+        const { rows } = await client.query<{ revision: string }>('SELECT revision FROM match_meta WHERE id = 1');
+        return (await this.#load(client, Number(rows[0]?.revision ?? 0))).world;
+      }, 'BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY'),
+    );
+  }
+
+  transact<T>(decide: (world: World) => Transaction<T>): Promise<{ readonly result: T; readonly decision?: Decision<unknown> }> {
+    return this.#enqueue(() => this.#run(decide));
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * The PostgreSQL schema as ordered migrations. Documents are `json` rather than `jsonb`: `json`
+ * keeps the text as written, and the order of object keys carries meaning in stored version
+ * configs (region priority, game mode and port order). Log lines are `bytea`, since container
+ * output may hold NUL bytes, which `text` refuses.
+ */
+import type pg from 'pg';
+
+/**
+ * Migration `i + 1` is `MIGRATIONS[i]`, run with the schema on the search path. Never edit one that
+ * has shipped; append a new one.
+ *
+ * @example
+ * MIGRATIONS.length; // the schema version a fresh database reaches
+ */
+export const MIGRATIONS: readonly string[] = [
+  // 1: the catalog. Constraint names map to the catalog's conflict kinds (see catalog.ts).
+  `CREATE TABLE games (
+     seq bigserial PRIMARY KEY, id text NOT NULL CONSTRAINT games_id_key UNIQUE,
+     name_id text NOT NULL CONSTRAINT games_name_id_key UNIQUE, doc json NOT NULL);
+   CREATE TABLE namespaces (
+     seq bigserial PRIMARY KEY, id text NOT NULL CONSTRAINT namespaces_id_key UNIQUE, game_id text NOT NULL, name_id text NOT NULL,
+     doc json NOT NULL, CONSTRAINT namespaces_name_id_key UNIQUE (game_id, name_id));
+   CREATE TABLE namespace_domains (
+     seq bigserial PRIMARY KEY, domain text NOT NULL CONSTRAINT namespace_domains_domain_key UNIQUE,
+     namespace_id text NOT NULL, created_at bigint NOT NULL);
+   CREATE INDEX namespace_domains_by_namespace ON namespace_domains (namespace_id, seq);
+   CREATE TABLE versions (seq bigserial PRIMARY KEY, id text NOT NULL CONSTRAINT versions_id_key UNIQUE, game_id text NOT NULL, doc json NOT NULL);
+   CREATE INDEX versions_by_game ON versions (game_id, seq);
+   CREATE TABLE builds (seq bigserial PRIMARY KEY, id text NOT NULL CONSTRAINT builds_id_key UNIQUE, game_id text NOT NULL, doc json NOT NULL);
+   CREATE INDEX builds_by_game ON builds (game_id, seq);
+   CREATE TABLE cdn_sites (seq bigserial PRIMARY KEY, id text NOT NULL CONSTRAINT cdn_sites_id_key UNIQUE, game_id text NOT NULL, doc json NOT NULL);
+   CREATE INDEX cdn_sites_by_game ON cdn_sites (game_id, seq);
+   CREATE TABLE uploads (id text PRIMARY KEY, doc json NOT NULL);
+   CREATE TABLE tokens (jti text PRIMARY KEY, doc json NOT NULL);
+   CREATE TABLE settings (key text PRIMARY KEY, value text NOT NULL);
+   CREATE TABLE log_streams (lobby_id text NOT NULL, stream text NOT NULL, last_seq bigint NOT NULL, PRIMARY KEY (lobby_id, stream));
+   CREATE TABLE log_lines (
+     lobby_id text NOT NULL, stream text NOT NULL, seq bigint NOT NULL, at bigint NOT NULL, line bytea NOT NULL,
+     PRIMARY KEY (lobby_id, stream, seq));`,
+  // 2: the matchmaker world: one row per namespace and per lobby, and the revision every decision bumps.
+  `CREATE TABLE match_meta (id integer PRIMARY KEY CHECK (id = 1), revision bigint NOT NULL);
+   INSERT INTO match_meta (id, revision) VALUES (1, 0);
+   CREATE TABLE match_namespaces (id text PRIMARY KEY, doc json NOT NULL);
+   CREATE TABLE match_lobbies (id text PRIMARY KEY, namespace_id text NOT NULL, doc json NOT NULL);
+   CREATE INDEX match_lobbies_by_namespace ON match_lobbies (namespace_id);`,
+];
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/**
+ * Throws unless `schema` is a plain lowercase identifier (it is put on the search path unquoted).
+ *
+ * @example
+ * checkSchemaName('tavern'); // 'tavern'
+ */
+export const checkSchemaName = (schema: string): string => {
+  if (!SCHEMA_NAME.test(schema)) throw new Error(`schema name ${JSON.stringify(schema)} must match ${String(SCHEMA_NAME)}`);
+  return schema;
+};
+
+/**
+ * Creates `schema` if needed and applies the migrations it lacks, in one transaction under an
+ * advisory lock per schema: processes starting at once wait for each other, and each migration runs
+ * once. The pool's connections must have `schema` on their search path. Returns the version.
+ *
+ * @example
+ * await migrate(pool, 'tavern'); // 2
+ */
+export const migrate = (pool: pg.Pool, schema: string, migrations: readonly string[] = MIGRATIONS): Promise<number> =>
+  inTransaction(pool, async (client) => {
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`tavern:migrate:${schema}`]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS "${checkSchemaName(schema)}"`);
+    await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at bigint NOT NULL)');
+    const { rows } = await client.query<{ version: number | null }>('SELECT MAX(version) AS version FROM schema_migrations');
+    const current = rows[0]?.version ?? 0;
+    if (current > migrations.length) throw new Error(`the database is at schema version ${current}, newer than this Tavern (${migrations.length})`);
+    for (let v = current + 1; v <= migrations.length; v++) {
+      await client.query(migrations[v - 1] ?? '');
+      await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [v, Date.now()]);
+    }
+    return migrations.length;
+  });
+
+/**
+ * Runs `work` in a transaction on one pooled connection: COMMIT when it resolves, ROLLBACK when it
+ * throws (the error is rethrown). `begin` may ask for another isolation level.
+ *
+ * @example
+ * await inTransaction(pool, async (c) => c.query('UPDATE ...'));
+ */
+export const inTransaction = async <T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> => {
+  const client = await pool.connect();
+  // A connection whose ROLLBACK failed is broken: it is destroyed rather than returned to the pool.
+  let broken: Error | undefined;
+  try {
+    await client.query(begin);
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch((e: unknown) => {
+      broken = e instanceof Error ? e : new Error(String(e));
+    });
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+};

@@ -1,0 +1,99 @@
+import type Database from 'better-sqlite3';
+import { dehydrateLobby, dehydrateNamespace, diffWorld, hydrateWorld, type LobbyDoc, type NamespaceRow } from '../../core/persist.js';
+import type { Decision } from '../../core/tx.js';
+import type { RegionInfo, World } from '../../core/world.js';
+import type { MatchStore, Transaction } from '../../io/index.js';
+
+interface Cached {
+  readonly revision: number;
+  readonly world: World;
+}
+
+const SQL = {
+  revision: 'SELECT revision FROM match_meta WHERE id = 1',
+  bump: 'UPDATE match_meta SET revision = ? WHERE id = 1',
+  namespaces: 'SELECT doc FROM match_namespaces',
+  lobbies: 'SELECT doc FROM match_lobbies',
+  putNamespace: 'INSERT INTO match_namespaces (id, doc) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc',
+  deleteNamespace: 'DELETE FROM match_namespaces WHERE id = ?',
+  deleteNamespaceLobbies: 'DELETE FROM match_lobbies WHERE namespace_id = ?',
+  putLobby: 'INSERT INTO match_lobbies (id, namespace_id, doc) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc',
+  deleteLobby: 'DELETE FROM match_lobbies WHERE id = ?',
+} as const;
+
+type Statements = { readonly [K in keyof typeof SQL]: Database.Statement };
+
+/**
+ * The matchmaker world in a SQLite database: a row per namespace and per lobby (JSON documents,
+ * see `core/persist.ts`) and a revision that every committed decision bumps. The hydrated world is
+ * cached with its revision; a transaction reloads it only when another connection (another process
+ * on the same file) committed since. `transact` holds the write lock (`BEGIN IMMEDIATE`) from
+ * reading the revision to commit, so decisions are serialised across processes, and writes only
+ * the rows the decision changed.
+ *
+ * @example
+ * const store = new SqliteMatchStore(openDatabase('.tavern'), [LOCAL_REGION]);
+ */
+export class SqliteMatchStore implements MatchStore {
+  readonly #db: Database.Database;
+  readonly #regions: readonly RegionInfo[];
+  readonly #q: Statements;
+  #cache: Cached | undefined;
+
+  constructor(db: Database.Database, regions: readonly RegionInfo[]) {
+    this.#db = db;
+    this.#regions = regions;
+    this.#q = Object.fromEntries(Object.entries(SQL).map(([k, v]) => [k, db.prepare(v)])) as Statements;
+  }
+
+  /** The committed world, reloaded if the revision moved; call inside a transaction. */
+  #current(): Cached {
+    const { revision } = this.#q.revision.get() as { revision: number };
+    if (this.#cache?.revision === revision) return this.#cache;
+    const namespaces = (this.#q.namespaces.all() as { doc: string }[]).map((r) => JSON.parse(r.doc) as NamespaceRow);
+    const lobbies = (this.#q.lobbies.all() as { doc: string }[]).map((r) => JSON.parse(r.doc) as LobbyDoc);
+    this.#cache = { revision, world: hydrateWorld(this.#regions, namespaces, lobbies) };
+    return this.#cache;
+  }
+
+  #persist(before: World, after: World): void {
+    for (const change of diffWorld(before, after).namespaces) {
+      if (change.after === undefined) {
+        this.#q.deleteNamespace.run(change.id);
+        this.#q.deleteNamespaceLobbies.run(change.id);
+        continue;
+      }
+      if (change.rowChanged) this.#q.putNamespace.run(change.id, JSON.stringify(dehydrateNamespace(change.after)));
+      for (const lobby of change.upserted) this.#q.putLobby.run(lobby.id, lobby.namespaceId, JSON.stringify(dehydrateLobby(lobby)));
+      for (const id of change.deleted) this.#q.deleteLobby.run(id);
+    }
+  }
+
+  snapshot(): Promise<World> {
+    try {
+      return Promise.resolve(this.#db.transaction(() => this.#current().world).deferred());
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  transact<T>(decide: (world: World) => Transaction<T>): Promise<{ readonly result: T; readonly decision?: Decision<unknown> }> {
+    try {
+      const { t, next } = this.#db
+        .transaction(() => {
+          const base = this.#current();
+          const t = decide(base.world);
+          if (t.decision === undefined) return { t, next: base };
+          this.#persist(base.world, t.decision.world);
+          const revision = base.revision + 1;
+          this.#q.bump.run(revision);
+          return { t, next: { revision, world: t.decision.world } };
+        })
+        .immediate();
+      this.#cache = next;
+      return Promise.resolve(t);
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+}

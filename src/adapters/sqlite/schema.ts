@@ -1,0 +1,102 @@
+/**
+ * The SQLite schema as ordered migrations, and the connection setup: WAL journaling (readers never
+ * block the writer), a busy timeout (a process waits for another's write lock instead of failing),
+ * full fsync on commit (an acknowledged write survives a crash).
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+
+/**
+ * Migration `i + 1` is `MIGRATIONS[i]`. Applied ones are recorded in `schema_migrations`; never edit
+ * one that has shipped, append a new one.
+ *
+ * @example
+ * MIGRATIONS.length; // the schema version a fresh database reaches
+ */
+export const MIGRATIONS: readonly string[] = [
+  // 1: the catalog. Records are JSON documents; the columns beside them carry what is unique or looked up.
+  `CREATE TABLE games (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, name_id TEXT NOT NULL UNIQUE, doc TEXT NOT NULL);
+   CREATE TABLE namespaces (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, game_id TEXT NOT NULL, name_id TEXT NOT NULL, doc TEXT NOT NULL,
+     UNIQUE (game_id, name_id));
+   CREATE TABLE namespace_domains (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT, domain TEXT NOT NULL UNIQUE, namespace_id TEXT NOT NULL, created_at INTEGER NOT NULL);
+   CREATE INDEX namespace_domains_by_namespace ON namespace_domains (namespace_id, seq);
+   CREATE TABLE versions (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, game_id TEXT NOT NULL, doc TEXT NOT NULL);
+   CREATE INDEX versions_by_game ON versions (game_id, seq);
+   CREATE TABLE builds (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, game_id TEXT NOT NULL, doc TEXT NOT NULL);
+   CREATE INDEX builds_by_game ON builds (game_id, seq);
+   CREATE TABLE cdn_sites (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, game_id TEXT NOT NULL, doc TEXT NOT NULL);
+   CREATE INDEX cdn_sites_by_game ON cdn_sites (game_id, seq);
+   CREATE TABLE uploads (id TEXT PRIMARY KEY, doc TEXT NOT NULL);
+   CREATE TABLE tokens (jti TEXT PRIMARY KEY, doc TEXT NOT NULL);
+   CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+   CREATE TABLE log_streams (lobby_id TEXT NOT NULL, stream TEXT NOT NULL, last_seq INTEGER NOT NULL, PRIMARY KEY (lobby_id, stream));
+   CREATE TABLE log_lines (
+     lobby_id TEXT NOT NULL, stream TEXT NOT NULL, seq INTEGER NOT NULL, at INTEGER NOT NULL, line TEXT NOT NULL,
+     PRIMARY KEY (lobby_id, stream, seq)) WITHOUT ROWID;`,
+  // 2: the matchmaker world: one row per namespace and per lobby, and a revision bumped by every decision.
+  `CREATE TABLE match_meta (id INTEGER PRIMARY KEY CHECK (id = 1), revision INTEGER NOT NULL);
+   INSERT INTO match_meta (id, revision) VALUES (1, 0);
+   CREATE TABLE match_namespaces (id TEXT PRIMARY KEY, doc TEXT NOT NULL);
+   CREATE TABLE match_lobbies (id TEXT PRIMARY KEY, namespace_id TEXT NOT NULL, doc TEXT NOT NULL);
+   CREATE INDEX match_lobbies_by_namespace ON match_lobbies (namespace_id);`,
+];
+
+/**
+ * Applies the migrations `db` lacks, each with its `schema_migrations` row, in one write transaction
+ * (so two processes opening a fresh file at once apply each migration once). Returns the version.
+ *
+ * @example
+ * migrate(db); // 2
+ */
+export const migrate = (db: Database.Database, migrations: readonly string[] = MIGRATIONS): number =>
+  db
+    .transaction(() => {
+      db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
+      const row = db.prepare('SELECT MAX(version) AS version FROM schema_migrations').get() as { version: number | null };
+      const current = row.version ?? 0;
+      if (current > migrations.length) throw new Error(`the database is at schema version ${current}, newer than this Tavern (${migrations.length})`);
+      const record = db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)');
+      for (let v = current + 1; v <= migrations.length; v++) {
+        db.exec(migrations[v - 1] ?? '');
+        record.run(v, Date.now());
+      }
+      return migrations.length;
+    })
+    .immediate();
+
+/**
+ * Connection settings.
+ *
+ * @example
+ * const options: SqliteConnectionOptions = { file: 'tavern.db', busyTimeoutMs: 5_000 };
+ */
+export interface SqliteConnectionOptions {
+  /** The database file name inside the data dir (default `tavern.db`). */
+  readonly file?: string;
+  /** How long a write waits for another connection's lock before failing (default 10 s). */
+  readonly busyTimeoutMs?: number;
+}
+
+/**
+ * Opens (creating the directory and file if needed) and migrates the database of a data dir.
+ *
+ * @example
+ * const db = openDatabase('.tavern');
+ */
+export const openDatabase = (dataDir: string, options: SqliteConnectionOptions = {}): Database.Database => {
+  mkdirSync(dataDir, { recursive: true });
+  const db = new Database(join(dataDir, options.file ?? 'tavern.db'));
+  try {
+    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 10_000))}`);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    migrate(db);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+};

@@ -1,0 +1,125 @@
+/**
+ * A Matchmaker service over any MatchStore with in-process fakes (clock, ids, runtime, routes,
+ * logs, verifiers), and the version configs the storage tests publish. Shared by the contract
+ * suites and by the child processes of the storage tests.
+ */
+import { randomUUID } from 'node:crypto';
+import { parseVersion } from '../../src/core/config/index.js';
+import type { ResolvedVersion } from '../../src/core/config/types.js';
+import type { StartLobby } from '../../src/core/effects.js';
+import { isAllocated, lobbyPortsInUse } from '../../src/core/ports/index.js';
+import { makeVersion, type Version, type World } from '../../src/core/world.js';
+import type { MatchStore, Runtime } from '../../src/io/index.js';
+import { Matchmaker } from '../../src/services/matchmaker.js';
+
+const IMAGE = '6f1d2b8e-0d5f-4f0b-9a57-1f2a3b4c5d6e';
+
+/** A resolved version: one mode `default` of `maxPlayers` seats, `idle` idle lobbies (min = max) in `local`. */
+export const versionConfig = (maxPlayers: number, idle = 0): ResolvedVersion => {
+  const parsed = parseVersion(
+    {
+      display_name: 'contract',
+      config: {
+        matchmaker: {
+          regions: { local: { idle_lobbies: { min: idle, max: idle } } },
+          max_players: maxPlayers,
+          docker: { image_id: IMAGE, ports: { default: { port: 7777, protocol: 'udp' }, web: { port: 8080, protocol: 'https' } } },
+          game_modes: { default: {} },
+        },
+      },
+    },
+    { regions: new Set(['local']) },
+  );
+  if (!parsed.ok) throw new Error(parsed.error.map((p) => p.path.join('.')).join(', '));
+  return parsed.value.resolved;
+};
+
+/** A version of {@link versionConfig} with a fresh id. */
+export const version = (maxPlayers: number, idle = 0): Version => makeVersion(randomUUID(), versionConfig(maxPlayers, idle));
+
+/** A runtime that starts nothing and records what it was asked to start. */
+export class FakeRuntime implements Runtime {
+  readonly started: StartLobby[] = [];
+  start(lobby: StartLobby): Promise<void> {
+    this.started.push(lobby);
+    return Promise.resolve();
+  }
+  stop(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/** A Matchmaker on `store` with fakes; `clock.t` is its time. */
+export const matchmakerOn = (store: MatchStore) => {
+  const clock = { t: 1_700_000_000_000, now: () => clock.t };
+  const runtime = new FakeRuntime();
+  const mm = new Matchmaker({
+    store,
+    clock,
+    random: { uuid: () => randomUUID(), u32: () => (Math.random() * 2 ** 32) >>> 0 },
+    verifier: { verify: () => Promise.resolve({ kind: 'status', status: 204 }) },
+    captcha: { verify: () => Promise.resolve({ success: true }) },
+    runtime,
+    routes: { bind: () => Promise.resolve(), unbind: () => Promise.resolve() },
+    logs: { append: () => Promise.resolve() },
+  });
+  return { mm, clock, runtime };
+};
+
+/** Marks every `creating` lobby of the namespace ready. */
+export const readyAll = async (mm: Matchmaker, namespaceId: string): Promise<void> => {
+  const world = await mm.snapshot();
+  for (const lobby of world.namespaces.get(namespaceId)?.lobbies.values() ?? []) {
+    if (lobby.lifecycle.status !== 'creating') continue;
+    const r = await mm.lobbyReady({ namespaceId, lobbyId: lobby.id });
+    if (!r.ok) throw new Error(r.error.code);
+  }
+};
+
+/**
+ * Where a world contradicts itself, as messages (none when consistent): lobby player counts against
+ * their players, per-client seat counts, active lobby counts, and each region's taken ports against
+ * the allocations of its lobbies that have not stopped (each port held once).
+ */
+export const inconsistencies = (world: World): string[] => {
+  const out: string[] = [];
+  type Held = { tcp: Map<number, string>; udp: Map<number, string> };
+  const none = (): Held => ({ tcp: new Map(), udp: new Map() });
+  const held = new Map<string, Held>();
+  for (const ns of world.namespaces.values()) {
+    const sources = new Map<string, number>();
+    let active = 0;
+    for (const lobby of ns.lobbies.values()) {
+      if (lobby.namespaceId !== ns.id) out.push(`lobby ${lobby.id} is filed under ${ns.id} but says ${lobby.namespaceId}`);
+      const players = [...lobby.players.values()];
+      if (lobby.playerCount !== players.length) out.push(`lobby ${lobby.id}: playerCount ${lobby.playerCount}, ${players.length} players`);
+      const connected = players.filter((p) => p.status === 'connected').length;
+      if (lobby.connectedCount !== connected) out.push(`lobby ${lobby.id}: connectedCount ${lobby.connectedCount}, ${connected} connected`);
+      if (lobby.playerCount > Math.max(lobby.maxPlayers.direct, lobby.maxPlayers.party)) out.push(`lobby ${lobby.id}: ${lobby.playerCount} players over its limits`);
+      for (const p of players) sources.set(p.source, (sources.get(p.source) ?? 0) + 1);
+      if (lobby.lifecycle.status === 'creating' || lobby.lifecycle.status === 'ready') active++;
+      if (lobby.lifecycle.status === 'stopped') continue;
+      const region = held.get(lobby.region) ?? none();
+      held.set(lobby.region, region);
+      const used = lobbyPortsInUse(lobby.ports);
+      for (const transport of ['tcp', 'udp'] as const) {
+        for (const port of used[transport]) {
+          const owner = region[transport].get(port);
+          if (owner !== undefined) out.push(`${transport} port ${port} held by ${owner} and ${lobby.id}`);
+          region[transport].set(port, lobby.id);
+        }
+      }
+    }
+    if (active !== ns.activeLobbies) out.push(`namespace ${ns.id}: activeLobbies ${ns.activeLobbies}, ${active} active`);
+    const recorded = new Map(ns.sources.entries());
+    if (JSON.stringify([...recorded].sort()) !== JSON.stringify([...sources].sort())) out.push(`namespace ${ns.id}: per-client seat counts disagree`);
+  }
+  for (const [region, space] of world.ports.entries()) {
+    const ports = held.get(region) ?? none();
+    for (const transport of ['tcp', 'udp'] as const) {
+      if (space[transport].used !== ports[transport].size) out.push(`${region} ${transport}: ${space[transport].used} ports taken, lobbies hold ${ports[transport].size}`);
+      for (const port of ports[transport].keys()) if (!isAllocated(space, transport, port)) out.push(`${region} ${transport} port ${port} held but free`);
+    }
+  }
+  return out;
+};

@@ -1,0 +1,174 @@
+/**
+ * The MatchStore contract: every adapter runs this same suite (memory.test.ts, sqlite.test.ts,
+ * postgres.test.ts). Decisions come from the real Matchmaker service (fakes for everything else).
+ */
+import { randomUUID } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { updateNamespaceSettings } from '../../src/core/namespace.js';
+import { dehydrateWorld } from '../../src/core/persist.js';
+import type { World } from '../../src/core/world.js';
+import type { MatchStore } from '../../src/io/index.js';
+import { inconsistencies, matchmakerOn, readyAll, version } from './fakes.js';
+
+/** A fresh, empty world store, and how to open another store on the same database. */
+export interface MatchStoreUnderTest {
+  readonly match: MatchStore;
+  /** A new store on the same database (a restart, or another process). */
+  reopen(): Promise<MatchStore>;
+  close(): Promise<void>;
+}
+
+/** The stored form of a world, in a canonical order: equal for observably equal worlds. */
+const rows = (world: World) => {
+  const { namespaces, lobbies } = dehydrateWorld(world);
+  const byId = <T extends { id: string }>(xs: T[]) => xs.sort((a, b) => (a.id < b.id ? -1 : 1));
+  return {
+    namespaces: byId(namespaces).map((n) => ({ ...n, versions: byId([...n.versions]), captcha: [...n.captcha].sort((a, b) => (a.source < b.source ? -1 : 1)) })),
+    lobbies: byId(lobbies).map((l) => ({ ...l, players: [...l.players].sort((a, b) => (a.id < b.id ? -1 : 1)) })),
+    ports: [...world.ports.entries()].map(([region, s]) => [region, s.tcp.toArray(), s.udp.toArray()]).sort(),
+  };
+};
+
+const client = () => ({ ip: `10.${(Math.random() * 255) | 0}.${(Math.random() * 255) | 0}.${(Math.random() * 255) | 0}` });
+
+/**
+ * Registers the MatchStore contract for one adapter.
+ *
+ * @example
+ * matchStoreContract('sqlite', async () => ({ match, reopen, close }));
+ */
+export const matchStoreContract = (name: string, open: () => Promise<MatchStoreUnderTest>): void => {
+  describe(`MatchStore contract: ${name}`, () => {
+    const opened: MatchStoreUnderTest[] = [];
+    const fresh = async () => {
+      const s = await open();
+      opened.push(s);
+      return s;
+    };
+    afterEach(async () => {
+      for (const s of opened.splice(0)) await s.close();
+    });
+
+    it('starts empty, persists every decision, and a reopened store sees the same world', async () => {
+      const store = await fresh();
+      expect([...(await store.match.snapshot()).namespaces.keys()]).toEqual([]);
+      const { mm, clock } = matchmakerOn(store.match);
+      const ns = randomUUID();
+      await mm.addNamespace(ns);
+      await mm.publish(ns, version(4, 2));
+      await readyAll(mm, ns);
+      const seats = [];
+      for (let i = 0; i < 11; i++) {
+        const outcome = await mm.find({ namespaceId: ns, gameModes: ['default'], client: client() });
+        if (!outcome.ok) throw new Error(outcome.error.code);
+        seats.push(outcome.seat);
+      }
+      await readyAll(mm, ns);
+      const [first, second, third] = seats;
+      if (first === undefined || second === undefined || third === undefined) throw new Error('setup');
+      expect((await mm.playerConnected({ namespaceId: ns, lobbyId: first.lobbyId, playerId: first.playerIds[0] ?? '' })).ok).toBe(true);
+      expect((await mm.playerDisconnected({ namespaceId: ns, lobbyId: second.lobbyId, playerId: second.playerIds[0] ?? '' })).ok).toBe(true);
+      expect((await mm.setClosed({ namespaceId: ns, lobbyId: third.lobbyId }, true)).ok).toBe(true);
+      const stopped = seats[10];
+      if (stopped === undefined) throw new Error('setup');
+      expect((await mm.stopLobby({ namespaceId: ns, lobbyId: stopped.lobbyId })).ok).toBe(true);
+      expect((await mm.lobbyExited({ namespaceId: ns, lobbyId: stopped.lobbyId }, 'exited')).ok).toBe(true);
+      clock.t += 20 * 60_000;
+      await mm.maintain();
+
+      const world = await store.match.snapshot();
+      expect(inconsistencies(world)).toEqual([]);
+      const lobbies = [...(world.namespaces.get(ns)?.lobbies.values() ?? [])];
+      expect(lobbies.length).toBeGreaterThan(2);
+      expect(lobbies.find((l) => l.id === first.lobbyId)?.players.get(first.playerIds[0] ?? '')?.status).toBe('connected');
+      expect(lobbies.find((l) => l.id === third.lobbyId)?.closed).toBe(true);
+
+      const reopened = await store.reopen();
+      const again = await reopened.snapshot();
+      expect(rows(again)).toEqual(rows(world));
+      expect(inconsistencies(again)).toEqual([]);
+      // The reopened store carries on where the first left off.
+      const next = await matchmakerOn(reopened).mm.find({ namespaceId: ns, gameModes: ['default'], client: client() });
+      expect(next.ok).toBe(true);
+      expect(rows(await store.match.snapshot())).toEqual(rows(await reopened.snapshot()));
+    });
+
+    it('a result without a decision persists nothing; a failing decide persists nothing and rejects', async () => {
+      const store = await fresh();
+      const { mm } = matchmakerOn(store.match);
+      const ns = randomUUID();
+      await mm.addNamespace(ns);
+      const before = rows(await store.match.snapshot());
+      const out = await store.match.transact((world) => {
+        // A change computed but not returned as the decision.
+        updateNamespaceSettings(world, ns, { ...(world.namespaces.get(ns)?.settings ?? ({} as never)), lobbyCountMax: 1 });
+        return { result: 'nothing' };
+      });
+      expect(out).toEqual({ result: 'nothing' });
+      // Wrapped: the memory store throws synchronously, the database stores reject.
+      await expect(async () =>
+        store.match.transact((world) => {
+          const next = updateNamespaceSettings(world, ns, { ...(world.namespaces.get(ns)?.settings ?? ({} as never)), lobbyCountMax: 2 });
+          if (next !== world) throw new Error('decide failed');
+          return { result: 0 };
+        }),
+      ).rejects.toThrow('decide failed');
+      expect(rows(await store.match.snapshot())).toEqual(before);
+      expect(rows(await (await store.reopen()).snapshot())).toEqual(before);
+    });
+
+    it('transact returns the decision it persisted', async () => {
+      const store = await fresh();
+      const ns = randomUUID();
+      const { mm } = matchmakerOn(store.match);
+      await mm.addNamespace(ns);
+      const out = await store.match.transact((world) => {
+        const next = updateNamespaceSettings(world, ns, { ...(world.namespaces.get(ns)?.settings ?? ({} as never)), lobbyCountMax: 3 });
+        return { result: 'set', decision: { world: next, effects: [], events: [], value: undefined } };
+      });
+      expect(out.result).toBe('set');
+      expect(out.decision?.world.namespaces.get(ns)?.settings.lobbyCountMax).toBe(3);
+      expect((await (await store.reopen()).snapshot()).namespaces.get(ns)?.settings.lobbyCountMax).toBe(3);
+    });
+
+    it('concurrent transacts, through two stores on one database, never lose an update', async () => {
+      const store = await fresh();
+      const twin = await store.reopen();
+      const ns = randomUUID();
+      await matchmakerOn(store.match).mm.addNamespace(ns);
+      const bump = (s: MatchStore) =>
+        s.transact((world) => {
+          const current = world.namespaces.get(ns)?.settings;
+          if (current === undefined) throw new Error('no namespace');
+          const next = updateNamespaceSettings(world, ns, { ...current, lobbyCountMax: current.lobbyCountMax + 1 });
+          return { result: current.lobbyCountMax, decision: { world: next, effects: [], events: [], value: undefined } };
+        });
+      const start = (await store.match.snapshot()).namespaces.get(ns)?.settings.lobbyCountMax ?? 0;
+      const seen = await Promise.all(Array.from({ length: 40 }, (_, i) => bump(i % 2 === 0 ? store.match : twin)));
+      // Each transact saw a different committed value: they ran one after another.
+      expect(seen.map((s) => s.result).sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => start + i));
+      expect((await store.match.snapshot()).namespaces.get(ns)?.settings.lobbyCountMax).toBe(start + 40);
+      expect((await twin.snapshot()).namespaces.get(ns)?.settings.lobbyCountMax).toBe(start + 40);
+    });
+
+    it('concurrent finds through two stores seat every player once, within the limits, on distinct ports', async () => {
+      const store = await fresh();
+      const twin = await store.reopen();
+      const ns = randomUUID();
+      const a = matchmakerOn(store.match);
+      const b = matchmakerOn(twin);
+      await a.mm.addNamespace(ns);
+      await a.mm.publish(ns, version(3, 0));
+      const outcomes = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? a : b).mm.find({ namespaceId: ns, gameModes: ['default'], client: client() })),
+      );
+      expect(outcomes.every((o) => o.ok)).toBe(true);
+      const world = await (await store.reopen()).snapshot();
+      expect(inconsistencies(world)).toEqual([]);
+      const lobbies = [...(world.namespaces.get(ns)?.lobbies.values() ?? [])];
+      expect(lobbies.reduce((n, l) => n + l.playerCount, 0)).toBe(30);
+      expect(lobbies.every((l) => l.playerCount <= 3)).toBe(true);
+      expect(lobbies).toHaveLength(10);
+    });
+  });
+};

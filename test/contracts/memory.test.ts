@@ -1,0 +1,16 @@
+import { MemoryCatalogStore } from '../../src/adapters/memory/catalog.js';
+import { MemoryMatchStore } from '../../src/adapters/memory/match-store.js';
+import { createWorld } from '../../src/core/world.js';
+import { catalogContract } from './catalog.contract.js';
+import { matchStoreContract } from './match-store.contract.js';
+
+// Process memory is one database: the "other process" and the "reopened" store are the same store.
+catalogContract('memory', () => {
+  const catalog = new MemoryCatalogStore();
+  return Promise.resolve({ catalog, twin: catalog, close: () => Promise.resolve() });
+});
+
+matchStoreContract('memory', () => {
+  const match = new MemoryMatchStore(createWorld());
+  return Promise.resolve({ match, reopen: () => Promise.resolve(match), close: () => Promise.resolve() });
+});

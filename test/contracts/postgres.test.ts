@@ -1,0 +1,50 @@
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { MIGRATIONS, migrate } from '../../src/adapters/postgres/index.js';
+import { DATABASE_URL, dropSchema, freshSchema, postgresProblem, schemaUnderTest } from '../storage/postgres-harness.js';
+import { catalogContract } from './catalog.contract.js';
+import { matchStoreContract } from './match-store.contract.js';
+
+const problem = await postgresProblem();
+
+if (problem !== undefined && process.env['CI'] !== undefined) {
+  // In CI the database is part of the environment: its absence is a failure, never a skip.
+  describe('PostgreSQL adapters', () => {
+    it(`needs PostgreSQL at ${DATABASE_URL}`, () => {
+      throw new Error(`PostgreSQL is unreachable at ${DATABASE_URL}: ${problem}`);
+    });
+  });
+} else if (problem !== undefined) {
+  console.warn(`PostgreSQL is unreachable at ${DATABASE_URL} (${problem}): the PostgreSQL adapter tests are SKIPPED`);
+  describe.skip(`PostgreSQL adapters: SKIPPED, PostgreSQL is unreachable at ${DATABASE_URL} (${problem}); set DATABASE_URL, or CI to make this fail`, () => {
+    it('contract', () => undefined);
+  });
+} else {
+  catalogContract('postgres', async () => {
+    const s = schemaUnderTest();
+    return { catalog: (await s.open()).catalog, twin: (await s.open()).catalog, close: s.close };
+  });
+
+  matchStoreContract('postgres', async () => {
+    const s = schemaUnderTest();
+    return { match: (await s.open()).match, reopen: async () => (await s.open()).match, close: s.close };
+  });
+
+  describe('PostgreSQL schema', () => {
+    it('processes migrating one fresh schema at once apply each migration once', async () => {
+      const schema = freshSchema();
+      const pools = Array.from({ length: 4 }, () => new pg.Pool({ connectionString: DATABASE_URL, options: `-c search_path=${schema}` }));
+      try {
+        expect(await Promise.all(pools.map((p) => migrate(p, schema)))).toEqual(pools.map(() => MIGRATIONS.length));
+        const { rows } = await pools[0]!.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
+        expect(rows.map((r) => r.version)).toEqual(MIGRATIONS.map((_, i) => i + 1));
+        // A later migration is applied on top; an older Tavern refuses the newer schema.
+        expect(await migrate(pools[1]!, schema, [...MIGRATIONS, 'CREATE TABLE extra (x int)'])).toBe(MIGRATIONS.length + 1);
+        await expect(migrate(pools[2]!, schema)).rejects.toThrow(/newer than this Tavern/);
+      } finally {
+        await Promise.all(pools.map((p) => p.end()));
+        await dropSchema(schema);
+      }
+    });
+  });
+}

@@ -1,0 +1,70 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { MIGRATIONS, migrate, openSqlite, type SqliteStores } from '../../src/adapters/sqlite/index.js';
+import { catalogContract } from './catalog.contract.js';
+import { matchStoreContract } from './match-store.contract.js';
+
+/** A fresh data dir; every store opened on it is closed, and the dir removed, by `close`. */
+const dataDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tavern-sqlite-'));
+  const stores: SqliteStores[] = [];
+  const open = () => {
+    const s = openSqlite(dir);
+    stores.push(s);
+    return s;
+  };
+  const close = () => {
+    for (const s of stores) s.close();
+    rmSync(dir, { recursive: true, force: true });
+    return Promise.resolve();
+  };
+  return { dir, open, close };
+};
+
+catalogContract('sqlite', () => {
+  const d = dataDir();
+  return Promise.resolve({ catalog: d.open().catalog, twin: d.open().catalog, close: d.close });
+});
+
+matchStoreContract('sqlite', () => {
+  const d = dataDir();
+  return Promise.resolve({ match: d.open().match, reopen: () => Promise.resolve(d.open().match), close: d.close });
+});
+
+describe('SQLite schema', () => {
+  it('migrates a fresh file once, in WAL mode, and records each migration', () => {
+    const d = dataDir();
+    try {
+      d.open();
+      d.open();
+      const db = new Database(join(d.dir, 'tavern.db'), { readonly: true });
+      try {
+        expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+        const versions = db.prepare('SELECT version FROM schema_migrations ORDER BY version').all() as { version: number }[];
+        expect(versions.map((v) => v.version)).toEqual(MIGRATIONS.map((_, i) => i + 1));
+      } finally {
+        db.close();
+      }
+    } finally {
+      void d.close();
+    }
+  });
+
+  it('applies only the migrations a database lacks, and refuses a newer database', () => {
+    const db = new Database(':memory:');
+    try {
+      expect(migrate(db, ['CREATE TABLE a (x INTEGER)'])).toBe(1);
+      expect(migrate(db, ['CREATE TABLE a (x INTEGER)', 'CREATE TABLE b (y INTEGER)'])).toBe(2);
+      expect(migrate(db, ['CREATE TABLE a (x INTEGER)', 'CREATE TABLE b (y INTEGER)'])).toBe(2);
+      expect(() => migrate(db, ['CREATE TABLE a (x INTEGER)'])).toThrow(/newer than this Tavern/);
+      // A failing migration leaves the database as it was.
+      expect(() => migrate(db, ['', '', 'CREATE TABLE c (z INTEGER)', 'NOT SQL'])).toThrow();
+      expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'c'").get()).toBeUndefined();
+    } finally {
+      db.close();
+    }
+  });
+});
