@@ -155,14 +155,61 @@ function deleteIn<K, V>(s: Node<K, V>, key: K, hash: number, shift: number): Nod
   return s.key === key ? undefined : s;
 }
 
-function* walk<K, V>(s: Node<K, V>): Generator<Node<K, V>> {
-  if (s.kind === LEAF) yield s;
-  else if (s.kind === BRANCH) for (const c of s.slots) yield* walk(c);
-  else yield* s.slots;
+/**
+ * The leaves under a node in trie order, through an explicit stack: a recursive generator pays a
+ * generator frame per level per leaf, and ticks and idle plans iterate whole namespaces.
+ */
+class Leaves<K, V, T> implements IterableIterator<T> {
+  readonly #nodes: Node<K, V>[] = [];
+  readonly #next: number[] = [];
+  readonly #pick: (leaf: Node<K, V>) => T;
+
+  constructor(root: Node<K, V> | undefined, pick: (leaf: Node<K, V>) => T) {
+    this.#pick = pick;
+    if (root !== undefined) {
+      this.#nodes.push(root);
+      this.#next.push(0);
+    }
+  }
+
+  next(): IteratorResult<T> {
+    const nodes = this.#nodes;
+    const next = this.#next;
+    while (nodes.length > 0) {
+      const top = nodes.length - 1;
+      const node = nodes[top] as Node<K, V>;
+      if (node.kind === LEAF) {
+        nodes.pop();
+        next.pop();
+        return { value: this.#pick(node), done: false };
+      }
+      const i = next[top] as number;
+      if (i >= node.slots.length) {
+        nodes.pop();
+        next.pop();
+        continue;
+      }
+      next[top] = i + 1;
+      const child = node.slots[i] as Node<K, V>;
+      if (child.kind === LEAF) return { value: this.#pick(child), done: false };
+      nodes.push(child);
+      next.push(0);
+    }
+    return { value: undefined, done: true };
+  }
+
+  [Symbol.iterator](): IterableIterator<T> {
+    return this;
+  }
 }
 
+const asLeaf = <K, V>(l: Node<K, V>): Node<K, V> => l;
+const asKey = <K, V>(l: Node<K, V>): K => l.key as K;
+const asValue = <K, V>(l: Node<K, V>): V => l.value as V;
+const asEntry = <K, V>(l: Node<K, V>): readonly [K, V] => [l.key as K, l.value as V];
+
 /** Every leaf under `s` (none when `s` is undefined). */
-const leavesOf = <K, V>(s: Node<K, V> | undefined): Iterable<Node<K, V>> => (s === undefined ? [] : walk(s));
+const leavesOf = <K, V>(s: Node<K, V> | undefined): Iterable<Node<K, V>> => new Leaves(s, asLeaf);
 
 /**
  * Reports every key whose value differs between the subtrees `a` (before) and `b` (after) at the
@@ -295,19 +342,19 @@ export class PMap<K extends Key, V> {
     diffNodes(this.root, other.root, onChange);
   }
 
-  *entries(): Generator<readonly [K, V]> {
-    if (this.root !== undefined) for (const l of walk(this.root)) yield [l.key as K, l.value as V];
+  entries(): IterableIterator<readonly [K, V]> {
+    return new Leaves<K, V, readonly [K, V]>(this.root, asEntry);
   }
 
-  *keys(): Generator<K> {
-    if (this.root !== undefined) for (const l of walk(this.root)) yield l.key as K;
+  keys(): IterableIterator<K> {
+    return new Leaves<K, V, K>(this.root, asKey);
   }
 
-  *values(): Generator<V> {
-    if (this.root !== undefined) for (const l of walk(this.root)) yield l.value as V;
+  values(): IterableIterator<V> {
+    return new Leaves<K, V, V>(this.root, asValue);
   }
 
-  [Symbol.iterator](): Generator<readonly [K, V]> {
+  [Symbol.iterator](): IterableIterator<readonly [K, V]> {
     return this.entries();
   }
 }

@@ -76,5 +76,5 @@ export const scaleDemand = (scenario: Scenario, factor: number): Scenario => {
     for (const [region, d] of Object.entries(regions)) scaled[region] = { ...d, arrivals: scaleCurve(d.arrivals, factor) };
     demand[mode] = scaled;
   }
-  return { ...scenario, demand: demand as Demand };
+  return { ...scenario, demand: demand };
 };

@@ -18,6 +18,7 @@ export interface SimHost {
   after(delay: number, job: () => void): void;
   /** A promise resolved `delay` virtual ms from now. */
   sleep(delay: number): Promise<void>;
+  /** Record a step; `data` is plain JSON with every object's keys in sorted order (see `Trace.appendSorted`). */
   trace(kind: string, data: unknown): void;
 }
 
@@ -35,18 +36,21 @@ const HOUR_MS = 3_600_000;
  * seededRandom(createStream(1)).uuid(); // '6c1f…-…-4…-…-…', the same for the same seed
  */
 export const seededRandom = (stream: Stream): Random => {
-  const hex = (n: number, width: number): string => (n >>> 0).toString(16).padStart(8, '0').slice(8 - width);
+  const byte = (n: number): string => HEX[n & 255] as string;
+  const hex = (n: number): string => byte(n >>> 24) + byte(n >>> 16) + byte(n >>> 8) + byte(n);
   return {
     u32: () => stream.u32(),
     uuid: () => {
-      const a = stream.u32();
-      const b = stream.u32();
-      const c = stream.u32();
-      const d = stream.u32();
-      return `${hex(a, 8)}-${hex(b >>> 16, 4)}-4${hex(b, 3)}-${hex(((c >>> 16) & 0x3fff) | 0x8000, 4)}-${hex(c, 4)}${hex(d, 8)}`;
+      const a = hex(stream.u32());
+      const b = hex(stream.u32());
+      const c = hex((stream.u32() & 0x3fffffff) | 0x80000000);
+      const d = hex(stream.u32());
+      return `${a}-${b.slice(0, 4)}-4${b.slice(5)}-${c.slice(0, 4)}-${c.slice(4)}${d}`;
     },
   };
 };
+
+const HEX: readonly string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
 interface Container {
   readonly namespaceId: string;
@@ -103,7 +107,7 @@ export class FakeRuntime implements Runtime {
     const infra = this.#regions.get(lobby.region);
     if (infra === undefined || this.full(lobby.region)) {
       this.refused += 1;
-      this.#host.trace('runtime', { start: lobby.lobbyId, refused: true });
+      this.#host.trace('runtime', { refused: true, start: lobby.lobbyId });
       return Promise.reject(new Error(`region ${lobby.region} runs ${this.running(lobby.region)} lobbies, its lobby_count_max`));
     }
     const container: Container = { namespaceId: lobby.namespaceId, region: lobby.region, alive: true };
@@ -112,7 +116,12 @@ export class FakeRuntime implements Runtime {
     this.started += 1;
     const delay = Math.max(0, Math.round(sample(infra.lobbyStartDelayMs, this.#stream)));
     const crashIn = infra.lobbyCrashRatePerHour > 0 ? Math.round((-Math.log(1 - this.#stream.float()) / infra.lobbyCrashRatePerHour) * HOUR_MS) : undefined;
-    this.#host.trace('runtime', { start: lobby.lobbyId, region: lobby.region, ready_in: delay, ...(crashIn === undefined ? {} : { crash_in: crashIn }) });
+    this.#host.trace(
+      'runtime',
+      crashIn === undefined
+        ? { ready_in: delay, region: lobby.region, start: lobby.lobbyId }
+        : { crash_in: crashIn, ready_in: delay, region: lobby.region, start: lobby.lobbyId },
+    );
     this.#host.after(delay, () => {
       if (container.alive) this.#listener?.ready(lobby.namespaceId, lobby.lobbyId);
     });
@@ -129,7 +138,7 @@ export class FakeRuntime implements Runtime {
   stop(stop: StopLobby): Promise<void> {
     const container = this.#containers.get(stop.lobbyId);
     if (container === undefined || !container.alive) return Promise.resolve();
-    this.#host.trace('runtime', { stop: stop.lobbyId, force: stop.force });
+    this.#host.trace('runtime', { force: stop.force, stop: stop.lobbyId });
     if (stop.force) this.#gone(stop.lobbyId, container, 'exited');
     else this.#host.after(STOP_DELAY_MS, () => {
       if (container.alive) this.#gone(stop.lobbyId, container, 'exited');
@@ -168,13 +177,13 @@ export class FakeVerifier implements Verifier {
     if (u < this.model.timeoutShare) {
       this.timedOut += 1;
       await this.host.sleep(VERIFIER_TIMEOUT_MS);
-      this.host.trace('verify', { mode: check.gameMode, kind: check.kind, timeout: true });
+      this.host.trace('verify', { kind: check.kind, mode: check.gameMode, timeout: true });
       return { kind: 'timeout' };
     }
     await this.host.sleep(Math.min(latency, VERIFIER_TIMEOUT_MS));
     const status = u < this.model.timeoutShare + this.model.denyShare ? 403 : 204;
     if (status === 403) this.denied += 1;
-    this.host.trace('verify', { mode: check.gameMode, kind: check.kind, status });
+    this.host.trace('verify', { kind: check.kind, mode: check.gameMode, status });
     return { kind: 'status', status };
   }
 }

@@ -108,8 +108,8 @@ const drawArrival = (mode: string, region: string, d: RegionDemand, stream: Stre
   };
 };
 
-/** A drain point: every microtask queued so far (service continuations) runs before it resolves. */
-const drain = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+/** Microtask turns a drain may take before concluding a task waits on something other than virtual time. */
+const MAX_DRAIN_TURNS = 100_000;
 
 /**
  * Run `scenario` to its end.
@@ -123,12 +123,22 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   const root = createStream(seed);
   const sim = new Simulation<() => void>(0);
   const trace = new Trace({ keep: options.keepTrace === true });
+  // Tasks in flight, and those of them asleep on virtual time: the others are still running.
+  let inflight = 0;
+  let sleeping = 0;
   const clock = { now: () => SIM_EPOCH + sim.now() };
   const host: SimHost = {
     now: () => sim.now(),
     after: (delay, job) => void sim.scheduleIn(delay, job),
-    sleep: (delay) => new Promise((resolve) => sim.scheduleIn(delay, resolve)),
-    trace: (kind, data) => trace.append({ t: sim.now(), kind, data }),
+    sleep: (delay) =>
+      new Promise((resolve) => {
+        sleeping += 1;
+        sim.scheduleIn(delay, () => {
+          sleeping -= 1;
+          resolve();
+        });
+      }),
+    trace: (kind, data) => trace.appendSorted({ data, kind, t: sim.now() }),
   };
   const infra = scenario.infrastructure;
   const runtime = new FakeRuntime(host, infra.regions, split(root, 'runtime'));
@@ -155,7 +165,6 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   const metrics = new MetricsCollector(new Map(infra.regions.map((r) => [r.region.id, r.costPerLobbyHour ?? 0])), SIM_EPOCH);
   const violations: string[] = [];
   let failure: unknown;
-  let inflight = 0;
   const spawn = (task: Promise<unknown>): void => {
     inflight += 1;
     task.then(
@@ -223,7 +232,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     metrics.onEvents(events, clock.now());
     for (const e of events) {
       const compact = traceEvent(e);
-      if (compact !== undefined) trace.append({ t: sim.now(), kind: 'event', data: compact });
+      if (compact !== undefined) trace.appendSorted({ data: compact, kind: 'event', t: sim.now() });
       if (e.type === 'lobby-ready') list(e.namespaceId, e.lobbyId);
       else if (e.type === 'lobby-stopping') unlist(e.lobbyId);
       else if (e.type === 'seat-ready') {
@@ -268,17 +277,17 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     const arrivedAt = sim.now();
     metrics.arrival(arrival.party);
     inflightPlayers += arrival.party;
-    trace.append({ t: arrivedAt, kind: 'request', data: { id, kind: arrival.kind, mode: arrival.gameMode, region: arrival.region, party: arrival.party } });
+    trace.appendSorted({ data: { id, kind: arrival.kind, mode: arrival.gameMode, party: arrival.party, region: arrival.region }, kind: 'request', t: arrivedAt });
     /** Account for one answer covering players `first..first+count-1` of the party. */
     const settle = (outcome: MatchOutcome, first: number, count: number): void => {
       inflightPlayers -= count;
       if (!outcome.ok) {
-        trace.append({ t: sim.now(), kind: 'outcome', data: { id, code: outcome.error.code } });
+        trace.appendSorted({ data: { code: outcome.error.code, id }, kind: 'outcome', t: sim.now() });
         metrics.refuse(outcome.error.code, count);
         return;
       }
       const { seat } = outcome;
-      trace.append({ t: sim.now(), kind: 'outcome', data: { id, lobby: seat.lobbyId, ready: seat.ready } });
+      trace.appendSorted({ data: { id, lobby: seat.lobbyId, ready: seat.ready }, kind: 'outcome', t: sim.now() });
       metrics.seat(seat.playerIds.length, sim.now() - arrivedAt);
       seat.playerIds.forEach((playerId, i) => {
         const index = first + i;
@@ -362,7 +371,12 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     last = item.time;
     item.event();
     events += 1;
-    if (inflight > 0) await drain();
+    // Let every task this event woke run to its next sleep (or its end) before time moves on:
+    // microtask turns, no trip through the event loop.
+    for (let turns = 0; inflight > sleeping; turns++) {
+      if (turns > MAX_DRAIN_TURNS) throw new Error('a simulated task waits on something other than virtual time');
+      await Promise.resolve();
+    }
     if (failure !== undefined) throw failure instanceof Error ? failure : new Error('a simulated task failed', { cause: failure });
     if (options.onProgress !== undefined && item.time >= nextReport) {
       options.onProgress(item.time / scenario.durationMs);

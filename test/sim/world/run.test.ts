@@ -3,6 +3,7 @@ import { builtinScenario, builtinScenarioJson, BUILTIN_NAMES } from '../../../sr
 import { applyOverrides } from '../../../src/sim/scenario/overrides.js';
 import { parseScenario } from '../../../src/sim/scenario/parse.js';
 import type { RecordedRequest, Scenario } from '../../../src/sim/scenario/types.js';
+import { canonicalJson } from '../../../src/sim/trace/canonical.js';
 import { runScenario } from '../../../src/sim/world/run.js';
 
 const MINUTE = 60_000;
@@ -42,6 +43,15 @@ describe('runScenario', () => {
     expect(a.metrics).toEqual(b.metrics);
     expect(a.events).toBe(b.events);
     expect(c.trace.hash).not.toBe(a.trace.hash);
+  });
+
+  it('writes canonical trace lines: each record serializes as canonical JSON', async () => {
+    const s = short('steady', 10, ['version.matchmaker.actions.find.verification={"url":"https://game.example/v","headers":{}}', 'infrastructure.verifier={"timeout_share":0.1}']);
+    const r = await runScenario(s, { keepTrace: true });
+    const records = r.trace.records ?? [];
+    const kinds = new Set(records.map((rec) => rec.kind));
+    expect([...kinds].sort()).toEqual(['event', 'outcome', 'request', 'runtime', 'verify']);
+    for (const rec of records) expect(JSON.stringify(rec)).toBe(canonicalJson(rec));
   });
 
   it.each(BUILTIN_NAMES)('keeps every invariant through %s (conservation, seat limits, ports, idle bounds, clock)', async (name) => {
