@@ -4,7 +4,7 @@
  */
 import { rateAt, type RateCurve } from '../engine/curve.js';
 import { Z95, type Distribution } from '../engine/random.js';
-import type { Demand, RegionDemand, Scenario } from './types.js';
+import type { RegionDemand, Scenario } from './types.js';
 
 /**
  * The mean of a distribution (a choice's keys are read as numbers, as party sizes are).
