@@ -64,6 +64,11 @@ export const ERRORS = {
   UPLOAD_EXPIRED: { status: 403, message: 'The presigned request expired (Tavern).' },
   UPLOAD_SIGNATURE_INVALID: { status: 403, message: 'The presigned request signature is invalid (Tavern).' },
   UPLOAD_INCOMPLETE: { status: 400, message: 'The upload is incomplete: {reason} (Tavern).' },
+  MATCHMAKER_LOBBY_NOT_STARTED: { status: 400, message: 'The lobby did not become ready within {seconds} s; the seat was released, try again.' },
+  CLAIMS_MISSING_ENTITLEMENT: { status: 401, message: 'Missing "{entitlement}" entitlement.' },
+  TOKEN_ERROR: { status: 400, message: 'Invalid player token: {reason}.' },
+  API_CORS_ORIGIN_NOT_ALLOWED: { status: 400, message: 'Origin {origin} is not allowed.' },
+  ERROR: { status: 500, message: 'An internal error has occurred (ray_id {ray_id}).' },
 } as const satisfies Record<string, { readonly status: number; readonly message: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -77,3 +77,26 @@ export interface ProxyRoutes {
 export interface LobbyLogs {
   append(line: AppendLog): Promise<void>;
 }
+
+/**
+ * Delayed calls: the server's long polls and seat waits go through this, so tests and the
+ * simulator expire them instantly or on virtual time.
+ *
+ * @example
+ * const cancel = timers.after(40_000, () => finish());
+ */
+export interface Timers {
+  /** Calls `fn` once, `ms` from now; the returned function cancels it (a no-op once it ran). */
+  after(ms: number, fn: () => void): () => void;
+}
+
+/**
+ * The free-form JSON state a lobby publishes (`PUT /matchmaker/lobbies/state`), read back by
+ * `GET /matchmaker/lobbies/{id}/state`, `lobbies/list?include_state` and verification payloads.
+ */
+export interface LobbyStates {
+  /** The state, or undefined when none was set (or it was cleared). */
+  get(lobbyId: string): Promise<unknown>;
+  /** Sets the state; undefined clears it. */
+  set(lobbyId: string, state: unknown): Promise<void>;
+}

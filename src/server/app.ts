@@ -1,0 +1,194 @@
+/**
+ * The HTTP edge as a function `Request → Response` (testable in process; `http.ts` bridges it to
+ * node:http). Lifecycle of a request:
+ *
+ *   canonical path (both URL styles) → CORS → route (404 `API_NOT_FOUND` / 400
+ *   `API_METHOD_NOT_ALLOWED`) → handler: auth → body (≤ 1 MiB JSON) → validate → service →
+ *   200 JSON | catalog error → `{code, message, metadata?}` with its status; anything unexpected
+ *   → 500 `ERROR` with the ray id (logged). Every response carries `rvt-ray-id`.
+ */
+import { errorMessage, matchError } from '../core/errors.js';
+import { LogBook } from '../services/lobby-logs.js';
+import { resolveAgent, type Agent } from './auth.js';
+import { MAX_BODY_BYTES, readJsonBody } from './body.js';
+import type { Ctx, Handler, Services, Settings } from './context.js';
+import { corsFor, preflightHeaders } from './cors.js';
+import type { AppConfig, AppDeps, Logger } from './deps.js';
+import { errorResponse, HttpError, json } from './errors.js';
+import { MemoryLobbyStates } from './lobby-states.js';
+import { syncNamespaces } from './publish.js';
+import { canonicalPath, Router } from './router.js';
+import { registerDevices } from './routes/devices.js';
+import { registerDomains } from './routes/domains.js';
+import { registerGames } from './routes/games.js';
+import { registerCloudLobbies } from './routes/lobbies-cloud.js';
+import { registerMatchmakerInfo } from './routes/mm-info.js';
+import { registerMatchmakerLobbies } from './routes/mm-lobbies.js';
+import { registerMatchmakerLobbySide } from './routes/mm-lobby-side.js';
+import { registerNamespaceTokens } from './routes/namespace-tokens.js';
+import { registerNamespaces } from './routes/namespaces.js';
+import { registerUploads } from './routes/uploads.js';
+import { registerVersions } from './routes/versions.js';
+import { TokenIssuer } from './tokens.js';
+
+export interface App {
+  /** Answers one request; `conn.remoteAddress` is the TCP peer (the bridge passes it). Never rejects. */
+  handle(request: Request, conn?: { readonly remoteAddress?: string }): Promise<Response>;
+  /** Resolves once start-up work is done (signing key, admin token, matchmaker namespaces). */
+  ready(): Promise<void>;
+  /** The shared services (tests and `main` use the token issuer). */
+  readonly services: Services;
+  /** Ends pending long polls and seat waits (graceful shutdown). */
+  close(): void;
+}
+
+const SILENT: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+const settingsOf = (config: AppConfig): Settings => {
+  const host = new URL(config.publicOrigin).hostname.replace(/^\[|\]$/g, '');
+  return {
+    publicOrigin: config.publicOrigin.replace(/\/+$/, ''),
+    jobDomain: config.jobDomain ?? host,
+    regionHosts: config.regionHosts ?? {},
+    ...(config.cdnDomain === undefined ? {} : { cdnDomain: config.cdnDomain }),
+    ...(config.hubOrigins === undefined ? {} : { hubOrigins: config.hubOrigins }),
+    trustProxyHeaders: config.trustProxyHeaders ?? true,
+    seatWaitMs: config.seatWaitMs ?? 50_000,
+    seatPollMs: config.seatPollMs ?? 1_000,
+    logWatchMs: config.logWatchMs ?? 40_000,
+    logPollMs: config.logPollMs ?? 1_000,
+    maxBodyBytes: config.maxBodyBytes ?? MAX_BODY_BYTES,
+  };
+};
+
+const servicesOf = (deps: AppDeps): Services => ({
+  catalog: deps.catalog,
+  matchmaker: deps.matchmaker,
+  clock: deps.clock,
+  random: deps.random,
+  timers: deps.timers,
+  regions: deps.regions,
+  ...(deps.uploads === undefined ? {} : { uploads: deps.uploads }),
+  tokens: deps.tokens ?? new TokenIssuer({
+    catalog: deps.catalog, clock: deps.clock, random: deps.random,
+    ...(deps.config.adminToken === undefined ? {} : { adminToken: deps.config.adminToken }),
+  }),
+  logBook: deps.logBook ?? new LogBook(deps.catalog),
+  lobbyStates: deps.lobbyStates ?? new MemoryLobbyStates(),
+  logger: deps.logger ?? SILENT,
+  settings: settingsOf(deps.config),
+});
+
+const buildRouter = (): Router<Handler> => {
+  const router = new Router<Handler>();
+  router.add('GET', '/health', () => Promise.resolve({ status: 'ok' }));
+  for (const register of [
+    registerGames, registerNamespaces, registerNamespaceTokens, registerDomains, registerVersions, registerCloudLobbies,
+    registerUploads, registerDevices, registerMatchmakerLobbies, registerMatchmakerLobbySide, registerMatchmakerInfo,
+  ]) register(router);
+  return router;
+};
+
+/** A signal aborted when either source aborts; `unlink` drops the listeners (the app's signal lives long). */
+const linkedSignal = (a: AbortSignal, b: AbortSignal): { readonly signal: AbortSignal; unlink(): void } => {
+  const controller = new AbortController();
+  const abort = (): void => controller.abort();
+  if (a.aborted || b.aborted) abort();
+  a.addEventListener('abort', abort, { once: true });
+  b.addEventListener('abort', abort, { once: true });
+  return {
+    signal: controller.signal,
+    unlink: () => {
+      a.removeEventListener('abort', abort);
+      b.removeEventListener('abort', abort);
+    },
+  };
+};
+
+const memo = <T>(f: () => Promise<T>): (() => Promise<T>) => {
+  let p: Promise<T> | undefined;
+  return () => (p ??= f());
+};
+
+/**
+ * @example
+ * const app = createApp({ catalog, matchmaker, clock, random, timers, regions, config: { publicOrigin } });
+ * const res = await app.handle(new Request('http://localhost/cloud/bootstrap'));
+ */
+export function createApp(deps: AppDeps): App {
+  const services = servicesOf(deps);
+  const router = buildRouter();
+  const closing = new AbortController();
+  // Start-up work, retried on the next request if it failed (a database that was briefly away).
+  let starting: Promise<void> | undefined;
+  const ready = (): Promise<void> => {
+    starting ??= (async () => {
+      await services.tokens.adminToken();
+      await syncNamespaces(services);
+    })().catch((error: unknown) => {
+      starting = undefined;
+      throw error;
+    });
+    return starting;
+  };
+
+  const dispatch = async (request: Request, url: URL, path: string, rayId: string, remoteAddress: string | undefined): Promise<Response> => {
+    if (request.method === 'OPTIONS') {
+      const methods = router.methods(path);
+      if (methods.length === 0) return errorResponse(matchError('API_NOT_FOUND', { method: 'OPTIONS', path: path.slice(0, 256) }));
+      return json({}, 200, preflightHeaders(methods));
+    }
+    const match = router.match(request.method, path);
+    const where = { method: request.method.slice(0, 16), path: path.slice(0, 256) };
+    if (match.kind === 'not-found') return errorResponse(matchError('API_NOT_FOUND', where));
+    if (match.kind === 'method-not-allowed') return errorResponse(matchError('API_METHOD_NOT_ALLOWED', where));
+    await ready();
+    const body = memo(() => readJsonBody(request, services.settings.maxBodyBytes));
+    const signal = linkedSignal(request.signal, closing.signal);
+    const ctx: Ctx = {
+      services, request, url, params: match.params, rayId,
+      ...(remoteAddress === undefined ? {} : { remoteAddress }),
+      body: async () => (await body()).value,
+      bodyWasEmpty: async () => (await body()).empty,
+      signal: signal.signal,
+      agent: memo((): Promise<Agent | undefined> => resolveAgent(services.tokens, request)),
+    };
+    try {
+      const result = await match.handler(ctx);
+      return result instanceof Response ? result : json(result === undefined ? {} : result);
+    } catch (e) {
+      if (e instanceof HttpError) return errorResponse(e.error);
+      throw e;
+    } finally {
+      signal.unlink();
+    }
+  };
+
+  const internalError = (error: unknown, request: Request, path: string, rayId: string): Response => {
+    // The path only: queries carry presigned signatures and device-link tokens.
+    services.logger.error({ err: error, rayId, method: request.method, path: path.slice(0, 512) }, 'unexpected error');
+    const e = matchError('ERROR', { ray_id: rayId });
+    return json({ code: e.code, message: errorMessage(e), documentation: 'https://rivet.gg/docs/errors/generic-error' }, 500);
+  };
+
+  return {
+    services,
+    ready,
+    close: () => closing.abort(),
+    async handle(request, conn) {
+      const rayId = services.random.uuid();
+      const url = new URL(request.url);
+      const path = canonicalPath(request.headers.get('host') ?? url.host, url.pathname);
+      const cors = corsFor(path, request.headers.get('origin'), services.settings.hubOrigins);
+      let response: Response;
+      try {
+        response = cors.kind === 'deny' ? errorResponse(cors.error) : await dispatch(request, url, path, rayId, conn?.remoteAddress);
+      } catch (error) {
+        response = internalError(error, request, path, rayId);
+      }
+      if (cors.kind === 'allow') for (const [k, v] of Object.entries(cors.headers)) response.headers.set(k, v);
+      response.headers.set('rvt-ray-id', rayId);
+      return response;
+    },
+  };
+}

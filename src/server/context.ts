@@ -1,0 +1,73 @@
+/**
+ * What a route handler gets: the request, its path parameters, the resolved services, and lazy,
+ * memoised readers for the JSON body and the caller's token.
+ */
+import type { RegionInfo } from '../core/world.js';
+import type { CatalogStore } from '../io/catalog.js';
+import type { Clock, LobbyStates, Random, Timers } from '../io/index.js';
+import type { LogBook } from '../services/lobby-logs.js';
+import type { Matchmaker } from '../services/matchmaker.js';
+import type { Agent } from './auth.js';
+import type { Logger, UploadsPort } from './deps.js';
+import type { TokenIssuer } from './tokens.js';
+
+/** The `AppConfig` with every default applied. */
+export interface Settings {
+  readonly publicOrigin: string;
+  readonly jobDomain: string;
+  readonly regionHosts: Readonly<Record<string, string>>;
+  readonly cdnDomain?: string;
+  readonly hubOrigins?: RegExp;
+  readonly trustProxyHeaders: boolean;
+  readonly seatWaitMs: number;
+  readonly seatPollMs: number;
+  readonly logWatchMs: number;
+  readonly logPollMs: number;
+  readonly maxBodyBytes: number;
+}
+
+export interface Services {
+  readonly catalog: CatalogStore;
+  readonly matchmaker: Matchmaker;
+  readonly clock: Clock;
+  readonly random: Random;
+  readonly timers: Timers;
+  readonly regions: readonly RegionInfo[];
+  readonly uploads?: UploadsPort;
+  readonly tokens: TokenIssuer;
+  readonly logBook: LogBook;
+  readonly lobbyStates: LobbyStates;
+  readonly logger: Logger;
+  readonly settings: Settings;
+}
+
+export interface Ctx {
+  readonly services: Services;
+  readonly request: Request;
+  readonly url: URL;
+  readonly params: Readonly<Record<string, string>>;
+  readonly rayId: string;
+  /** The TCP peer's address, when the bridge knows it. */
+  readonly remoteAddress?: string;
+  /** The JSON body (`{}` when empty); read once. */
+  body(): Promise<unknown>;
+  /** Whether the body was empty (only `PUT lobbies/state` tells `{}` from nothing). */
+  bodyWasEmpty(): Promise<boolean>;
+  /** Aborts when the client goes away (long polls and seat waits stop). */
+  readonly signal: AbortSignal;
+  /** The verified caller (undefined without a token; a bad token throws); checked once per request. */
+  agent(): Promise<Agent | undefined>;
+}
+
+/** A route handler: returns a JSON-able value (200) or a Response. */
+export type Handler = (ctx: Ctx) => Promise<unknown>;
+
+/** The path parameter (the router guarantees it). */
+export const param = (ctx: Ctx, name: string): string => {
+  const v = ctx.params[name];
+  if (v === undefined) throw new Error(`route has no parameter ${name}`);
+  return v;
+};
+
+/** Epoch ms → RFC 3339 with milliseconds and `Z` (wire.md §1.4). */
+export const ts = (ms: number): string => new Date(ms).toISOString();

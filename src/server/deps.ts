@@ -1,0 +1,86 @@
+/**
+ * What the HTTP edge is built from ({@link AppDeps}) and its settings ({@link AppConfig}).
+ */
+import type { MatchError } from '../core/errors.js';
+import type { Result } from '../core/result.js';
+import type { RegionInfo } from '../core/world.js';
+import type { CatalogStore, UploadRecord } from '../io/catalog.js';
+import type { Clock, LobbyStates, Random, Timers } from '../io/index.js';
+import type { LogBook } from '../services/lobby-logs.js';
+import type { Matchmaker } from '../services/matchmaker.js';
+import type { TokenIssuer } from './tokens.js';
+
+/** One presigned PUT of an upload (wire.md §6.1). */
+export interface Presigned {
+  readonly path: string;
+  readonly url: string;
+  readonly byteOffset: number;
+  readonly contentLength: number;
+}
+
+type Maybe<T> = T | Promise<T>;
+
+/** The uploads service (`src/services/uploads.ts`), as the edge uses it. */
+export interface UploadsPort {
+  prepare(request: {
+    readonly gameId: string;
+    readonly kind: 'build' | 'cdn';
+    readonly files: readonly { readonly path: string; readonly contentLength: number; readonly contentType?: string }[];
+    readonly multipart?: boolean;
+  }): Maybe<Result<{ readonly upload: UploadRecord; readonly presigned: readonly Presigned[] }, MatchError>>;
+  put(url: URL, body: AsyncIterable<Uint8Array>, declaredLength?: number): Maybe<Result<void, MatchError>>;
+  complete(uploadId: string, gameId?: string): Maybe<Result<UploadRecord, MatchError>>;
+}
+
+/** The subset of a pino logger the edge writes to. */
+export interface Logger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export interface AppConfig {
+  /** The origin clients and lobbies reach the API at (`RIVET_API_ENDPOINT`), e.g. `http://127.0.0.1:8080`. */
+  readonly publicOrigin: string;
+  /** `TAVERN_ADMIN_TOKEN`; generated once and kept in the catalog when absent. */
+  readonly adminToken?: string;
+  /** Lobby hostnames are `<lobby>-<port label>.lobby.<region>.<jobDomain>`; default: the public origin's host name. */
+  readonly jobDomain?: string;
+  /** Host of the addresses of host-network ports (`proxy: none`), per region; default: the public origin's host name. */
+  readonly regionHosts?: Readonly<Record<string, string>>;
+  /** CDN sites answer at `<game>.<cdnDomain>` (prod) and `<game>--<ns>.<cdnDomain>`; used for origin auth and CNAME records. */
+  readonly cdnDomain?: string;
+  /** Browser origins allowed on `/cloud` (CORS); others get `API_CORS_ORIGIN_NOT_ALLOWED`. Default: none. */
+  readonly hubOrigins?: RegExp;
+  /** Trust `cf-connecting-ip` / `x-forwarded-for` for the client address (behind a proxy). Default true. */
+  readonly trustProxyHeaders?: boolean;
+  /** How long find/join/create wait for a starting lobby before `MATCHMAKER_LOBBY_NOT_STARTED` (default 50 s, under the client's 60 s). */
+  readonly seatWaitMs?: number;
+  /** How often a waiting find re-reads the store for a lobby made ready through another instance (default 1 s). */
+  readonly seatPollMs?: number;
+  /** How long a lobby-logs long poll holds (default 40 s). */
+  readonly logWatchMs?: number;
+  /** How often a lobby-logs long poll re-reads the catalog for other instances' lines (default 1 s). */
+  readonly logPollMs?: number;
+  /** JSON body cap (default 1 MiB). */
+  readonly maxBodyBytes?: number;
+}
+
+export interface AppDeps {
+  readonly catalog: CatalogStore;
+  readonly matchmaker: Matchmaker;
+  readonly clock: Clock;
+  readonly random: Random;
+  readonly timers: Timers;
+  /** The operator's regions, in order (the matchmaker world's). */
+  readonly regions: readonly RegionInfo[];
+  readonly config: AppConfig;
+  /** Builds and CDN sites; absent: those endpoints answer `UPLOAD_INVALID`. */
+  readonly uploads?: UploadsPort;
+  /** Shared with the lobby-env runtime hook; created when absent. */
+  readonly tokens?: TokenIssuer;
+  /** Shared with the runtime and the matchmaker's `logs`; created when absent (then only polling wakes long polls). */
+  readonly logBook?: LogBook;
+  readonly lobbyStates?: LobbyStates;
+  readonly logger?: Logger;
+}

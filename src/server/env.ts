@@ -1,0 +1,86 @@
+/**
+ * The server's environment variables, parsed (pure: `main` passes `process.env`).
+ */
+import { LOCAL_REGION, type RegionInfo } from '../core/world.js';
+
+export interface ServerEnv {
+  readonly host: string;
+  readonly port: number;
+  readonly dataDir: string;
+  readonly databaseUrl?: string;
+  readonly regions: readonly RegionInfo[];
+  readonly adminToken?: string;
+  /** Where clients reach the API; default `http://<host>:<port>`. */
+  readonly publicOrigin?: string;
+  readonly cdnDomain?: string;
+  readonly jobDomain?: string;
+  /** Hosts and CIDRs verification URLs may reach besides public addresses (local development). */
+  readonly egressAllow: readonly string[];
+  /** `fake`: lobbies "start" without running anything and report ready at once (demos and tests). */
+  readonly runtime?: 'fake';
+  readonly trustProxyHeaders: boolean;
+}
+
+const ID = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+const regionOf = (raw: unknown, i: number): RegionInfo => {
+  if (typeof raw === 'string') raw = { id: raw };
+  if (typeof raw !== 'object' || raw === null) throw new Error(`TAVERN_REGIONS[${i}] is not a region`);
+  const r = raw as Record<string, unknown>;
+  const id = r['id'] ?? r['region_id'];
+  if (typeof id !== 'string' || !ID.test(id) || id.length > 16) throw new Error(`TAVERN_REGIONS[${i}].id must be a lowercase a-z0-9- name of at most 16 characters`);
+  const display = r['displayName'] ?? r['display_name'];
+  const provider = r['provider'];
+  const lat = r['latitude'] ?? (r['coords'] as Record<string, unknown> | undefined)?.['latitude'];
+  const long = r['longitude'] ?? (r['coords'] as Record<string, unknown> | undefined)?.['longitude'];
+  return {
+    id,
+    displayName: typeof display === 'string' ? display : id,
+    provider: typeof provider === 'string' ? provider : 'Tavern',
+    ...(typeof lat === 'number' && typeof long === 'number' ? { coords: { latitude: lat, longitude: long } } : {}),
+  };
+};
+
+/**
+ * `TAVERN_REGIONS`: a JSON array (of ids or `{id, display_name?, provider?, latitude?, longitude?}`)
+ * or a comma-separated list of ids; default one region, `local`.
+ *
+ * @example
+ * parseRegions('local,lnd-atl').map((r) => r.id); // ['local', 'lnd-atl']
+ */
+export function parseRegions(value: string | undefined): readonly RegionInfo[] {
+  if (value === undefined || value.trim() === '') return [LOCAL_REGION];
+  const trimmed = value.trim();
+  const list: unknown = trimmed.startsWith('[') ? JSON.parse(trimmed) : trimmed.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (!Array.isArray(list) || list.length === 0) throw new Error('TAVERN_REGIONS must list at least one region');
+  const regions = list.map(regionOf);
+  if (new Set(regions.map((r) => r.id)).size !== regions.length) throw new Error('TAVERN_REGIONS lists a region twice');
+  return regions;
+}
+
+const opt = (v: string | undefined): string | undefined => (v === undefined || v.trim() === '' ? undefined : v.trim());
+
+/** Reads the environment; throws with a clear message on a bad value. */
+export function parseEnv(env: Readonly<Record<string, string | undefined>>): ServerEnv {
+  const port = Number(env['TAVERN_PORT'] ?? 8080);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error('TAVERN_PORT must be a port number');
+  const runtime = opt(env['TAVERN_RUNTIME']);
+  if (runtime !== undefined && runtime !== 'fake') throw new Error('TAVERN_RUNTIME may only be "fake" (no container runtime ships yet)');
+  const values = {
+    databaseUrl: opt(env['DATABASE_URL']),
+    adminToken: opt(env['TAVERN_ADMIN_TOKEN']),
+    publicOrigin: opt(env['TAVERN_PUBLIC_ORIGIN']),
+    cdnDomain: opt(env['TAVERN_CDN_DOMAIN']),
+    jobDomain: opt(env['TAVERN_JOB_DOMAIN']),
+  };
+  return {
+    host: opt(env['TAVERN_HOST']) ?? '127.0.0.1',
+    port,
+    dataDir: opt(env['TAVERN_DATA_DIR']) ?? './.tavern',
+    regions: parseRegions(env['TAVERN_REGIONS']),
+    egressAllow: (opt(env['TAVERN_EGRESS_ALLOW']) ?? '').split(',').map((s) => s.trim()).filter((s) => s !== ''),
+    trustProxyHeaders: env['TAVERN_TRUST_PROXY'] !== 'false',
+    ...(runtime === 'fake' ? { runtime } : {}),
+    ...Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)),
+  };
+}

@@ -1,0 +1,60 @@
+/**
+ * The wire error body (wire.md §1.5) and JSON responses. Every expected failure is a
+ * {@link MatchError} from the one catalog (`ERRORS`); this file maps it to its status and body.
+ */
+import { ERRORS, errorMessage, matchError, type ErrorCode, type MatchError } from '../core/errors.js';
+
+/** `{code, message, documentation?, metadata?}`; absent optionals are omitted, never null. */
+export interface ErrorBody {
+  readonly code: string;
+  readonly message: string;
+  readonly documentation?: string;
+  readonly metadata?: unknown;
+}
+
+/** A request handler's expected failure, thrown through the route and caught by the app. */
+export class HttpError extends Error {
+  readonly error: MatchError;
+
+  constructor(error: MatchError) {
+    super(error.code);
+    this.error = error;
+  }
+}
+
+/**
+ * Throws the catalog error (for use deep inside a handler).
+ *
+ * @example
+ * if (game === undefined) fail('GAME_NOT_FOUND');
+ */
+export function fail(code: ErrorCode, params?: Readonly<Record<string, string | number>>, metadata?: unknown): never {
+  throw new HttpError(matchError(code, params, metadata === undefined ? undefined : { metadata }));
+}
+
+/** Throws `error` as an {@link HttpError}. */
+export function failWith(error: MatchError): never {
+  throw new HttpError(error);
+}
+
+/** The JSON body of an error. */
+export const errorBody = (e: MatchError): ErrorBody => ({
+  code: e.code,
+  message: errorMessage(e),
+  ...(e.metadata === undefined ? {} : { metadata: e.metadata }),
+});
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * A JSON response, status 200 unless given.
+ *
+ * @example
+ * json({ version_id: id })
+ */
+export const json = (body: unknown, status = 200, headers: Record<string, string> = {}): Response =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': JSON_TYPE, ...headers } });
+
+/** The error response for a catalog error. */
+export const errorResponse = (e: MatchError, headers: Record<string, string> = {}): Response =>
+  json(errorBody(e), ERRORS[e.code].status, headers);

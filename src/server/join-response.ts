@@ -1,0 +1,72 @@
+/**
+ * The JoinResponse of find/join/create (wire.md §3.1, §5.1): the lobby, its ports as clients reach
+ * them through the game proxy, and the player token. Also the development-token mocks (§4.3).
+ */
+import { isIP } from 'node:net';
+import type { PortProtocol } from '../core/config/types.js';
+import type { Lobby } from '../core/lobby/lobby.js';
+import type { RegionInfo } from '../core/world.js';
+import type { Settings } from './context.js';
+import type { DevTokenPort } from './tokens.js';
+
+export interface JoinPort {
+  readonly host?: string;
+  readonly hostname: string;
+  readonly port?: number;
+  readonly port_range?: { readonly min: number; readonly max: number };
+  readonly is_tls: boolean;
+}
+
+const isTls = (protocol: string): boolean => protocol === 'https' || protocol === 'tcp_tls';
+
+/** Where clients reach a region's host-network ports and proxied TCP/UDP ports. */
+const regionHost = (settings: Settings, region: string): string => settings.regionHosts[region] ?? settings.jobDomain;
+
+/**
+ * The game proxy hostname of a port: `<lobby>-<label>.lobby.<region>.<job domain>`. When the job
+ * domain is an IP address (a local install), TCP/UDP ports are reached by that address directly.
+ */
+const proxyHostname = (lobby: Lobby, label: string, protocol: PortProtocol, settings: Settings): string => {
+  const host = regionHost(settings, lobby.region);
+  if (isIP(host) !== 0 && protocol !== 'http' && protocol !== 'https') return host;
+  return `${lobby.id}-${label}.lobby.${lobby.region}.${settings.jobDomain}`;
+};
+
+/** The lobby's ports keyed by label (a port with no route is omitted). */
+export function renderPorts(lobby: Lobby, settings: Settings): Record<string, JoinPort> {
+  const ports: Record<string, JoinPort> = {};
+  for (const p of lobby.ports) {
+    if (p.proxy === 'game_guard' && p.publicPort !== undefined) {
+      const hostname = proxyHostname(lobby, p.label, p.protocol, settings);
+      ports[p.label] = { host: `${hostname}:${p.publicPort}`, hostname, port: p.publicPort, is_tls: isTls(p.protocol) };
+    } else if (p.range !== undefined) {
+      ports[p.label] = { hostname: regionHost(settings, lobby.region), port_range: { min: p.range.min, max: p.range.max }, is_tls: false };
+    }
+  }
+  return ports;
+}
+
+const response = (lobbyId: string, region: { region_id: string; display_name: string }, ports: Record<string, JoinPort>, token: string): unknown => {
+  const player = { token };
+  return { lobby: { lobby_id: lobbyId, region, ports, player }, ports, player };
+};
+
+/** A real seat's JoinResponse. */
+export function joinResponse(lobby: Lobby, regions: readonly RegionInfo[], settings: Settings, playerToken: string): unknown {
+  const region = regions.find((r) => r.id === lobby.region);
+  return response(lobby.id, { region_id: lobby.region, display_name: region?.displayName ?? lobby.region }, renderPorts(lobby, settings), playerToken);
+}
+
+export const NIL_UUID = '00000000-0000-0000-0000-000000000000';
+export const DEV_REGION = { region_id: 'dev-lcl', display_name: 'Local' } as const;
+
+/** The mock JoinResponse of a development token: the nil lobby, the token's hostname and ports. */
+export function devJoinResponse(hostname: string, ports: readonly DevTokenPort[], playerToken: string): unknown {
+  const out: Record<string, JoinPort> = {};
+  for (const p of ports) {
+    out[p.label] = p.port !== undefined
+      ? { host: `${hostname}:${p.port}`, hostname, port: p.port, is_tls: isTls(p.protocol) }
+      : { hostname, ...(p.portRange === undefined ? {} : { port_range: p.portRange }), is_tls: isTls(p.protocol) };
+  }
+  return response(NIL_UUID, DEV_REGION, out, playerToken);
+}

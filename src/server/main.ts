@@ -1,0 +1,144 @@
+/**
+ * `npm start`: the server's composition root. Reads the environment (`env.ts`), opens storage
+ * (PostgreSQL when `DATABASE_URL` is set, else SQLite under `TAVERN_DATA_DIR`), wires the
+ * matchmaker, uploads and the HTTP edge, runs the maintenance tick, and shuts down gracefully on
+ * SIGTERM/SIGINT (stop accepting, finish in-flight requests, close storage).
+ */
+import { randomInt, randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { FakeRuntime } from '../adapters/fake/runtime.js';
+import { FsBlobs } from '../adapters/fs/blobs.js';
+import { HttpCaptchaVerifier } from '../adapters/http/captcha.js';
+import { HttpVerifier } from '../adapters/http/verifier.js';
+import { TICK_INTERVAL_MS } from '../core/tick.js';
+import type { CatalogStore } from '../io/catalog.js';
+import type { Clock, MatchStore, ProxyRoutes, Random, Runtime, Timers } from '../io/index.js';
+import { LogBook } from '../services/lobby-logs.js';
+import { Matchmaker } from '../services/matchmaker.js';
+import { Uploads } from '../services/uploads.js';
+import { createApp, type App } from './app.js';
+import { parseEnv, type ServerEnv } from './env.js';
+import { createHttpServer } from './http.js';
+import { withLobbyEnv } from './lobby-env.js';
+import { createLogger } from './logger.js';
+import { TokenIssuer } from './tokens.js';
+
+interface Stores {
+  readonly catalog: CatalogStore;
+  readonly match: MatchStore;
+  close(): void | Promise<void>;
+}
+
+/** Storage adapters are loaded on demand, so a SQLite server never loads `pg` and vice versa. */
+async function openStores(env: ServerEnv): Promise<Stores> {
+  if (env.databaseUrl !== undefined) {
+    const { openPostgres } = await import('../adapters/postgres/index.js');
+    return openPostgres(env.databaseUrl, { regions: env.regions });
+  }
+  const { openSqlite } = await import('../adapters/sqlite/index.js');
+  return openSqlite(env.dataDir, { regions: env.regions });
+}
+
+const systemClock: Clock = { now: () => Date.now() };
+const systemRandom: Random = { uuid: () => randomUUID(), u32: () => randomInt(0, 2 ** 32) };
+const systemTimers: Timers = {
+  after(ms, fn) {
+    const handle = setTimeout(fn, ms);
+    handle.unref();
+    return () => clearTimeout(handle);
+  },
+};
+
+/** The game proxy is not part of this server yet: routes are only logged. */
+const loggedRoutes = (logger: ReturnType<typeof createLogger>): ProxyRoutes => ({
+  bind: (route) => Promise.resolve(logger.debug({ route }, 'proxy route bound')),
+  unbind: (route) => Promise.resolve(logger.debug({ route }, 'proxy route unbound')),
+});
+
+const UPLOAD_KEY_SETTING = 'upload-signing-key';
+
+async function main(): Promise<void> {
+  const logger = createLogger();
+  const env = parseEnv(process.env);
+  const stores = await openStores(env);
+  const { catalog } = stores;
+  const clock = systemClock;
+  const random = systemRandom;
+  const live: { app?: App } = {};
+  const server = createHttpServer({
+    handle: (request, conn) => (live.app === undefined ? Promise.resolve(Response.json({ code: 'ERROR', message: 'starting' }, { status: 503 })) : live.app.handle(request, conn)),
+    ready: () => Promise.resolve(),
+    close: () => undefined,
+    get services(): never {
+      throw new Error('not started');
+    },
+  }, logger);
+  await new Promise<void>((resolve) => server.listen(env.port, env.host, resolve));
+  const { port } = server.address() as AddressInfo;
+  const publicOrigin = env.publicOrigin ?? `http://${env.host.includes(':') ? `[${env.host}]` : env.host}:${port}`;
+
+  const tokens = new TokenIssuer({ catalog, clock, random, ...(env.adminToken === undefined ? {} : { adminToken: env.adminToken }) });
+  const logBook = new LogBook(catalog);
+  const fake = env.runtime === 'fake' ? new FakeRuntime({ readyAfterMs: 0, logs: logBook, clock }) : undefined;
+  const runtime: Runtime | undefined = fake === undefined ? undefined : withLobbyEnv(fake, { tokens, catalog, publicOrigin });
+  const egress = env.egressAllow.length > 0 ? { egress: { allow: env.egressAllow } } : {};
+  const matchmaker = new Matchmaker({
+    store: stores.match, clock, random,
+    verifier: new HttpVerifier({ ...egress, userAgent: 'Tavern' }),
+    captcha: new HttpCaptchaVerifier({ userAgent: 'Tavern' }),
+    ...(runtime === undefined ? {} : { runtime }),
+    routes: loggedRoutes(logger),
+    logs: logBook,
+    effectFailed: (effect, error) => logger.warn({ effect, err: error }, 'an effect failed'),
+  });
+  fake?.attach(matchmaker);
+  const secret = await catalog.putSettingIfAbsent(UPLOAD_KEY_SETTING, Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url'));
+  const uploads = new Uploads({ catalog, blobs: new FsBlobs(join(env.dataDir, 'blobs')), clock, random, secret: new Uint8Array(Buffer.from(secret, 'base64url')), publicOrigin });
+  const started = createApp({
+    catalog, matchmaker, clock, random, timers: systemTimers, regions: env.regions, tokens, logBook, uploads, logger,
+    config: {
+      publicOrigin,
+      trustProxyHeaders: env.trustProxyHeaders,
+      ...(env.adminToken === undefined ? {} : { adminToken: env.adminToken }),
+      ...(env.cdnDomain === undefined ? {} : { cdnDomain: env.cdnDomain }),
+      ...(env.jobDomain === undefined ? {} : { jobDomain: env.jobDomain }),
+    },
+  });
+  await started.ready();
+  live.app = started;
+  const admin = await tokens.adminToken();
+  // Printed once: on the start that generated it (set TAVERN_ADMIN_TOKEN to choose your own).
+  if (admin.generated) process.stdout.write(`\nTavern admin token (shown once, keep it): ${admin.token}\n\n`);
+  logger.info({ publicOrigin, storage: env.databaseUrl === undefined ? 'sqlite' : 'postgres', regions: env.regions.map((r) => r.id), runtime: env.runtime ?? 'none' }, 'tavern listening');
+
+  const tick = setInterval(() => {
+    matchmaker.maintain().catch((error: unknown) => logger.error({ err: error }, 'maintenance failed'));
+  }, TICK_INTERVAL_MS);
+
+  let stopping = false;
+  const shutdown = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    clearInterval(tick);
+    started.close();
+    server.close(() => {
+      Promise.resolve(stores.close()).then(
+        () => process.exit(0),
+        (error: unknown) => {
+          logger.error({ err: error }, 'closing storage failed');
+          process.exit(1);
+        },
+      );
+    });
+    server.closeIdleConnections();
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`tavern: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,127 @@
+/**
+ * A small path router. Patterns are `/`-separated segments: literals, `{name}` (any non-empty
+ * segment), `{name:uuid}` (a UUID; anything else does not match, so it is `API_NOT_FOUND` as in
+ * Rivet) and a final `{name*}` (the rest of the path). A known path with the wrong method is
+ * `API_METHOD_NOT_ALLOWED`.
+ */
+import { isUuid } from './validate.js';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+type Segment =
+  | { readonly kind: 'literal'; readonly value: string }
+  | { readonly kind: 'param'; readonly name: string; readonly uuid: boolean }
+  | { readonly kind: 'rest'; readonly name: string };
+
+export interface Route<H> {
+  readonly method: Method;
+  readonly pattern: string;
+  readonly handler: H;
+}
+
+interface Compiled<H> extends Route<H> {
+  readonly segments: readonly Segment[];
+}
+
+export type Match<H> =
+  | { readonly kind: 'found'; readonly handler: H; readonly params: Readonly<Record<string, string>>; readonly route: Route<H> }
+  | { readonly kind: 'method-not-allowed' }
+  | { readonly kind: 'not-found' };
+
+const compile = (pattern: string): Segment[] =>
+  pattern
+    .split('/')
+    .filter((s) => s !== '')
+    .map((s): Segment => {
+      const m = /^\{(\w+)(:uuid|\*)?\}$/.exec(s);
+      if (m === null) return { kind: 'literal', value: s };
+      const name = m[1] as string;
+      if (m[2] === '*') return { kind: 'rest', name };
+      return { kind: 'param', name, uuid: m[2] === ':uuid' };
+    });
+
+const decode = (s: string): string | undefined => {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return undefined;
+  }
+};
+
+function matchSegments(segments: readonly Segment[], parts: readonly string[]): Record<string, string> | undefined {
+  const params: Record<string, string> = {};
+  for (let i = 0; i < segments.length; i++) {
+    const seg = segments[i] as Segment;
+    if (seg.kind === 'rest') {
+      if (i >= parts.length) return undefined;
+      params[seg.name] = parts.slice(i).join('/');
+      return params;
+    }
+    const raw = parts[i];
+    if (raw === undefined) return undefined;
+    const part = decode(raw);
+    if (part === undefined || part === '') return undefined;
+    if (seg.kind === 'literal') {
+      if (part !== seg.value) return undefined;
+    } else {
+      if (seg.uuid && !isUuid(part)) return undefined;
+      params[seg.name] = seg.uuid ? part.toLowerCase() : part;
+    }
+  }
+  return parts.length === segments.length ? params : undefined;
+}
+
+/**
+ * @example
+ * const router = new Router<Handler>().add('GET', '/cloud/games/{game_id:uuid}', getGame);
+ * router.match('GET', '/cloud/games/6f1d…'); // { kind: 'found', params: { game_id: '6f1d…' }, … }
+ */
+export class Router<H> {
+  readonly #routes: Compiled<H>[] = [];
+
+  add(method: Method, pattern: string, handler: H): this {
+    this.#routes.push({ method, pattern, handler, segments: compile(pattern) });
+    return this;
+  }
+
+  match(method: string, path: string): Match<H> {
+    const parts = path.split('/').filter((s) => s !== '');
+    let pathKnown = false;
+    for (const route of this.#routes) {
+      const params = matchSegments(route.segments, parts);
+      if (params === undefined) continue;
+      if (route.method === method) return { kind: 'found', handler: route.handler, params, route };
+      pathKnown = true;
+    }
+    return pathKnown ? { kind: 'method-not-allowed' } : { kind: 'not-found' };
+  }
+
+  /** The methods registered for a path (CORS preflight). */
+  methods(path: string): Method[] {
+    const parts = path.split('/').filter((s) => s !== '');
+    return this.#routes.filter((r) => matchSegments(r.segments, parts) !== undefined).map((r) => r.method);
+  }
+}
+
+/** Services reachable through the deprecated `https://<service>.api.<domain>/v1/<rest>` form. */
+const SERVICES = new Set(['cloud', 'matchmaker', 'identity', 'group', 'kv', 'module', 'auth', 'job', 'portal', 'status']);
+
+/**
+ * The canonical path (`/cloud/…`, `/matchmaker/…`) of a request, accepting both URL styles of
+ * wire.md §1.1: a request to host `matchmaker.api.example.com` with path `/v1/lobbies/find` is
+ * `/matchmaker/lobbies/find` (what Traefik's strip-`/v1`-add-`/<service>` did).
+ *
+ * @example
+ * canonicalPath('matchmaker.api.example.com', '/v1/lobbies/find'); // '/matchmaker/lobbies/find'
+ * canonicalPath('api.example.com', '/cloud/bootstrap'); // '/cloud/bootstrap'
+ */
+export function canonicalPath(host: string | null, path: string): string {
+  if (host !== null) {
+    const labels = host.toLowerCase().replace(/:\d+$/, '').split('.');
+    const service = labels[0];
+    if (labels[1] === 'api' && labels.length >= 3 && service !== undefined && SERVICES.has(service)) {
+      if (path === '/v1' || path.startsWith('/v1/')) return `/${service}${path.slice(3)}`;
+    }
+  }
+  return path;
+}

@@ -1,0 +1,29 @@
+/** Display-name and name-id checks of games, namespaces and builds, in Rivet's path style. */
+import { validateDisplayName } from '../../core/config/index.js';
+import { isIdent } from '../../core/config/validate-text.js';
+import { validationError } from '../../core/errors.js';
+import { failWith } from '../errors.js';
+import type { Problem } from '../validate.js';
+
+/** `display-name.*` problems (1–128 bytes, single inner spaces, unique among `taken`). */
+export function displayNameProblems(name: unknown, taken?: ReadonlySet<string>): Problem[] {
+  const out: Problem[] = [];
+  validateDisplayName(name, { regions: new Set(), ...(taken === undefined ? {} : { versionDisplayNames: taken }) }, out);
+  return out;
+}
+
+/** `name-id.*` problems (Rivet's ident: lowercase `a-z0-9-`, 1–16 chars, no `--`). */
+export function nameIdProblems(nameId: unknown, taken?: ReadonlySet<string>): Problem[] {
+  if (typeof nameId !== 'string') return [{ path: ['name-id', nameId === undefined ? 'missing' : 'invalid-type'] }];
+  if (!isIdent(nameId)) return [{ path: ['name-id', 'invalid'] }];
+  return taken?.has(nameId) === true ? [{ path: ['name-id', 'not-unique'] }] : [];
+}
+
+/** Throws `VALIDATION_ERROR` when there are problems. */
+export function assertValid(problems: readonly Problem[]): void {
+  if (problems.length > 0) failWith(validationError(problems));
+}
+
+/** A record field, or undefined when the body is not an object. */
+export const field = (body: unknown, key: string): unknown =>
+  typeof body === 'object' && body !== null && !Array.isArray(body) && Object.hasOwn(body, key) ? (body as Record<string, unknown>)[key] : undefined;

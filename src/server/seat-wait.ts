@@ -1,0 +1,92 @@
+/**
+ * Waiting for a seat's lobby to become ready (find/join/create into a starting lobby). The watch
+ * subscribes to the matchmaker's hub *before* the request runs, so a `seat-ready` published
+ * between the admission and the wait is not lost; it answers `MATCHMAKER_LOBBY_NOT_STARTED`
+ * before the client's own 60 s timeout (Rivet left the request hanging, wire.md §8.2 #6, #7).
+ */
+import type { MatchError } from '../core/errors.js';
+import type { MatchEvent } from '../core/events.js';
+import type { Timers } from '../io/index.js';
+import type { EventHub } from '../services/hub.js';
+
+type SeatEvent = Extract<MatchEvent, { type: 'seat-ready' | 'seat-failed' }>;
+
+export type SeatOutcome =
+  | { readonly kind: 'ready' }
+  | { readonly kind: 'failed'; readonly error: MatchError }
+  | { readonly kind: 'timeout' }
+  | { readonly kind: 'aborted' };
+
+const outcomeOf = (e: SeatEvent): SeatOutcome => (e.type === 'seat-ready' ? { kind: 'ready' } : { kind: 'failed', error: e.error });
+
+/**
+ * @example
+ * const watch = new SeatWatch(matchmaker.hub);
+ * try {
+ *   const outcome = await matchmaker.find(request);
+ *   if (outcome.ok && !outcome.seat.ready) await watch.wait(playerId, timers, 50_000, signal);
+ * } finally { watch.close(); }
+ */
+export class SeatWatch {
+  readonly #seen = new Map<string, SeatEvent>();
+  readonly #waiters = new Map<string, (e: SeatEvent) => void>();
+  readonly #off: () => void;
+
+  constructor(hub: EventHub) {
+    this.#off = hub.subscribe((events) => {
+      for (const e of events) {
+        if (e.type !== 'seat-ready' && e.type !== 'seat-failed') continue;
+        const waiter = this.#waiters.get(e.playerId);
+        if (waiter !== undefined) waiter(e);
+        else this.#seen.set(e.playerId, e);
+      }
+    });
+  }
+
+  /**
+   * The seat's outcome: ready, failed (its lobby stopped), timeout after `ms`, or aborted. The hub
+   * only hears this instance's decisions, so `poll` (when given) is asked every `pollMs` too: it
+   * finds a lobby made ready through another instance sharing the store.
+   */
+  wait(
+    playerId: string,
+    timers: Timers,
+    ms: number,
+    signal: AbortSignal,
+    poll?: { readonly everyMs: number; readonly check: () => Promise<SeatOutcome | undefined> },
+  ): Promise<SeatOutcome> {
+    const seen = this.#seen.get(playerId);
+    this.#seen.clear();
+    if (seen !== undefined) return Promise.resolve(outcomeOf(seen));
+    if (signal.aborted) return Promise.resolve({ kind: 'aborted' });
+    return new Promise<SeatOutcome>((resolve) => {
+      let done = false;
+      const cancels: (() => void)[] = [];
+      const finish = (outcome: SeatOutcome): void => {
+        if (done) return;
+        done = true;
+        this.#waiters.delete(playerId);
+        for (const cancel of cancels) cancel();
+        signal.removeEventListener('abort', onAbort);
+        resolve(outcome);
+      };
+      const onAbort = (): void => finish({ kind: 'aborted' });
+      const schedule = (): void => {
+        if (poll === undefined || done) return;
+        cancels.push(timers.after(poll.everyMs, () => {
+          poll.check().then((outcome) => (outcome === undefined ? schedule() : finish(outcome)), schedule);
+        }));
+      };
+      this.#waiters.set(playerId, (e) => finish(outcomeOf(e)));
+      cancels.push(timers.after(ms, () => finish({ kind: 'timeout' })));
+      signal.addEventListener('abort', onAbort, { once: true });
+      schedule();
+    });
+  }
+
+  close(): void {
+    this.#off();
+    this.#seen.clear();
+    this.#waiters.clear();
+  }
+}

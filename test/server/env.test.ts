@@ -1,0 +1,61 @@
+/** The server's environment parsing and its log redaction. */
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { parseEnv, parseRegions } from '../../src/server/env.js';
+import { REDACTED_PATHS } from '../../src/server/logger.js';
+
+describe('parseEnv', () => {
+  it('has the documented defaults', () => {
+    const env = parseEnv({});
+    expect(env).toMatchObject({ host: '127.0.0.1', port: 8080, dataDir: './.tavern', egressAllow: [], trustProxyHeaders: true });
+    expect(env.regions.map((r) => r.id)).toEqual(['local']);
+    expect(env.databaseUrl).toBeUndefined();
+    expect(env.adminToken).toBeUndefined();
+  });
+
+  it('reads every variable', () => {
+    const env = parseEnv({
+      TAVERN_HOST: '0.0.0.0', TAVERN_PORT: '9000', TAVERN_DATA_DIR: '/var/lib/tavern', DATABASE_URL: 'postgres://x', TAVERN_ADMIN_TOKEN: 'secret',
+      TAVERN_REGIONS: 'local,lnd-atl', TAVERN_PUBLIC_ORIGIN: 'https://api.example.com', TAVERN_EGRESS_ALLOW: '127.0.0.1/32, localhost',
+      TAVERN_RUNTIME: 'fake', TAVERN_TRUST_PROXY: 'false', TAVERN_CDN_DOMAIN: 'cdn.example.com',
+    });
+    expect(env).toMatchObject({
+      host: '0.0.0.0', port: 9000, dataDir: '/var/lib/tavern', databaseUrl: 'postgres://x', adminToken: 'secret', publicOrigin: 'https://api.example.com',
+      egressAllow: ['127.0.0.1/32', 'localhost'], runtime: 'fake', trustProxyHeaders: false, cdnDomain: 'cdn.example.com',
+    });
+  });
+
+  it('refuses bad values with a clear message', () => {
+    expect(() => parseEnv({ TAVERN_PORT: 'http' })).toThrow(/TAVERN_PORT/);
+    expect(() => parseEnv({ TAVERN_RUNTIME: 'docker' })).toThrow(/TAVERN_RUNTIME/);
+    expect(() => parseEnv({ TAVERN_REGIONS: 'Bad Region' })).toThrow(/TAVERN_REGIONS/);
+  });
+});
+
+describe('parseRegions', () => {
+  it('reads JSON with display names, providers and coordinates', () => {
+    const regions = parseRegions('[{"id":"eu","display_name":"Europe","provider":"Hetzner","latitude":50.1,"longitude":8.6},"us"]');
+    expect(regions).toEqual([
+      { id: 'eu', displayName: 'Europe', provider: 'Hetzner', coords: { latitude: 50.1, longitude: 8.6 } },
+      { id: 'us', displayName: 'us', provider: 'Tavern' },
+    ]);
+  });
+
+  it('refuses duplicates and empty lists', () => {
+    expect(() => parseRegions('a,a')).toThrow(/twice/);
+    expect(() => parseRegions('[]')).toThrow(/at least one/);
+  });
+});
+
+describe('log redaction', () => {
+  it('never writes tokens or authorization headers', () => {
+    const lines: string[] = [];
+    const sink = new Writable({ write: (chunk: Buffer, _e, done) => (lines.push(chunk.toString()), done()) });
+    const logger = pino({ redact: { paths: [...REDACTED_PATHS], censor: '[redacted]' } }, sink);
+    logger.info({ req: { headers: { authorization: 'Bearer abc' } }, token: 'tok', body: { player_token: 'p' }, effect: { env: { RIVET_TOKEN: 'lobby.x' } } }, 'x');
+    const out = lines.join('');
+    for (const secret of ['Bearer abc', '"tok"', '"p"', 'lobby.x']) expect(out).not.toContain(secret);
+    expect(out).toContain('[redacted]');
+  });
+});

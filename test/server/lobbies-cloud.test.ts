@@ -1,0 +1,133 @@
+/** Live analytics (§2.3) and lobby logs with their long poll (§2.4). */
+import { randomUUID } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { harness, settle, str, until, type Harness } from './harness.js';
+
+let h: Harness;
+afterEach(() => h.cleanup());
+
+const decode = (lines: unknown): string[] => (lines as string[]).map((l) => Buffer.from(l, 'base64').toString('utf8'));
+
+describe('getAnalyticsMatchmakerLive', () => {
+  it('summarises every active lobby of the namespace', async () => {
+    h = harness();
+    const { pub, gameId, cloud, nsId, versionId } = await h.setup();
+    const pending = h.call('POST', '/matchmaker/lobbies/find', { token: pub, body: { game_modes: ['default'] } });
+    await until(() => h.timers.pending > 0);
+    const path = `/cloud/games/${gameId}/namespaces/${nsId}/analytics/matchmaker/live`;
+    const before = await h.call('GET', path, { token: cloud });
+    expect(before.status).toBe(200);
+    const lobbyId = h.runtime.started[0]?.lobbyId ?? '';
+    const lobbyGroupId = (await h.catalog.getVersion(versionId))?.lobbyGroupIds['default'];
+    expect(before.body['lobbies']).toEqual([{
+      lobby_id: lobbyId, lobby_group_id: lobbyGroupId, lobby_group_name_id: 'default', region_id: expect.stringMatching(/^[0-9a-f-]{36}$/) as unknown,
+      create_ts: expect.stringMatching(/Z$/) as unknown, is_ready: false, is_idle: false, is_closed: false, is_outdated: false,
+      max_players_normal: 4, max_players_direct: 4, max_players_party: 4, total_player_count: 1, registered_player_count: 0,
+    }]);
+    await h.runtime.ready(lobbyId);
+    await pending;
+    const after = await h.call('GET', path, { token: cloud });
+    expect(after.body['lobbies']?.[0]).toMatchObject({ is_ready: true });
+    expect((await h.call('GET', `/cloud/games/${gameId}/namespaces/${randomUUID()}/analytics/matchmaker/live`, { token: cloud })).status).toBe(404);
+  });
+});
+
+describe('getLobbyLogs', () => {
+  const setupLobby = async () => {
+    const s = await h.setup();
+    const found = await h.call('POST', '/matchmaker/lobbies/find', { token: s.pub, body: { game_modes: ['default'] } });
+    const lobbyId = str(found.body['lobby']?.['lobby_id']);
+    return { ...s, lobbyId, path: `/cloud/games/${s.gameId}/matchmaker/lobbies/${lobbyId}/logs` };
+  };
+
+  it('returns the newest lines, base64 with RFC 3339 timestamps, and a watch index', async () => {
+    h = harness({ readyAfterMs: 0 });
+    const { cloud, lobbyId, path } = await setupLobby();
+    await h.logBook.write(lobbyId, 'std_out', [{ at: h.clock.now(), line: 'héllo' }, { at: h.clock.now() + 1, line: 'world' }]);
+    await h.logBook.write(lobbyId, 'std_err', [{ at: h.clock.now(), line: 'oops' }]);
+    const r = await h.call('GET', `${path}?stream=std_out`, { token: cloud });
+    expect(r.status).toBe(200);
+    expect(decode(r.body['lines'])).toEqual([`fake container ${lobbyId} started`, 'héllo', 'world']);
+    expect(r.body['timestamps']).toHaveLength(3);
+    expect(str(r.body['timestamps']?.[2])).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expect(r.body['watch']).toEqual({ index: '3' });
+    expect(decode((await h.call('GET', `${path}?stream=std_err`, { token: cloud })).body['lines'])).toEqual(['oops']);
+  });
+
+  it('keeps only the newest 256 lines without a watch index', async () => {
+    h = harness({ readyAfterMs: 0 });
+    const { cloud, lobbyId, path } = await setupLobby();
+    await h.logBook.write(lobbyId, 'std_err', Array.from({ length: 1500 }, (_, i) => ({ at: i, line: `l${i}` })));
+    const r = await h.call('GET', `${path}?stream=std_err`, { token: cloud });
+    const lines = decode(r.body['lines']);
+    expect(lines).toHaveLength(256);
+    expect(lines.at(-1)).toBe('l1499');
+    expect(r.body['watch']).toEqual({ index: '1500' });
+  });
+
+  it('long-polls: wakes as soon as a line arrives', async () => {
+    h = harness({ readyAfterMs: 0 });
+    const { cloud, lobbyId, path } = await setupLobby();
+    const first = await h.call('GET', `${path}?stream=std_out`, { token: cloud });
+    const index = str(first.body['watch']?.['index']);
+    let answered = false;
+    const pending = h.call('GET', `${path}?stream=std_out&watch_index=${index}`, { token: cloud }).then((r) => ((answered = true), r));
+    await until(() => h.timers.pending >= 2);
+    await settle();
+    expect(answered).toBe(false);
+    await h.logBook.write(lobbyId, 'std_out', [{ at: h.clock.now(), line: 'new' }]);
+    const r = await pending;
+    expect(decode(r.body['lines'])).toEqual(['new']);
+    expect(Number(str(r.body['watch']?.['index']))).toBe(Number(index) + 1);
+  });
+
+  it('long-polls: finds lines written by another instance by polling the catalog', async () => {
+    h = harness({ readyAfterMs: 0 });
+    const { cloud, lobbyId, path } = await setupLobby();
+    const pending = h.call('GET', `${path}?stream=std_err&watch_index=0`, { token: cloud });
+    await until(() => h.timers.pending >= 2);
+    await h.catalog.appendLogs(lobbyId, 'std_err', [{ at: 1, line: 'elsewhere' }]);
+    h.timers.advance(1_000);
+    expect(decode((await pending).body['lines'])).toEqual(['elsewhere']);
+  });
+
+  it('long-polls: gives up after 40 s with the same index', async () => {
+    h = harness({ readyAfterMs: 0 });
+    const { cloud, path } = await setupLobby();
+    let answered = false;
+    const pending = h.call('GET', `${path}?stream=std_err&watch_index=0`, { token: cloud }).then((r) => ((answered = true), r));
+    await until(() => h.timers.pending >= 2);
+    h.timers.advance(39_000);
+    await settle();
+    expect(answered).toBe(false);
+    h.timers.advance(1_000);
+    const r = await pending;
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ lines: [], timestamps: [], watch: { index: '0' } });
+  });
+
+  it('ends pending long polls when the app closes', async () => {
+    h = harness({ readyAfterMs: 0 });
+    const { cloud, path } = await setupLobby();
+    const pending = h.call('GET', `${path}?stream=std_err&watch_index=0`, { token: cloud });
+    await until(() => h.timers.pending >= 2);
+    h.app.close();
+    expect((await pending).body['lines']).toEqual([]);
+  });
+
+  it('API_BAD_QUERY for a bad stream or watch index; LOBBY_NOT_FOUND for unknown or foreign lobbies', async () => {
+    h = harness({ readyAfterMs: 0 });
+    const { cloud, path, lobbyId } = await setupLobby();
+    expect((await h.call('GET', path, { token: cloud })).body['code']).toBe('API_BAD_QUERY');
+    expect((await h.call('GET', `${path}?stream=stdout`, { token: cloud })).body['code']).toBe('API_BAD_QUERY');
+    const idx = await h.call('GET', `${path}?stream=std_out&watch_index=abc`, { token: cloud });
+    expect(idx.status).toBe(400);
+    expect(idx.body['code']).toBe('API_BAD_QUERY');
+    const other = await h.setup(undefined, 'other-game');
+    const foreign = await h.call('GET', `/cloud/games/${other.gameId}/matchmaker/lobbies/${lobbyId}/logs?stream=std_out`, { token: other.cloud });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body['code']).toBe('LOBBY_NOT_FOUND');
+    const gameId = path.split('/')[3] ?? '';
+    expect((await h.call('GET', `/cloud/games/${gameId}/matchmaker/lobbies/${randomUUID()}/logs?stream=std_out`, { token: cloud })).status).toBe(404);
+  });
+});

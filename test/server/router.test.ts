@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { canonicalPath, Router } from '../../src/server/router.js';
+
+const G = '6f1d2b8e-0d5f-4f0b-9a57-1f2a3b4c5d6e';
+
+describe('Router', () => {
+  const router = new Router<string>()
+    .add('GET', '/cloud/games/{game_id:uuid}', 'get-game')
+    .add('POST', '/cloud/games/{game_id:uuid}/versions', 'create-version')
+    .add('DELETE', '/cloud/games/{game_id:uuid}/namespaces/{ns:uuid}/domains/{domain}', 'remove-domain')
+    .add('PUT', '/uploads/{key*}', 'put');
+
+  it('matches literals and typed parameters (UUIDs lowercased)', () => {
+    const m = router.match('GET', `/cloud/games/${G.toUpperCase()}`);
+    expect(m).toMatchObject({ kind: 'found', handler: 'get-game', params: { game_id: G } });
+  });
+
+  it('treats a segment that is not a UUID as no match (404), as Rivet did', () => {
+    expect(router.match('GET', '/cloud/games/not-a-uuid').kind).toBe('not-found');
+  });
+
+  it('tells a known path with the wrong method (400) from an unknown one (404)', () => {
+    expect(router.match('DELETE', `/cloud/games/${G}`).kind).toBe('method-not-allowed');
+    expect(router.match('GET', '/cloud/nothing').kind).toBe('not-found');
+    expect(router.methods(`/cloud/games/${G}/versions`)).toEqual(['POST']);
+  });
+
+  it('decodes parameters and rejects malformed escapes', () => {
+    const m = router.match('DELETE', `/cloud/games/${G}/namespaces/${G}/domains/a%2Eexample.com`);
+    expect(m).toMatchObject({ kind: 'found', params: { domain: 'a.example.com' } });
+    expect(router.match('DELETE', `/cloud/games/${G}/namespaces/${G}/domains/%E0%A4%A`).kind).toBe('not-found');
+  });
+
+  it('captures the rest of a path', () => {
+    expect(router.match('PUT', '/uploads/a/b/c.txt')).toMatchObject({ kind: 'found', params: { key: 'a/b/c.txt' } });
+    expect(router.match('PUT', '/uploads').kind).toBe('not-found');
+  });
+
+  it('ignores repeated and trailing slashes', () => {
+    expect(router.match('GET', `//cloud/games/${G}/`).kind).toBe('found');
+  });
+});
+
+describe('canonicalPath (both URL styles of wire.md §1.1)', () => {
+  it('maps the deprecated host-per-service form', () => {
+    expect(canonicalPath('matchmaker.api.example.com', '/v1/lobbies/find')).toBe('/matchmaker/lobbies/find');
+    expect(canonicalPath('cloud.api.rivet.gg:443', '/v1/games/x')).toBe('/cloud/games/x');
+    expect(canonicalPath('MATCHMAKER.API.example.com', '/v1')).toBe('/matchmaker');
+  });
+
+  it('leaves the single-origin form and other hosts alone', () => {
+    expect(canonicalPath('api.example.com', '/matchmaker/lobbies/find')).toBe('/matchmaker/lobbies/find');
+    expect(canonicalPath('127.0.0.1:8080', '/v1/lobbies/find')).toBe('/v1/lobbies/find');
+    expect(canonicalPath('matchmaker.api.example.com', '/lobbies/find')).toBe('/lobbies/find');
+    expect(canonicalPath('unknown.api.example.com', '/v1/x')).toBe('/v1/x');
+    expect(canonicalPath(null, '/cloud/bootstrap')).toBe('/cloud/bootstrap');
+  });
+});
