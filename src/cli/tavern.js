@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=64
 // The `tavern` command: the TypeScript sources run through tsx (installed by `npm ci`).
 import { URL } from 'node:url';
 import { register } from 'tsx/esm/api';

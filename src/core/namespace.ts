@@ -34,6 +34,8 @@ export const updateNamespaceSettings = (world: World, id: string, settings: Name
 
 /** Versions that are current or still have lobbies; the others are forgotten. */
 export const liveVersions = (ns: NamespaceState): PMap<string, Version> => {
+  // The common case: only the current version is kept, and it always stays.
+  if (ns.versions.size === 1 && ns.currentVersionId !== undefined && ns.versions.has(ns.currentVersionId)) return ns.versions;
   const used = new Set<string>();
   for (const lobby of ns.lobbies.values()) used.add(lobby.versionId);
   if (ns.currentVersionId !== undefined) used.add(ns.currentVersionId);

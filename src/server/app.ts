@@ -58,6 +58,7 @@ const settingsOf = (config: AppConfig): Settings => {
     logWatchMs: config.logWatchMs ?? 40_000,
     logPollMs: config.logPollMs ?? 1_000,
     maxBodyBytes: config.maxBodyBytes ?? MAX_BODY_BYTES,
+    egressAllow: config.egressAllow ?? [],
   };
 };
 

@@ -24,6 +24,8 @@ export interface Settings {
   readonly logWatchMs: number;
   readonly logPollMs: number;
   readonly maxBodyBytes: number;
+  /** Non-public verification hosts the operator allows (version validation and the egress guard). */
+  readonly egressAllow: readonly string[];
 }
 
 export interface Services {

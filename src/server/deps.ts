@@ -64,6 +64,8 @@ export interface AppConfig {
   readonly logPollMs?: number;
   /** JSON body cap (default 1 MiB). */
   readonly maxBodyBytes?: number;
+  /** Verification hosts allowed although not public (`TAVERN_EGRESS_ALLOW`): version validation accepts them too. */
+  readonly egressAllow?: readonly string[];
 }
 
 export interface AppDeps {

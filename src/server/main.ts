@@ -100,6 +100,7 @@ async function main(): Promise<void> {
     config: {
       publicOrigin,
       trustProxyHeaders: env.trustProxyHeaders,
+      egressAllow: env.egressAllow,
       ...(env.adminToken === undefined ? {} : { adminToken: env.adminToken }),
       ...(env.cdnDomain === undefined ? {} : { cdnDomain: env.cdnDomain }),
       ...(env.jobDomain === undefined ? {} : { jobDomain: env.jobDomain }),

@@ -283,4 +283,10 @@ export interface ValidationContext {
   readonly versionDisplayNames?: ReadonlySet<string>;
   readonly build?: (buildId: string) => 'complete' | 'incomplete' | 'missing';
   readonly site?: (siteId: string) => 'complete' | 'incomplete' | 'missing';
+  /**
+   * Verification hosts the operator allows although they are not public (local development and
+   * tests): exact host names or IP literals, or IP CIDRs (`127.0.0.1`, `10.0.0.0/8`, `::1`,
+   * `verify.internal`). The egress guard gets the same list.
+   */
+  readonly verificationHostsAllowed?: readonly string[];
 }

@@ -48,7 +48,7 @@ function validateWritten(settings: InheritedModeSettings, at: Path, ctx: Validat
   validateIdle(settings.idleLobbies, at, out);
   validateMaxPlayers(settings, at, out);
   if (settings.container !== undefined) validateContainer(settings.container, at, ctx, out);
-  validateActions(settings.actions, at, out);
+  validateActions(settings.actions, at, out, ctx.verificationHostsAllowed);
 }
 
 /**

@@ -14,8 +14,8 @@ import { isHeaderName, isHeaderValue } from './validate-text.js';
  * const out: Problem[] = []; validateVerification({ url: 'http://10.0.0.1', headers: {} }, ['v'], out);
  * // out: [{ path: ['v', 'url', 'invalid-ip'] }]
  */
-export function validateVerification(verification: VerificationConfig, at: Path, out: Problem[]): void {
-  const urlProblem = checkVerificationUrl(verification.url);
+export function validateVerification(verification: VerificationConfig, at: Path, out: Problem[], allowed: readonly string[] = []): void {
+  const urlProblem = checkVerificationUrl(verification.url, allowed);
   if (urlProblem !== undefined) out.push(problem(at, 'url', urlProblem));
   const headers = Object.entries(verification.headers);
   if (headers.length > LIMITS.verificationHeaders) out.push(problem(at, 'headers-meta', 'too-many'));
@@ -30,11 +30,11 @@ export function validateVerification(verification: VerificationConfig, at: Path,
  * the matchmaker), at Rivet's paths `<action>-config.verification-config.…`.
  *
  * @example
- * validateActions(mode.actions, ['config', 'matchmaker', 'game-modes', '*default*'], out);
+ * validateActions(mode.actions, ['config', 'matchmaker', 'game-modes', '*default*'], out, ctx.verificationHostsAllowed);
  */
-export function validateActions(actions: ActionsConfig | undefined, base: Path, out: Problem[]): void {
+export function validateActions(actions: ActionsConfig | undefined, base: Path, out: Problem[], allowed: readonly string[] = []): void {
   for (const kind of ['find', 'join', 'create'] as const) {
     const verification = actions?.[kind]?.verification;
-    if (verification !== undefined) validateVerification(verification, [...base, `${kind}-config`, 'verification-config'], out);
+    if (verification !== undefined) validateVerification(verification, [...base, `${kind}-config`, 'verification-config'], out, allowed);
   }
 }

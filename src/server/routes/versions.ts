@@ -46,6 +46,7 @@ async function validationContext(services: Services, game: GameRecord, body: unk
   return {
     regions: new Set(services.regions.map((r) => r.id)),
     versionDisplayNames: new Set(versions.map((v) => v.displayName)),
+    verificationHostsAllowed: services.settings.egressAllow,
     build: (id) => builds.get(id) ?? 'missing',
     site: (id) => sites.get(id) ?? 'missing',
   };

@@ -122,3 +122,25 @@ describe('checkVerificationUrl agrees with the WHATWG parser', () => {
     }));
   });
 });
+
+describe('checkVerificationUrl with an operator allowlist', () => {
+  it.each([
+    ['http://127.0.0.1:9000/verify', ['127.0.0.0/8'], undefined],
+    ['http://127.0.0.1:9000/verify', ['127.0.0.1'], undefined],
+    ['http://127.0.0.2/', ['127.0.0.1'], 'invalid-ip'],
+    ['http://10.1.2.3/', ['10.0.0.0/8'], undefined],
+    ['http://11.1.2.3/', ['10.0.0.0/8'], undefined],
+    ['http://192.168.1.1/', ['10.0.0.0/8'], 'invalid-ip'],
+    ['http://localhost:8080/', ['localhost'], undefined],
+    ['http://localhost:8080/', [], 'invalid'],
+    ['http://verify.internal/', ['verify.internal'], undefined],
+    ['http://other.internal/', ['verify.internal'], 'invalid'],
+    ['http://[::1]:9000/', ['::1'], undefined],
+    ['http://[::1]:9000/', ['::/127'], undefined],
+    ['http://[fd00::1]/', ['fd00::/8'], undefined],
+    ['http://[fe80::1]/', ['fd00::/8'], 'invalid-ip'],
+    ['http://user@127.0.0.1/', ['127.0.0.1'], 'invalid'],
+  ] as const)('%s with %j → %s', (url, allowed, expected) => {
+    expect(checkVerificationUrl(url, allowed)).toBe(expected);
+  });
+});
