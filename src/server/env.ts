@@ -18,7 +18,11 @@ export interface ServerEnv {
   readonly egressAllow: readonly string[];
   /** `fake`: lobbies "start" without running anything and report ready at once (demos and tests). */
   readonly runtime?: 'fake';
+  /** Take the client address from `cf-connecting-ip` / `x-forwarded-for` (only behind a proxy that sets them). */
   readonly trustProxyHeaders: boolean;
+  /** The captcha providers' verify endpoints (defaults: hCaptcha's and Turnstile's). */
+  readonly hcaptchaVerifyUrl?: string;
+  readonly turnstileVerifyUrl?: string;
 }
 
 const ID = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -72,6 +76,8 @@ export function parseEnv(env: Readonly<Record<string, string | undefined>>): Ser
     publicOrigin: opt(env['TAVERN_PUBLIC_ORIGIN']),
     cdnDomain: opt(env['TAVERN_CDN_DOMAIN']),
     jobDomain: opt(env['TAVERN_JOB_DOMAIN']),
+    hcaptchaVerifyUrl: opt(env['TAVERN_HCAPTCHA_VERIFY_URL']),
+    turnstileVerifyUrl: opt(env['TAVERN_TURNSTILE_VERIFY_URL']),
   };
   return {
     host: opt(env['TAVERN_HOST']) ?? '127.0.0.1',
@@ -79,7 +85,9 @@ export function parseEnv(env: Readonly<Record<string, string | undefined>>): Ser
     dataDir: opt(env['TAVERN_DATA_DIR']) ?? './.tavern',
     regions: parseRegions(env['TAVERN_REGIONS']),
     egressAllow: (opt(env['TAVERN_EGRESS_ALLOW']) ?? '').split(',').map((s) => s.trim()).filter((s) => s !== ''),
-    trustProxyHeaders: env['TAVERN_TRUST_PROXY'] !== 'false',
+    // Off by default: a client talking to Tavern directly could otherwise pick its own address and
+    // dodge max_players_per_client. Turn it on behind a proxy that sets these headers.
+    trustProxyHeaders: env['TAVERN_TRUST_PROXY'] === 'true',
     ...(runtime === 'fake' ? { runtime } : {}),
     ...Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)),
   };

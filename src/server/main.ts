@@ -86,7 +86,12 @@ async function main(): Promise<void> {
   const matchmaker = new Matchmaker({
     store: stores.match, clock, random,
     verifier: new HttpVerifier({ ...egress, userAgent: 'Tavern' }),
-    captcha: new HttpCaptchaVerifier({ userAgent: 'Tavern' }),
+    captcha: new HttpCaptchaVerifier({
+      ...egress,
+      userAgent: 'Tavern',
+      ...(env.hcaptchaVerifyUrl === undefined ? {} : { hcaptchaUrl: env.hcaptchaVerifyUrl }),
+      ...(env.turnstileVerifyUrl === undefined ? {} : { turnstileUrl: env.turnstileVerifyUrl }),
+    }),
     ...(runtime === undefined ? {} : { runtime }),
     routes: loggedRoutes(logger),
     logs: logBook,

@@ -8,7 +8,7 @@ import { REDACTED_PATHS } from '../../src/server/logger.js';
 describe('parseEnv', () => {
   it('has the documented defaults', () => {
     const env = parseEnv({});
-    expect(env).toMatchObject({ host: '127.0.0.1', port: 8080, dataDir: './.tavern', egressAllow: [], trustProxyHeaders: true });
+    expect(env).toMatchObject({ host: '127.0.0.1', port: 8080, dataDir: './.tavern', egressAllow: [], trustProxyHeaders: false });
     expect(env.regions.map((r) => r.id)).toEqual(['local']);
     expect(env.databaseUrl).toBeUndefined();
     expect(env.adminToken).toBeUndefined();
@@ -18,11 +18,13 @@ describe('parseEnv', () => {
     const env = parseEnv({
       TAVERN_HOST: '0.0.0.0', TAVERN_PORT: '9000', TAVERN_DATA_DIR: '/var/lib/tavern', DATABASE_URL: 'postgres://x', TAVERN_ADMIN_TOKEN: 'secret',
       TAVERN_REGIONS: 'local,lnd-atl', TAVERN_PUBLIC_ORIGIN: 'https://api.example.com', TAVERN_EGRESS_ALLOW: '127.0.0.1/32, localhost',
-      TAVERN_RUNTIME: 'fake', TAVERN_TRUST_PROXY: 'false', TAVERN_CDN_DOMAIN: 'cdn.example.com',
+      TAVERN_RUNTIME: 'fake', TAVERN_TRUST_PROXY: 'true', TAVERN_CDN_DOMAIN: 'cdn.example.com',
+      TAVERN_HCAPTCHA_VERIFY_URL: 'http://127.0.0.1:9/h', TAVERN_TURNSTILE_VERIFY_URL: 'http://127.0.0.1:9/t',
     });
     expect(env).toMatchObject({
       host: '0.0.0.0', port: 9000, dataDir: '/var/lib/tavern', databaseUrl: 'postgres://x', adminToken: 'secret', publicOrigin: 'https://api.example.com',
-      egressAllow: ['127.0.0.1/32', 'localhost'], runtime: 'fake', trustProxyHeaders: false, cdnDomain: 'cdn.example.com',
+      egressAllow: ['127.0.0.1/32', 'localhost'], runtime: 'fake', trustProxyHeaders: true, cdnDomain: 'cdn.example.com',
+      hcaptchaVerifyUrl: 'http://127.0.0.1:9/h', turnstileVerifyUrl: 'http://127.0.0.1:9/t',
     });
   });
 
