@@ -137,6 +137,12 @@ export interface Conflict {
 
 export type Created<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: Conflict };
 
+/** @example return conflict('name-id', game.nameId); */
+export const conflict = <T>(kind: Conflict['conflict'], value: string): Created<T> => ({ ok: false, error: { conflict: kind, value } });
+
+/** @example return created(game); */
+export const created = <T>(value: T): Created<T> => ({ ok: true, value });
+
 /** The fields of a namespace that can change after creation. */
 export type NamespacePatch = Partial<Pick<NamespaceRecord, 'displayName' | 'versionId' | 'settings' | 'cdn'>>;
 

@@ -8,6 +8,7 @@ import type { Seat } from '../../src/core/matchmaker/seat.js';
 import { addNamespace, publishVersion } from '../../src/core/namespace.js';
 import { PMap } from '../../src/core/pmap.js';
 import type { Result } from '../../src/core/result.js';
+import type { RoutingIndex } from '../../src/core/routing/index.js';
 import type { Decision } from '../../src/core/tx.js';
 import {
   createWorld,
@@ -121,3 +122,19 @@ export const makeLobby = (over: Partial<Lobby> = {}): Lobby => ({
   timeouts: { lobbyReadyMs: 300_000, playerConnectMs: 120_000 },
   ...over,
 });
+
+/** Every entry of a routing index as `pool|count|id` (and `pool|tag|count|id`), sorted: compare indexes as data. */
+export const routingRows = (index: RoutingIndex): string[] => {
+  const out: string[] = [];
+  for (const [pool, p] of index.entries()) {
+    p.all.byCount.forEach((b, c) => {
+      for (const id of b?.keys() ?? []) out.push(`${pool}|${c}|${id}`);
+    });
+    for (const [tag, buckets] of p.tags.entries()) {
+      buckets.byCount.forEach((b, c) => {
+        for (const id of b?.keys() ?? []) out.push(`${pool}|${tag}|${c}|${id}`);
+      });
+    }
+  }
+  return out.sort();
+};

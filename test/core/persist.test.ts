@@ -21,11 +21,11 @@ import {
   releaseLobbyPorts,
 } from '../../src/core/ports/index.js';
 import { createRng } from '../../src/core/rng.js';
-import type { RoutingIndex } from '../../src/core/routing/index.js';
 import { tick } from '../../src/core/tick.js';
 import type { Decision } from '../../src/core/tx.js';
 import { createWorld, DEFAULT_NAMESPACE_SETTINGS, makeVersion, type World } from '../../src/core/world.js';
 import { REGIONS } from './fixtures.js';
+import { routingRows } from './helpers.js';
 
 const IMAGE = '6f1d2b8e-0d5f-4f0b-9a57-1f2a3b4c5d6e';
 
@@ -235,20 +235,6 @@ const run = (ops: readonly Op[], restarts: ReadonlySet<number> = new Set()): Wor
   return worlds;
 };
 
-const routingRows = (index: RoutingIndex): string[] => {
-  const out: string[] = [];
-  for (const [pool, p] of index.entries()) {
-    p.all.byCount.forEach((b, c) => {
-      for (const id of b?.keys() ?? []) out.push(`${pool}|${c}|${id}`);
-    });
-    for (const [tag, buckets] of p.tags.entries()) {
-      buckets.byCount.forEach((b, c) => {
-        for (const id of b?.keys() ?? []) out.push(`${pool}|${tag}|${c}|${id}`);
-      });
-    }
-  }
-  return out.sort();
-};
 
 const byKey = <V>(m: PMap<string, V>): [string, V][] => [...m.entries()].map(([k, v]): [string, V] => [k, v]).sort(([a], [b]) => (a < b ? -1 : 1));
 

@@ -2,7 +2,6 @@ import type {
   BuildRecord,
   CatalogStore,
   CdnSiteRecord,
-  Conflict,
   Created,
   DomainRecord,
   GameRecord,
@@ -15,9 +14,8 @@ import type {
   UploadRecord,
   VersionRecord,
 } from '../../io/catalog.js';
+import { conflict, created } from '../../io/catalog.js';
 
-const conflict = <T>(kind: Conflict['conflict'], value: string): Created<T> => ({ ok: false, error: { conflict: kind, value } });
-const created = <T>(value: T): Created<T> => ({ ok: true, value });
 const byGame = <T extends { readonly gameId: string }>(records: Map<string, T>, gameId: string): readonly T[] =>
   [...records.values()].filter((r) => r.gameId === gameId);
 

@@ -16,10 +16,9 @@ import type {
   UploadRecord,
   VersionRecord,
 } from '../../io/catalog.js';
+import { conflict, created } from '../../io/catalog.js';
 import { inTransaction } from './schema.js';
 
-const conflict = <T>(kind: Conflict['conflict'], value: string): Created<T> => ({ ok: false, error: { conflict: kind, value } });
-const created = <T>(value: T): Created<T> => ({ ok: true, value });
 
 type StoredNamespace = Omit<NamespaceRecord, 'domains'>;
 

@@ -3,7 +3,6 @@ import type {
   BuildRecord,
   CatalogStore,
   CdnSiteRecord,
-  Conflict,
   Created,
   DomainRecord,
   GameRecord,
@@ -16,9 +15,8 @@ import type {
   UploadRecord,
   VersionRecord,
 } from '../../io/catalog.js';
+import { conflict, created } from '../../io/catalog.js';
 
-const conflict = <T>(kind: Conflict['conflict'], value: string): Created<T> => ({ ok: false, error: { conflict: kind, value } });
-const created = <T>(value: T): Created<T> => ({ ok: true, value });
 
 /** Runs synchronous database work as a promise: a thrown error becomes a rejection. */
 const settle = <T>(work: () => T): Promise<T> => {

@@ -18,6 +18,7 @@ import { tick } from '../../../src/core/tick.js';
 import type { Decision } from '../../../src/core/tx.js';
 import { makeVersion, namespaceOf, type World } from '../../../src/core/world.js';
 import { mode, NS, worldWith } from '../fixtures.js';
+import { routingRows } from '../helpers.js';
 import { CONNECT_MS, Model, READY_MS } from './model.js';
 
 const CAP = 5;
@@ -67,20 +68,6 @@ const step = (r: Real, res: Result<Decision<undefined>, MatchError>): string => 
 
 const pick = <T>(xs: readonly T[], i: number): T | undefined => (xs.length === 0 ? undefined : xs[i % xs.length]);
 
-const snapshot = (index: RoutingIndex): string[] => {
-  const out: string[] = [];
-  for (const [pool, p] of index.entries()) {
-    p.all.byCount.forEach((b, c) => {
-      for (const id of b?.keys() ?? []) out.push(`${pool}|${c}|${id}`);
-    });
-    for (const [tag, buckets] of p.tags.entries()) {
-      buckets.byCount.forEach((b, c) => {
-        for (const id of b?.keys() ?? []) out.push(`${pool}|${tag}|${c}|${id}`);
-      });
-    }
-  }
-  return out.sort();
-};
 
 /** The core and the model agree, and the core's invariants hold. */
 const agree = (m: Model, r: Real): void => {
@@ -112,7 +99,7 @@ const agree = (m: Model, r: Real): void => {
   }
   // The routing index equals one rebuilt from scratch; analytics folded from events equals the state.
   const rebuilt = lobbies.reduce<RoutingIndex>((idx, l) => reindex(idx, undefined, l, ns.currentVersionId), EMPTY_INDEX);
-  expect(snapshot(ns.routing)).toEqual(snapshot(rebuilt));
+  expect(routingRows(ns.routing)).toEqual(routingRows(rebuilt));
   const direct = lobbies.filter(isActive).map((l) => summarize(l, ns.currentVersionId));
   expect(liveSummaries(r.live, NS)).toEqual(direct.sort((a, b) => a.createTs - b.createTs || (a.lobbyId < b.lobbyId ? -1 : 1)));
   expect(ns.activeLobbies).toBe(m.active().length);
