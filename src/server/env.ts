@@ -8,6 +8,8 @@ export interface ServerEnv {
   readonly port: number;
   readonly dataDir: string;
   readonly databaseUrl?: string;
+  /** `TAVERN_PG_SCHEMA`: the PostgreSQL schema holding Tavern's tables (default `public`); several deployments can share one database. */
+  readonly postgresSchema?: string;
   readonly regions: readonly RegionInfo[];
   readonly adminToken?: string;
   /** Where clients reach the API; default `http://<host>:<port>`. */
@@ -72,6 +74,7 @@ export function parseEnv(env: Readonly<Record<string, string | undefined>>): Ser
   if (runtime !== undefined && runtime !== 'fake') throw new Error('TAVERN_RUNTIME may only be "fake" (no container runtime ships yet)');
   const values = {
     databaseUrl: opt(env['DATABASE_URL']),
+    postgresSchema: opt(env['TAVERN_PG_SCHEMA']),
     adminToken: opt(env['TAVERN_ADMIN_TOKEN']),
     publicOrigin: opt(env['TAVERN_PUBLIC_ORIGIN']),
     cdnDomain: opt(env['TAVERN_CDN_DOMAIN']),

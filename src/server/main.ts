@@ -34,7 +34,7 @@ interface Stores {
 async function openStores(env: ServerEnv): Promise<Stores> {
   if (env.databaseUrl !== undefined) {
     const { openPostgres } = await import('../adapters/postgres/index.js');
-    return openPostgres(env.databaseUrl, { regions: env.regions });
+    return openPostgres(env.databaseUrl, { regions: env.regions, ...(env.postgresSchema === undefined ? {} : { schema: env.postgresSchema }) });
   }
   const { openSqlite } = await import('../adapters/sqlite/index.js');
   return openSqlite(env.dataDir, { regions: env.regions });
