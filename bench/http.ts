@@ -1,0 +1,246 @@
+/**
+ * `npm run bench -- http [--json] [--clients 1,64] [--duration 5000] [--warmup 1000]
+ * [--max-players 256] [--idle 2] [--servers tavern,colyseus] [--profile DIR] [--no-pin]`:
+ * find+seat requests per second over HTTP against a running Tavern server on SQLite, and
+ * Colyseus's HTTP seat reservation under the same load in the same run.
+ *
+ * - Tavern: `POST /matchmaker/lobbies/find` `{"game_modes":["default"]}` with a public namespace
+ *   token, on the real server (`src/server/main.ts` compiled into the bench cache, plain `node`,
+ *   child process) with a fresh SQLite data dir and the fake runtime (a new lobby is ready as soon
+ *   as it starts), set up over HTTP like the CLI does (`http-tavern.ts`).
+ * - Colyseus 0.18: `POST /matchmake/joinOrCreate/lobby` `{}` on a real Colyseus `Server` with its
+ *   WebSocket transport (child process, `peers/colyseus-http.ts`).
+ *
+ * Seats: one game mode / room type whose lobbies hold `--max-players` (default 256). Seats are
+ * held for the whole run (Tavern: a reserved player expires after its 2-minute connect window;
+ * Colyseus: `seatReservationTimeout` 120 s), so lobbies fill and each matchmaker creates new ones
+ * as it goes (Tavern: `lobby_count_max` raised to 32768, ~6 lobbies per 1,500 finds; Colyseus:
+ * unbounded); `--idle` lobbies are ready before the first find. Every find comes from its own
+ * client address (`x-forwarded-for`, trusted by default), as distinct players would, so Tavern's
+ * per-address seat cap never binds (it is raised to 256 too).
+ *
+ * Load: a fresh server per measured run; `concurrency` closed-loop clients over kept-alive
+ * connections (`http-load.ts`), a warm-up, then the measured window: rate of 200 answers, latency
+ * percentiles, and the server's CPU time per request (`/proc`, all its threads). On a machine with
+ * two or more cores the servers run on CPU 1 and this process (the load generator) on CPU 0
+ * (`taskset`), unless `--no-pin`. More than 1% failed requests (non-200 or transport errors) in a
+ * run fails the bench.
+ *
+ * Target (issue): at 64 concurrent clients Tavern ≥ 3× Colyseus's rate and Tavern p99 ≤ 10 ms.
+ * In a closed loop the mean latency is concurrency / rate (Little's law), so p99 ≤ 10 ms at 64
+ * clients also needs ≥ 6,400 finds/s. `--json` prints one object with `tavern_rps`,
+ * `colyseus_rps`, `tavern_p99_ms` (64 clients, or the largest `--clients`) and the other figures.
+ * `--profile DIR` runs the Tavern servers with `--cpu-prof` and leaves the profiles in DIR.
+ */
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { canPin, cpuSeconds, pinSelf, spawnServer, waitHealthy } from './http-child.js';
+import { runLoad, type LoadResult, type Shot } from './http-load.js';
+import { startTavern } from './http-tavern.js';
+import { table } from './measure.js';
+import { COLYSEUS_ROOM } from './peers/colyseus-http.js';
+
+const TARGET_RATIO = 3;
+const TARGET_P99_MS = 10;
+const MAX_ERROR_SHARE = 0.01;
+
+interface Settings {
+  readonly json: boolean;
+  readonly clients: readonly number[];
+  readonly durationMs: number;
+  readonly warmupMs: number;
+  readonly maxPlayers: number;
+  readonly idleLobbies: number;
+  readonly profileDir?: string;
+  readonly pin: boolean;
+  readonly servers: readonly Run['server'][];
+}
+
+const value = (args: readonly string[], name: string): string | undefined => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+
+/** An integer option in [min, max], or `fallback` when absent. */
+const intArg = (raw: string | undefined, name: string, fallback: number, min = 1, max = Number.MAX_SAFE_INTEGER): number => {
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new RangeError(`${name} must be an integer in [${min}, ${max}], got ${raw}`);
+  return n;
+};
+
+const parseSettings = (args: readonly string[]): Settings => {
+  const clients = (value(args, '--clients') ?? '1,64').split(',').map((c) => intArg(c, '--clients', 1, 1, 4096));
+  const profile = value(args, '--profile');
+  return {
+    json: args.includes('--json'),
+    clients,
+    durationMs: intArg(value(args, '--duration'), '--duration', 5_000),
+    warmupMs: intArg(value(args, '--warmup'), '--warmup', 1_000, 0),
+    maxPlayers: intArg(value(args, '--max-players'), '--max-players', 256, 1, 256),
+    idleLobbies: intArg(value(args, '--idle'), '--idle', 2, 0, 16),
+    ...(profile === undefined ? {} : { profileDir: resolve(profile) }),
+    pin: !args.includes('--no-pin'),
+    servers: (value(args, '--servers') ?? 'tavern,colyseus').split(',').map((name) => {
+      if (name !== 'tavern' && name !== 'colyseus') throw new RangeError(`--servers lists tavern and/or colyseus, got ${name}`);
+      return name;
+    }),
+  };
+};
+
+/** A distinct IPv4 address per request (10.0.0.0/8): every find is another player. */
+const addressOf = (n: number): string => `10.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
+
+const shots = (path: string, token: string | undefined, body: string): ((n: number) => Shot) => {
+  const bytes = Buffer.from(body);
+  const base = {
+    'content-type': 'application/json',
+    'content-length': String(bytes.length),
+    ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+  };
+  return (n) => ({ path, headers: { ...base, 'x-forwarded-for': addressOf(n) }, body: bytes });
+};
+
+const expectKeys = (what: string, paths: readonly (readonly string[])[]) => (body: string): void => {
+  const parsed = JSON.parse(body) as unknown;
+  for (const path of paths) {
+    let at: unknown = parsed;
+    for (const key of path) at = typeof at === 'object' && at !== null ? (at as Record<string, unknown>)[key] : undefined;
+    if (typeof at !== 'string') throw new Error(`${what}: the answer has no ${path.join('.')}: ${body.slice(0, 300)}`);
+  }
+};
+
+interface Run extends LoadResult {
+  readonly server: 'tavern' | 'colyseus';
+}
+
+const measureTavern = async (s: Settings, concurrency: number, cpu: number | undefined): Promise<Run> => {
+  const tavern = await startTavern({
+    maxPlayers: s.maxPlayers,
+    idleLobbies: s.idleLobbies,
+    ...(cpu === undefined ? {} : { cpu }),
+    ...(s.profileDir === undefined ? {} : { profileDir: s.profileDir }),
+  });
+  try {
+    const result = await runLoad({
+      origin: tavern.origin,
+      concurrency,
+      warmupMs: s.warmupMs,
+      durationMs: s.durationMs,
+      shot: shots('/matchmaker/lobbies/find', tavern.publicToken, '{"game_modes":["default"]}'),
+      check: expectKeys('tavern find', [['lobby', 'lobby_id'], ['player', 'token']]),
+      serverCpu: () => cpuSeconds(tavern.child.pid),
+    });
+    return { server: 'tavern', ...result };
+  } finally {
+    await tavern.stop();
+  }
+};
+
+const COLYSEUS_MAIN = fileURLToPath(new URL('./peers/colyseus-http.js', import.meta.url));
+
+const colyseusPort = (line: string): number | undefined => {
+  try {
+    const { port } = JSON.parse(line) as { port?: unknown };
+    return typeof port === 'number' ? port : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+const measureColyseus = async (s: Settings, concurrency: number, cpu: number | undefined): Promise<Run> => {
+  const child = await spawnServer({
+    name: 'colyseus',
+    args: [COLYSEUS_MAIN, '--max-clients', String(s.maxPlayers)],
+    ...(cpu === undefined ? {} : { cpu }),
+    portOf: colyseusPort,
+  });
+  try {
+    await waitHealthy(child.origin, '/__healthcheck');
+    const result = await runLoad({
+      origin: child.origin,
+      concurrency,
+      warmupMs: s.warmupMs,
+      durationMs: s.durationMs,
+      shot: shots(`/matchmake/joinOrCreate/${COLYSEUS_ROOM}`, undefined, '{}'),
+      check: expectKeys('colyseus joinOrCreate', [['roomId'], ['sessionId']]),
+      serverCpu: () => cpuSeconds(child.pid),
+    });
+    return { server: 'colyseus', ...result };
+  } finally {
+    await child.stop();
+  }
+};
+
+const ms = (n: number): string => (Number.isFinite(n) ? n.toFixed(2) : '-');
+const rate = (n: number): string => n.toFixed(0);
+
+export const httpBench = async (args: readonly string[]): Promise<void> => {
+  const s = parseSettings(args);
+  const log = (line: string): void => {
+    if (!s.json) process.stderr.write(`${line}\n`);
+  };
+  if (s.profileDir !== undefined) mkdirSync(s.profileDir, { recursive: true });
+  const pinned = s.pin && canPin() && pinSelf(0);
+  const serverCpu = pinned ? 1 : undefined;
+  log(pinned ? 'load generator on CPU 0, servers on CPU 1' : 'not pinned to CPUs');
+
+  const runs: Run[] = [];
+  for (const c of s.clients) {
+    for (const server of s.servers) {
+      const run = await (server === 'tavern' ? measureTavern : measureColyseus)(s, c, serverCpu);
+      runs.push(run);
+      log(`${run.server} @ ${c}: ${rate(run.rps)} req/s, p99 ${ms(run.p99_ms)} ms, ${run.errors} errors`);
+    }
+  }
+
+  const at = (server: Run['server'], c: number): Run | undefined => runs.find((r) => r.server === server && r.concurrency === c);
+  const headline = s.clients.includes(64) ? 64 : Math.max(...s.clients);
+  const tavern = at('tavern', headline);
+  const colyseus = at('colyseus', headline);
+  const ratio = tavern && colyseus ? tavern.rps / colyseus.rps : NaN;
+  const targets = {
+    ratio_ok: ratio >= TARGET_RATIO,
+    p99_ok: tavern !== undefined && tavern.p99_ms <= TARGET_P99_MS,
+  };
+  const failures = runs.filter((r) => r.requests === 0 || r.errors > MAX_ERROR_SHARE * r.requests);
+
+  if (s.json) {
+    process.stdout.write(`${JSON.stringify({
+      bench: 'http',
+      clients: headline,
+      tavern_rps: tavern?.rps ?? null,
+      colyseus_rps: colyseus?.rps ?? null,
+      tavern_p99_ms: tavern?.p99_ms ?? null,
+      tavern_p50_ms: tavern?.p50_ms ?? null,
+      colyseus_p50_ms: colyseus?.p50_ms ?? null,
+      colyseus_p99_ms: colyseus?.p99_ms ?? null,
+      ratio: Number.isFinite(ratio) ? ratio : null,
+      targets: { ratio: TARGET_RATIO, p99_ms: TARGET_P99_MS, ...targets },
+      settings: { duration_ms: s.durationMs, warmup_ms: s.warmupMs, max_players: s.maxPlayers, idle_lobbies: s.idleLobbies, pinned },
+      runs: runs.map(({ errorSample: _sample, ...r }) => r),
+    })}\n`);
+  } else {
+    const rows = runs.map((r) => [
+      r.server, String(r.concurrency), rate(r.rps), ms(r.p50_ms), ms(r.p90_ms), ms(r.p99_ms), ms(r.max_ms), String(r.errors),
+      r.cpu_us_per_request === undefined ? '-' : r.cpu_us_per_request.toFixed(0),
+    ]);
+    process.stdout.write(`${table(['server', 'clients', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'errors', 'server cpu µs/req'], rows)}\n`);
+    for (const c of s.clients) {
+      const t = at('tavern', c);
+      const col = at('colyseus', c);
+      if (t && col) process.stdout.write(`tavern / colyseus at ${c} client${c === 1 ? '' : 's'}: ${(t.rps / col.rps).toFixed(2)}x\n`);
+    }
+    process.stdout.write(
+      `target at ${headline} clients: >= ${TARGET_RATIO}x colyseus (${Number.isFinite(ratio) ? ratio.toFixed(2) : '-'}x: ${targets.ratio_ok ? 'met' : 'NOT met'}), ` +
+        `tavern p99 <= ${TARGET_P99_MS} ms (${ms(tavern?.p99_ms ?? NaN)} ms: ${targets.p99_ok ? 'met' : 'NOT met'})\n`,
+    );
+  }
+  if (failures.length > 0) {
+    for (const f of failures) {
+      process.stderr.write(`${f.server} @ ${f.concurrency}: ${f.errors} of ${f.requests} requests failed ${JSON.stringify(f.errorKinds)}${f.errorSample === undefined ? '' : `, e.g. ${f.errorSample}`}\n`);
+    }
+    throw new Error(`more than ${MAX_ERROR_SHARE * 100}% of requests failed in ${failures.length} run(s)`);
+  }
+};
