@@ -4,7 +4,7 @@
  * (`cloud.`, `pub_<ns>.`, `dev_<ns>.`, `lobby.`, `player.`) is prepended and ignored on use.
  */
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
-import { timingSafeEqual, createHash } from 'node:crypto';
+import { createHash, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto';
 import { matchError, type MatchError } from '../core/errors.js';
 import { err, ok, type Result } from '../core/result.js';
 import type { CatalogStore, TokenKind } from '../io/catalog.js';
@@ -137,17 +137,18 @@ export interface TokenIssuerDeps {
  */
 export class TokenIssuer {
   readonly #deps: TokenIssuerDeps;
-  #key: Promise<Uint8Array> | undefined;
+  /** Imported once: jose re-imports raw key bytes on every sign and verify. */
+  #key: Promise<KeyObject> | undefined;
   #admin: Promise<{ readonly token: string; readonly generated: boolean }> | undefined;
 
   constructor(deps: TokenIssuerDeps) {
     this.#deps = deps;
   }
 
-  #signingKey(): Promise<Uint8Array> {
+  #signingKey(): Promise<KeyObject> {
     this.#key ??= this.#deps.catalog
       .putSettingIfAbsent(SIGNING_KEY_SETTING, randomSecret(32))
-      .then((stored) => new Uint8Array(Buffer.from(stored, 'base64url')))
+      .then((stored) => createSecretKey(Buffer.from(stored, 'base64url')))
       .catch((error: unknown) => {
         this.#key = undefined; // retried by the next call
         throw error;
