@@ -22,6 +22,8 @@ export interface ServerEnv {
   readonly runtime?: 'fake';
   /** Take the client address from `cf-connecting-ip` / `x-forwarded-for` (only behind a proxy that sets them). */
   readonly trustProxyHeaders: boolean;
+  /** SQLite durability: `normal` survives a process crash, `full` a power loss too (an fsync per commit). */
+  readonly sqliteSync: 'normal' | 'full';
   /** The captcha providers' verify endpoints (defaults: hCaptcha's and Turnstile's). */
   readonly hcaptchaVerifyUrl?: string;
   readonly turnstileVerifyUrl?: string;
@@ -72,6 +74,8 @@ export function parseEnv(env: Readonly<Record<string, string | undefined>>): Ser
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error('TAVERN_PORT must be a port number');
   const runtime = opt(env['TAVERN_RUNTIME']);
   if (runtime !== undefined && runtime !== 'fake') throw new Error('TAVERN_RUNTIME may only be "fake" (no container runtime ships yet)');
+  const sqliteSync = opt(env['TAVERN_SQLITE_SYNC']) ?? 'normal';
+  if (sqliteSync !== 'normal' && sqliteSync !== 'full') throw new Error('TAVERN_SQLITE_SYNC must be "normal" or "full"');
   const values = {
     databaseUrl: opt(env['DATABASE_URL']),
     postgresSchema: opt(env['TAVERN_PG_SCHEMA']),
@@ -91,6 +95,7 @@ export function parseEnv(env: Readonly<Record<string, string | undefined>>): Ser
     // Off by default: a client talking to Tavern directly could otherwise pick its own address and
     // dodge max_players_per_client. Turn it on behind a proxy that sets these headers.
     trustProxyHeaders: env['TAVERN_TRUST_PROXY'] === 'true',
+    sqliteSync,
     ...(runtime === 'fake' ? { runtime } : {}),
     ...Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)),
   };

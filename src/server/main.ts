@@ -37,7 +37,7 @@ async function openStores(env: ServerEnv): Promise<Stores> {
     return openPostgres(env.databaseUrl, { regions: env.regions, ...(env.postgresSchema === undefined ? {} : { schema: env.postgresSchema }) });
   }
   const { openSqlite } = await import('../adapters/sqlite/index.js');
-  return openSqlite(env.dataDir, { regions: env.regions });
+  return openSqlite(env.dataDir, { regions: env.regions, synchronous: env.sqliteSync });
 }
 
 const systemClock: Clock = { now: () => Date.now() };

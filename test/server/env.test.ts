@@ -8,7 +8,7 @@ import { REDACTED_PATHS } from '../../src/server/logger.js';
 describe('parseEnv', () => {
   it('has the documented defaults', () => {
     const env = parseEnv({});
-    expect(env).toMatchObject({ host: '127.0.0.1', port: 8080, dataDir: './.tavern', egressAllow: [], trustProxyHeaders: false });
+    expect(env).toMatchObject({ host: '127.0.0.1', port: 8080, dataDir: './.tavern', egressAllow: [], trustProxyHeaders: false, sqliteSync: 'normal' });
     expect(env.regions.map((r) => r.id)).toEqual(['local']);
     expect(env.databaseUrl).toBeUndefined();
     expect(env.adminToken).toBeUndefined();
@@ -20,16 +20,18 @@ describe('parseEnv', () => {
       TAVERN_REGIONS: 'local,lnd-atl', TAVERN_PUBLIC_ORIGIN: 'https://api.example.com', TAVERN_EGRESS_ALLOW: '127.0.0.1/32, localhost',
       TAVERN_RUNTIME: 'fake', TAVERN_TRUST_PROXY: 'true', TAVERN_CDN_DOMAIN: 'cdn.example.com',
       TAVERN_HCAPTCHA_VERIFY_URL: 'http://127.0.0.1:9/h', TAVERN_TURNSTILE_VERIFY_URL: 'http://127.0.0.1:9/t',
+      TAVERN_SQLITE_SYNC: 'full',
     });
     expect(env).toMatchObject({
       host: '0.0.0.0', port: 9000, dataDir: '/var/lib/tavern', databaseUrl: 'postgres://x', adminToken: 'secret', publicOrigin: 'https://api.example.com',
       egressAllow: ['127.0.0.1/32', 'localhost'], runtime: 'fake', trustProxyHeaders: true, cdnDomain: 'cdn.example.com',
-      hcaptchaVerifyUrl: 'http://127.0.0.1:9/h', turnstileVerifyUrl: 'http://127.0.0.1:9/t',
+      hcaptchaVerifyUrl: 'http://127.0.0.1:9/h', turnstileVerifyUrl: 'http://127.0.0.1:9/t', sqliteSync: 'full',
     });
   });
 
   it('refuses bad values with a clear message', () => {
     expect(() => parseEnv({ TAVERN_PORT: 'http' })).toThrow(/TAVERN_PORT/);
+    expect(() => parseEnv({ TAVERN_SQLITE_SYNC: 'off' })).toThrow(/TAVERN_SQLITE_SYNC/);
     expect(() => parseEnv({ TAVERN_RUNTIME: 'docker' })).toThrow(/TAVERN_RUNTIME/);
     expect(() => parseEnv({ TAVERN_REGIONS: 'Bad Region' })).toThrow(/TAVERN_REGIONS/);
   });
