@@ -4,7 +4,7 @@
  * (`cloud.`, `pub_<ns>.`, `dev_<ns>.`, `lobby.`, `player.`) is prepended and ignored on use.
  */
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
-import { createHash, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual, webcrypto } from 'node:crypto';
 import { matchError, type MatchError } from '../core/errors.js';
 import { err, ok, type Result } from '../core/result.js';
 import type { CatalogStore, TokenKind } from '../io/catalog.js';
@@ -137,18 +137,18 @@ export interface TokenIssuerDeps {
  */
 export class TokenIssuer {
   readonly #deps: TokenIssuerDeps;
-  /** Imported once: jose re-imports raw key bytes on every sign and verify. */
-  #key: Promise<KeyObject> | undefined;
+  /** Imported once as a WebCrypto key, which jose uses as is (raw bytes or a KeyObject are re-imported on every sign and verify). */
+  #key: Promise<webcrypto.CryptoKey> | undefined;
   #admin: Promise<{ readonly token: string; readonly generated: boolean }> | undefined;
 
   constructor(deps: TokenIssuerDeps) {
     this.#deps = deps;
   }
 
-  #signingKey(): Promise<KeyObject> {
+  #signingKey(): Promise<webcrypto.CryptoKey> {
     this.#key ??= this.#deps.catalog
       .putSettingIfAbsent(SIGNING_KEY_SETTING, randomSecret(32))
-      .then((stored) => createSecretKey(Buffer.from(stored, 'base64url')))
+      .then((stored) => webcrypto.subtle.importKey('raw', Buffer.from(stored, 'base64url'), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']))
       .catch((error: unknown) => {
         this.#key = undefined; // retried by the next call
         throw error;
