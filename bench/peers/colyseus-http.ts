@@ -15,7 +15,7 @@
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { Room, Server } from '@colyseus/core';
-import type { Logger } from '@colyseus/core/Logger';
+import { silentLogger } from './colyseus.js';
 import { WebSocketTransport } from '@colyseus/ws-transport';
 
 /** The room type the benchmark joins. */
@@ -24,13 +24,6 @@ export const COLYSEUS_ROOM = 'lobby';
 /** How long a reserved seat is held (seconds): Tavern's 2-minute connect window. */
 const SEAT_HOLD_SECONDS = 120;
 
-const silentLogger: Logger = {
-  debug: () => undefined,
-  error: () => undefined,
-  info: () => undefined,
-  trace: () => undefined,
-  warn: () => undefined,
-};
 
 const argValue = (args: readonly string[], name: string): string | undefined => {
   const i = args.indexOf(name);

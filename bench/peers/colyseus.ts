@@ -51,7 +51,8 @@ export interface ColyseusPeerOptions {
  */
 const SEAT_HOLD_SECONDS = 24 * 60 * 60;
 
-const silentLogger: Logger = {
+/** Colyseus's logger, silenced (both peers). */
+export const silentLogger: Logger = {
   debug: () => undefined,
   error: () => undefined,
   info: () => undefined,
