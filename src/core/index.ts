@@ -54,6 +54,8 @@ export {
   type CaptchaRow,
   type NamespaceRow,
   type LobbyDoc,
+  type PlayerDoc,
+  type WorldRows,
   type NamespaceChange,
   type WorldDiff,
 } from './persist.js';

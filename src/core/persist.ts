@@ -1,10 +1,11 @@
 /**
  * The matchmaker world as stored rows, and back. Only what cannot be derived is stored: per
- * namespace its settings, versions and captcha records; per lobby the lobby with its players.
- * Everything else (routing index, per-client seat counts, active lobby count, player counts, the
- * regions' port spaces) is rebuilt by {@link hydrateWorld}, so a store can never hold a derived
+ * namespace its settings, versions and captcha records; per lobby its own fields; per player its
+ * seat. Everything else (routing index, per-client seat counts, active lobby count, player counts,
+ * the regions' port spaces) is rebuilt by {@link hydrateWorld}, so a store can never hold a derived
  * value that disagrees with its source. {@link diffWorld} tells a store which rows a decision
- * changed, skipping everything the two worlds share.
+ * changed, skipping everything the two worlds share: a seat in a full lobby writes one player row,
+ * not the lobby with all its players.
  */
 import type { ResolvedVersion } from './config/types.js';
 import { isActive } from './lobby/flags.js';
@@ -58,13 +59,24 @@ export interface NamespaceRow {
   readonly captcha: readonly CaptchaRow[];
 }
 
+/** Lobby fields derived from its players, never stored. */
+type LobbyDerived = 'players' | 'playerCount' | 'connectedCount';
+
 /**
- * A stored lobby: the lobby with its players as an array (plain JSON).
+ * A stored lobby: its own fields (plain JSON); its players are rows of their own.
  *
  * @example
  * const doc: LobbyDoc = dehydrateLobby(lobby);
  */
-export type LobbyDoc = Omit<Lobby, 'players'> & { readonly players: readonly Player[] };
+export type LobbyDoc = Omit<Lobby, LobbyDerived>;
+
+/**
+ * A stored player: the seat as the core holds it (plain JSON; `lobbyId` names its lobby).
+ *
+ * @example
+ * const doc: PlayerDoc = { id: 'p', lobbyId: 'l', source: '1.2.3.4', createdAt: 0, status: 'reserved', connectDeadline: 120_000 };
+ */
+export type PlayerDoc = Player;
 
 /**
  * The stored form of a namespace's own fields.
@@ -81,34 +93,48 @@ export const dehydrateNamespace = (ns: NamespaceState): NamespaceRow => ({
 });
 
 /**
- * The stored form of a lobby.
+ * The stored form of a lobby: every field but the players and their counts.
  *
  * @example
  * JSON.stringify(dehydrateLobby(lobby));
  */
-export const dehydrateLobby = (lobby: Lobby): LobbyDoc => ({ ...lobby, players: [...lobby.players.values()] });
-
-/**
- * Every row of a world: one per namespace, one per lobby.
- *
- * @example
- * const { namespaces, lobbies } = dehydrateWorld(world);
- * hydrateWorld(world.regions, namespaces, lobbies); // observably `world`
- */
-export const dehydrateWorld = (world: World): { readonly namespaces: NamespaceRow[]; readonly lobbies: LobbyDoc[] } => {
-  const namespaces: NamespaceRow[] = [];
-  const lobbies: LobbyDoc[] = [];
-  for (const ns of world.namespaces.values()) {
-    namespaces.push(dehydrateNamespace(ns));
-    for (const lobby of ns.lobbies.values()) lobbies.push(dehydrateLobby(lobby));
-  }
-  return { namespaces, lobbies };
+export const dehydrateLobby = (lobby: Lobby): LobbyDoc => {
+  const { players: _players, playerCount: _count, connectedCount: _connected, ...doc } = lobby;
+  return doc;
 };
 
-const hydrateLobby = (doc: LobbyDoc): Lobby => {
+/** Every row of a world. */
+export interface WorldRows {
+  readonly namespaces: NamespaceRow[];
+  readonly lobbies: LobbyDoc[];
+  readonly players: PlayerDoc[];
+}
+
+/**
+ * Every row of a world: one per namespace, per lobby and per player.
+ *
+ * @example
+ * const { namespaces, lobbies, players } = dehydrateWorld(world);
+ * hydrateWorld(world.regions, namespaces, lobbies, players); // observably `world`
+ */
+export const dehydrateWorld = (world: World): WorldRows => {
+  const namespaces: NamespaceRow[] = [];
+  const lobbies: LobbyDoc[] = [];
+  const players: PlayerDoc[] = [];
+  for (const ns of world.namespaces.values()) {
+    namespaces.push(dehydrateNamespace(ns));
+    for (const lobby of ns.lobbies.values()) {
+      lobbies.push(dehydrateLobby(lobby));
+      for (const player of lobby.players.values()) players.push(player);
+    }
+  }
+  return { namespaces, lobbies, players };
+};
+
+const hydrateLobby = (doc: LobbyDoc, seated: readonly Player[]): Lobby => {
   let connected = 0;
-  for (const p of doc.players) if (p.status === 'connected') connected++;
-  const players = PMap.from(doc.players.map((p) => [p.id, p] as const));
+  for (const p of seated) if (p.status === 'connected') connected++;
+  const players = PMap.from(seated.map((p) => [p.id, p] as const));
   return { ...doc, players, playerCount: players.size, connectedCount: connected };
 };
 
@@ -142,18 +168,29 @@ const hydrateNamespace = (row: NamespaceRow, lobbies: readonly Lobby[]): Namespa
  * index, per-client seat counts, active lobby counts, lobby player counts, and one port space per
  * region holding exactly the ports of its lobbies that have not stopped (lobbies of a region no
  * longer configured hold none). Rows that contradict each other are corruption and throw: a lobby
- * of an unknown namespace, or a port held by two lobbies.
+ * of an unknown namespace, a player of an unknown lobby, or a port held by two lobbies.
  *
  * @example
- * const world = hydrateWorld([LOCAL_REGION], namespaceRows, lobbyDocs);
+ * const world = hydrateWorld([LOCAL_REGION], namespaceRows, lobbyDocs, playerDocs);
  */
-export const hydrateWorld = (regions: readonly RegionInfo[], namespaces: readonly NamespaceRow[], lobbies: readonly LobbyDoc[]): World => {
+export const hydrateWorld = (
+  regions: readonly RegionInfo[],
+  namespaces: readonly NamespaceRow[],
+  lobbies: readonly LobbyDoc[],
+  players: readonly PlayerDoc[],
+): World => {
   const grouped = new Map<string, Lobby[]>(namespaces.map((row) => [row.id, []]));
   const spaces = new Map<string, PortSpace>(regions.map((r) => [r.id, createPortSpace()]));
+  const seated = new Map<string, Player[]>(lobbies.map((doc) => [doc.id, []]));
+  for (const player of players) {
+    const group = seated.get(player.lobbyId);
+    if (group === undefined) throw new Error(`stored player ${player.id} sits in unknown lobby ${player.lobbyId}`);
+    group.push(player);
+  }
   for (const doc of lobbies) {
     const group = grouped.get(doc.namespaceId);
     if (group === undefined) throw new Error(`stored lobby ${doc.id} belongs to unknown namespace ${doc.namespaceId}`);
-    const lobby = hydrateLobby(doc);
+    const lobby = hydrateLobby(doc, seated.get(doc.id) ?? []);
     group.push(lobby);
     const space = spaces.get(lobby.region);
     if (space === undefined || lobby.lifecycle.status === 'stopped') continue;
@@ -182,10 +219,14 @@ export interface NamespaceChange {
   readonly after: NamespaceState | undefined;
   /** Its own row (settings, current version, versions, captcha) differs, or it was added or removed. */
   readonly rowChanged: boolean;
-  /** Lobbies added or replaced, as they are after. */
+  /** Lobbies added, or whose own fields changed, as they are after (their players are listed apart). */
   readonly upserted: readonly Lobby[];
-  /** Ids of lobbies gone. */
+  /** Ids of lobbies gone (with all their players). */
   readonly deleted: readonly string[];
+  /** Players added or changed, in lobbies that remain. */
+  readonly seated: readonly Player[];
+  /** Players gone from lobbies that remain. */
+  readonly unseated: readonly Player[];
 }
 
 /**
@@ -201,25 +242,46 @@ export interface WorldDiff {
 const rowDiffers = (a: NamespaceState, b: NamespaceState): boolean =>
   a.settings !== b.settings || a.currentVersionId !== b.currentVersionId || a.versions !== b.versions || a.captcha !== b.captcha;
 
+/** Whether two versions of a lobby differ in a stored field (compared by reference; players and counts aside). */
+const lobbyRowDiffers = (a: Lobby, b: Lobby): boolean => {
+  const x = a as unknown as Record<string, unknown>;
+  const y = b as unknown as Record<string, unknown>;
+  for (const key in y) {
+    if (key !== 'players' && key !== 'playerCount' && key !== 'connectedCount' && x[key] !== y[key]) return true;
+  }
+  for (const key in x) if (!(key in y)) return true;
+  return false;
+};
+
 /**
- * Which namespace rows and lobby rows differ between `before` and `after` (compared by reference,
- * skipping every subtree the two worlds share, so a decision's diff costs about what the decision
- * changed). Regions and port spaces are derived, never stored, so they are not compared.
+ * Which namespace, lobby and player rows differ between `before` and `after` (compared by
+ * reference, skipping every subtree the two worlds share, so a decision's diff costs about what
+ * the decision changed). Regions and port spaces are derived, never stored, so they are not compared.
  *
  * @example
  * const diff = diffWorld(world, decision.world);
  */
 export const diffWorld = (before: World, after: World): WorldDiff => {
   const changes: NamespaceChange[] = [];
+  const none = PMap.empty<string, Player>();
   before.namespaces.diff(after.namespaces, (id, a, b) => {
     const upserted: Lobby[] = [];
     const deleted: string[] = [];
-    (a?.lobbies ?? PMap.empty<string, Lobby>()).diff(b?.lobbies ?? PMap.empty<string, Lobby>(), (lobbyId, _, lobby) => {
-      if (lobby === undefined) deleted.push(lobbyId);
-      else upserted.push(lobby);
+    const seated: Player[] = [];
+    const unseated: Player[] = [];
+    (a?.lobbies ?? PMap.empty<string, Lobby>()).diff(b?.lobbies ?? PMap.empty<string, Lobby>(), (lobbyId, was, lobby) => {
+      if (lobby === undefined) {
+        deleted.push(lobbyId);
+        return;
+      }
+      if (was === undefined || lobbyRowDiffers(was, lobby)) upserted.push(lobby);
+      (was?.players ?? none).diff(lobby.players, (_, gone, player) => {
+        if (player !== undefined) seated.push(player);
+        else if (gone !== undefined) unseated.push(gone);
+      });
     });
     const rowChanged = a === undefined || b === undefined || rowDiffers(a, b);
-    changes.push({ id, after: b, rowChanged, upserted, deleted });
+    changes.push({ id, after: b, rowChanged, upserted, deleted, seated, unseated });
   });
   return { namespaces: changes };
 };

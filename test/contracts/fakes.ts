@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { parseVersion } from '../../src/core/config/index.js';
 import type { ResolvedVersion } from '../../src/core/config/types.js';
 import type { StartLobby } from '../../src/core/effects.js';
+import { dehydrateLobby, dehydrateNamespace, dehydrateWorld } from '../../src/core/persist.js';
 import { isAllocated, lobbyPortsInUse } from '../../src/core/ports/index.js';
 import { makeVersion, type Version, type World } from '../../src/core/world.js';
 import type { MatchStore, Runtime } from '../../src/io/index.js';
@@ -48,6 +49,18 @@ export class FakeRuntime implements Runtime {
     return Promise.resolve();
   }
 }
+
+/** The stored form of a world, in a canonical order: equal for observably equal worlds. */
+export const canonicalRows = (world: World) => {
+  const { namespaces, lobbies, players } = dehydrateWorld(world);
+  const byId = <T extends { id: string }>(xs: T[]) => xs.sort((a, b) => (a.id < b.id ? -1 : 1));
+  return {
+    namespaces: byId(namespaces).map((n) => ({ ...n, versions: byId([...n.versions]), captcha: [...n.captcha].sort((a, b) => (a.source < b.source ? -1 : 1)) })),
+    lobbies: byId(lobbies),
+    players: players.map((p) => ({ key: `${p.lobbyId}/${p.id}`, p })).sort((a, b) => (a.key < b.key ? -1 : 1)),
+    ports: [...world.ports.entries()].map(([region, s]) => [region, s.tcp.toArray(), s.udp.toArray()]).sort(),
+  };
+};
 
 /** A Matchmaker on `store` with fakes; `clock.t` is its time. */
 export const matchmakerOn = (store: MatchStore) => {
@@ -122,4 +135,37 @@ export const inconsistencies = (world: World): string[] => {
     }
   }
   return out;
+};
+
+/**
+ * A world with a namespace, a published version, seated, connected and ready lobbies (built on
+ * `store`), and its rows as schema version 2 stored them: each lobby document held its players and
+ * their counts (the migration to player rows reads these).
+ */
+export const legacyWorld = async (store: MatchStore) => {
+  const { mm } = matchmakerOn(store);
+  const ns = randomUUID();
+  await mm.addNamespace(ns);
+  await mm.publish(ns, version(3, 1));
+  const seats = [];
+  for (let i = 0; i < 7; i++) {
+    const outcome = await mm.find({ namespaceId: ns, gameModes: ['default'], client: { ip: `10.0.0.${i}` } });
+    if (!outcome.ok) throw new Error(outcome.error.code);
+    seats.push(outcome.seat);
+  }
+  await readyAll(mm, ns);
+  for (const seat of seats.slice(0, 3)) {
+    const r = await mm.playerConnected({ namespaceId: ns, lobbyId: seat.lobbyId, playerId: seat.playerIds[0] ?? '' });
+    if (!r.ok) throw new Error(r.error.code);
+  }
+  const world = await store.snapshot();
+  const namespaces = [...world.namespaces.values()].map((n) => ({ id: n.id, doc: dehydrateNamespace(n) }));
+  const lobbies = [...world.namespaces.values()].flatMap((n) =>
+    [...n.lobbies.values()].map((l) => ({
+      id: l.id,
+      namespaceId: l.namespaceId,
+      doc: { ...dehydrateLobby(l), players: [...l.players.values()], playerCount: l.playerCount, connectedCount: l.connectedCount },
+    })),
+  );
+  return { world, namespaces, lobbies };
 };

@@ -5,10 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { updateNamespaceSettings } from '../../src/core/namespace.js';
-import { dehydrateWorld } from '../../src/core/persist.js';
-import type { World } from '../../src/core/world.js';
 import type { MatchStore } from '../../src/io/index.js';
-import { inconsistencies, matchmakerOn, readyAll, version } from './fakes.js';
+import { canonicalRows as rows, inconsistencies, matchmakerOn, readyAll, version } from './fakes.js';
 
 /** A fresh, empty world store, and how to open another store on the same database. */
 export interface MatchStoreUnderTest {
@@ -17,17 +15,6 @@ export interface MatchStoreUnderTest {
   reopen(): Promise<MatchStore>;
   close(): Promise<void>;
 }
-
-/** The stored form of a world, in a canonical order: equal for observably equal worlds. */
-const rows = (world: World) => {
-  const { namespaces, lobbies } = dehydrateWorld(world);
-  const byId = <T extends { id: string }>(xs: T[]) => xs.sort((a, b) => (a.id < b.id ? -1 : 1));
-  return {
-    namespaces: byId(namespaces).map((n) => ({ ...n, versions: byId([...n.versions]), captcha: [...n.captcha].sort((a, b) => (a.source < b.source ? -1 : 1)) })),
-    lobbies: byId(lobbies).map((l) => ({ ...l, players: [...l.players].sort((a, b) => (a.id < b.id ? -1 : 1)) })),
-    ports: [...world.ports.entries()].map(([region, s]) => [region, s.tcp.toArray(), s.udp.toArray()]).sort(),
-  };
-};
 
 const client = () => ({ ip: `10.${(Math.random() * 255) | 0}.${(Math.random() * 255) | 0}.${(Math.random() * 255) | 0}` });
 
@@ -129,6 +116,28 @@ export const matchStoreContract = (name: string, open: () => Promise<MatchStoreU
       expect(out.result).toBe('set');
       expect(out.decision?.world.namespaces.get(ns)?.settings.lobbyCountMax).toBe(3);
       expect((await (await store.reopen()).snapshot()).namespaces.get(ns)?.settings.lobbyCountMax).toBe(3);
+    });
+
+    it('transacts started together are decided in order, each on what the previous ones decided; a failing one fails alone', async () => {
+      const store = await fresh();
+      const ns = randomUUID();
+      await matchmakerOn(store.match).mm.addNamespace(ns);
+      const start = (await store.match.snapshot()).namespaces.get(ns)?.settings.lobbyCountMax ?? 0;
+      const bump = (fails: boolean) => async () =>
+        store.match.transact((world) => {
+          const current = world.namespaces.get(ns)?.settings;
+          if (current === undefined) throw new Error('no namespace');
+          if (fails) throw new Error('this one fails');
+          const next = updateNamespaceSettings(world, ns, { ...current, lobbyCountMax: current.lobbyCountMax + 1 });
+          return { result: current.lobbyCountMax + 1, decision: { world: next, effects: [], events: [], value: undefined } };
+        });
+      // Started in one turn: the database stores commit them as one group.
+      const settled = await Promise.allSettled([false, false, true, false, false].map((fails) => bump(fails)()));
+      expect(settled.map((s) => (s.status === 'fulfilled' ? s.value.result : String(s.reason)))).toEqual([
+        start + 1, start + 2, 'Error: this one fails', start + 3, start + 4,
+      ]);
+      expect((await store.match.snapshot()).namespaces.get(ns)?.settings.lobbyCountMax).toBe(start + 4);
+      expect((await (await store.reopen()).snapshot()).namespaces.get(ns)?.settings.lobbyCountMax).toBe(start + 4);
     });
 
     it('concurrent transacts, through two stores on one database, never lose an update', async () => {

@@ -1,8 +1,11 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { MIGRATIONS, migrate } from '../../src/adapters/postgres/index.js';
+import { MemoryMatchStore } from '../../src/adapters/memory/match-store.js';
+import { MIGRATIONS, migrate, PgMatchStore } from '../../src/adapters/postgres/index.js';
+import { createWorld } from '../../src/core/world.js';
 import { DATABASE_URL, dropSchema, freshSchema, postgresProblem, schemaUnderTest } from '../storage/postgres-harness.js';
 import { catalogContract } from './catalog.contract.js';
+import { canonicalRows, inconsistencies, legacyWorld } from './fakes.js';
 import { matchStoreContract } from './match-store.contract.js';
 
 const problem = await postgresProblem();
@@ -43,6 +46,29 @@ if (problem !== undefined && process.env['CI'] !== undefined) {
         await expect(migrate(pools[2]!, schema)).rejects.toThrow(/newer than this Tavern/);
       } finally {
         await Promise.all(pools.map((p) => p.end()));
+        await dropSchema(schema);
+      }
+    });
+
+    it('migration 3 moves the players out of version 2 lobby documents: the same world, stored row by row', async () => {
+      const { world, namespaces, lobbies } = await legacyWorld(new MemoryMatchStore(createWorld()));
+      const schema = freshSchema();
+      const pool = new pg.Pool({ connectionString: DATABASE_URL, options: `-c search_path=${schema}` });
+      try {
+        await migrate(pool, schema, MIGRATIONS.slice(0, 2));
+        for (const n of namespaces) await pool.query('INSERT INTO match_namespaces (id, doc) VALUES ($1, $2)', [n.id, JSON.stringify(n.doc)]);
+        for (const l of lobbies) await pool.query('INSERT INTO match_lobbies (id, namespace_id, doc) VALUES ($1, $2, $3)', [l.id, l.namespaceId, JSON.stringify(l.doc)]);
+        await pool.query('UPDATE match_meta SET revision = 1');
+        expect(await migrate(pool, schema)).toBe(MIGRATIONS.length);
+        const migrated = await new PgMatchStore(pool, world.regions).snapshot();
+        expect(inconsistencies(migrated)).toEqual([]);
+        expect(canonicalRows(migrated)).toEqual(canonicalRows(world));
+        const { rows } = await pool.query<{ n: string }>('SELECT COUNT(*) AS n FROM match_players');
+        expect(Number(rows[0]?.n)).toBe(7);
+        const docs = await pool.query<{ doc: Record<string, unknown> }>('SELECT doc FROM match_lobbies');
+        expect(docs.rows.filter((r) => 'players' in r.doc || 'playerCount' in r.doc || 'connectedCount' in r.doc)).toEqual([]);
+      } finally {
+        await pool.end();
         await dropSchema(schema);
       }
     });

@@ -3,8 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { MIGRATIONS, migrate, openSqlite, type SqliteStores } from '../../src/adapters/sqlite/index.js';
+import { MemoryMatchStore } from '../../src/adapters/memory/match-store.js';
+import { MIGRATIONS, migrate, openSqlite, SqliteMatchStore, type SqliteStores } from '../../src/adapters/sqlite/index.js';
+import { createWorld } from '../../src/core/world.js';
 import { catalogContract } from './catalog.contract.js';
+import { canonicalRows, inconsistencies, legacyWorld } from './fakes.js';
 import { matchStoreContract } from './match-store.contract.js';
 
 /** A fresh data dir; every store opened on it is closed, and the dir removed, by `close`. */
@@ -63,6 +66,27 @@ describe('SQLite schema', () => {
       // A failing migration leaves the database as it was.
       expect(() => migrate(db, ['', '', 'CREATE TABLE c (z INTEGER)', 'NOT SQL'])).toThrow();
       expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'c'").get()).toBeUndefined();
+    } finally {
+      db.close();
+    }
+  });
+
+  it('migration 3 moves the players out of version 2 lobby documents: the same world, stored row by row', async () => {
+    const { world, namespaces, lobbies } = await legacyWorld(new MemoryMatchStore(createWorld()));
+    const db = new Database(':memory:');
+    try {
+      migrate(db, MIGRATIONS.slice(0, 2));
+      for (const n of namespaces) db.prepare('INSERT INTO match_namespaces (id, doc) VALUES (?, ?)').run(n.id, JSON.stringify(n.doc));
+      for (const l of lobbies) db.prepare('INSERT INTO match_lobbies (id, namespace_id, doc) VALUES (?, ?, ?)').run(l.id, l.namespaceId, JSON.stringify(l.doc));
+      db.prepare('UPDATE match_meta SET revision = 1').run();
+      expect(migrate(db)).toBe(MIGRATIONS.length);
+      const migrated = await new SqliteMatchStore(db, world.regions).snapshot();
+      expect(inconsistencies(migrated)).toEqual([]);
+      expect(canonicalRows(migrated)).toEqual(canonicalRows(world));
+      const players = db.prepare('SELECT COUNT(*) AS n FROM match_players').get() as { n: number };
+      expect(players.n).toBe(7);
+      const docs = (db.prepare('SELECT doc FROM match_lobbies').all() as { doc: string }[]).map((r) => JSON.parse(r.doc) as Record<string, unknown>);
+      expect(docs.filter((d) => 'players' in d || 'playerCount' in d || 'connectedCount' in d)).toEqual([]);
     } finally {
       db.close();
     }

@@ -10,7 +10,7 @@ import { find } from '../../src/core/matchmaker/find.js';
 import { join } from '../../src/core/matchmaker/join.js';
 import type { Seat } from '../../src/core/matchmaker/seat.js';
 import { addNamespace, publishVersion, updateNamespaceSettings } from '../../src/core/namespace.js';
-import { dehydrateLobby, dehydrateNamespace, dehydrateWorld, diffWorld, hydrateWorld, type LobbyDoc, type NamespaceRow } from '../../src/core/persist.js';
+import { dehydrateLobby, dehydrateNamespace, dehydrateWorld, diffWorld, hydrateWorld, type LobbyDoc, type WorldRows } from '../../src/core/persist.js';
 import { PMap } from '../../src/core/pmap.js';
 import {
   allocateLobbyPorts,
@@ -125,8 +125,8 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 
 /** The world through its rows and back, as a store does it (rows go through JSON). */
 const roundTrip = (world: World): World => {
-  const rows = JSON.parse(JSON.stringify(dehydrateWorld(world))) as { namespaces: NamespaceRow[]; lobbies: LobbyDoc[] };
-  return hydrateWorld(world.regions, rows.namespaces, rows.lobbies);
+  const rows = JSON.parse(JSON.stringify(dehydrateWorld(world))) as WorldRows;
+  return hydrateWorld(world.regions, rows.namespaces, rows.lobbies, rows.players);
 };
 
 /** Runs `ops` from a fresh two-namespace world (one published), round-tripping before the ops listed in `restarts`. */
@@ -263,8 +263,12 @@ const probe = (w: World, nsId: string, mode: string, n: number, tags?: Record<st
 
 /** Rows keyed by id: what a store holds for a world. */
 const rowsOf = (w: World) => {
-  const { namespaces, lobbies } = dehydrateWorld(w);
-  return { namespaces: new Map(namespaces.map((r) => [r.id, JSON.stringify(r)])), lobbies: new Map(lobbies.map((l) => [l.id, JSON.stringify(l)])) };
+  const { namespaces, lobbies, players } = dehydrateWorld(w);
+  return {
+    namespaces: new Map(namespaces.map((r) => [r.id, JSON.stringify(r)])),
+    lobbies: new Map(lobbies.map((l) => [l.id, JSON.stringify(l)])),
+    players: new Map(players.map((p) => [`${p.lobbyId}/${p.id}`, JSON.stringify(p)])),
+  };
 };
 
 const sortedEntries = (m: Map<string, string>) => [...m].sort(([a], [b]) => (a < b ? -1 : 1));
@@ -324,27 +328,62 @@ describe('persisted world', () => {
           const before = worlds[i - 1] as World;
           const after = worlds[i] as World;
           const diff = diffWorld(before, after);
-          // Naive: every lobby whose object differs.
-          const expected: string[] = [];
+          // Naive: every lobby whose object differs may be reported, every one whose stored row differs must be.
+          const mayUp: string[] = [];
+          const mustUp: string[] = [];
+          const del: string[] = [];
+          const players = { may: [] as string[], must: [] as string[], gone: [] as string[] };
           for (const id of new Set([...before.namespaces.keys(), ...after.namespaces.keys()])) {
             const a = before.namespaces.get(id)?.lobbies ?? PMap.empty();
             const b = after.namespaces.get(id)?.lobbies ?? PMap.empty();
-            for (const l of new Set([...a.keys(), ...b.keys()])) if (a.get(l) !== b.get(l)) expected.push(`${id}/${l}/${b.has(l) ? 'up' : 'del'}`);
+            for (const l of new Set([...a.keys(), ...b.keys()])) {
+              const was = a.get(l);
+              const is = b.get(l);
+              if (was === is) continue;
+              if (is === undefined) {
+                del.push(`${id}/${l}`);
+                continue;
+              }
+              mayUp.push(`${id}/${l}`);
+              if (was === undefined || JSON.stringify(dehydrateLobby(was)) !== JSON.stringify(dehydrateLobby(is))) mustUp.push(`${id}/${l}`);
+              for (const p of new Set([...(was?.players.keys() ?? []), ...is.players.keys()])) {
+                const pw = was?.players.get(p);
+                const pi = is.players.get(p);
+                if (pw === pi) continue;
+                if (pi === undefined) players.gone.push(`${l}/${p}`);
+                else {
+                  players.may.push(`${l}/${p}`);
+                  if (JSON.stringify(pw) !== JSON.stringify(pi)) players.must.push(`${l}/${p}`);
+                }
+              }
+            }
           }
-          const reported = diff.namespaces.flatMap((c) => [...c.upserted.map((l) => `${c.id}/${l.id}/up`), ...c.deleted.map((l) => `${c.id}/${l}/del`)]);
-          expect(reported.sort()).toEqual(expected.sort());
+          const up = diff.namespaces.flatMap((c) => c.upserted.map((l) => `${c.id}/${l.id}`));
+          expect(diff.namespaces.flatMap((c) => c.deleted.map((l) => `${c.id}/${l}`)).sort()).toEqual(del.sort());
+          expect(up.filter((l) => !mayUp.includes(l))).toEqual([]);
+          expect(mustUp.filter((l) => !up.includes(l))).toEqual([]);
+          const seated = diff.namespaces.flatMap((c) => c.seated.map((p) => `${p.lobbyId}/${p.id}`));
+          expect(seated.filter((p) => !players.may.includes(p))).toEqual([]);
+          expect(players.must.filter((p) => !seated.includes(p))).toEqual([]);
+          expect(diff.namespaces.flatMap((c) => c.unseated.map((p) => `${p.lobbyId}/${p.id}`)).sort()).toEqual(players.gone.sort());
           expect(diff.namespaces.every((c) => before.namespaces.get(c.id) !== after.namespaces.get(c.id))).toBe(true);
           // Persisting only the diff turns the old rows into the new rows.
           const rows = rowsOf(before);
           for (const c of diff.namespaces) {
             if (c.after === undefined) rows.namespaces.delete(c.id);
             else if (c.rowChanged) rows.namespaces.set(c.id, JSON.stringify(dehydrateNamespace(c.after)));
+            for (const id of c.deleted) {
+              rows.lobbies.delete(id);
+              for (const key of [...rows.players.keys()]) if (key.startsWith(`${id}/`)) rows.players.delete(key);
+            }
             for (const l of c.upserted) rows.lobbies.set(l.id, JSON.stringify(dehydrateLobby(l)));
-            for (const id of c.deleted) rows.lobbies.delete(id);
+            for (const p of c.unseated) rows.players.delete(`${p.lobbyId}/${p.id}`);
+            for (const p of c.seated) rows.players.set(`${p.lobbyId}/${p.id}`, JSON.stringify(p));
           }
           const target = rowsOf(after);
           expect(sortedEntries(rows.namespaces)).toEqual(sortedEntries(target.namespaces));
           expect(sortedEntries(rows.lobbies)).toEqual(sortedEntries(target.lobbies));
+          expect(sortedEntries(rows.players)).toEqual(sortedEntries(target.players));
         }
       }),
       { numRuns: 100 },
@@ -365,15 +404,17 @@ describe('persisted world', () => {
 
   it('hydrateWorld refuses contradictory rows: a lobby of an unknown namespace, a port held twice', () => {
     const worlds = run([{ k: 'find', ns: 0, mode: 'a', n: 1, region: 'local', tagged: false, prevent: false, ip: 0, seed: 1 }]);
-    const { namespaces, lobbies } = dehydrateWorld(worlds[1] as World);
+    const { namespaces, lobbies, players } = dehydrateWorld(worlds[1] as World);
     const [lobby] = lobbies;
-    if (lobby === undefined) throw new Error('setup: no lobby');
-    expect(() => hydrateWorld(REGIONS, [], lobbies)).toThrow(/unknown namespace ns-1/);
-    expect(() => hydrateWorld(REGIONS, namespaces, [lobby, { ...lobby, id: 'twin' }])).toThrow(/twin holds (tcp|udp) port/);
+    const [player] = players;
+    if (lobby === undefined || player === undefined) throw new Error('setup: no lobby or player');
+    expect(() => hydrateWorld(REGIONS, [], lobbies, players)).toThrow(/unknown namespace ns-1/);
+    expect(() => hydrateWorld(REGIONS, namespaces, lobbies, [{ ...player, lobbyId: 'nowhere' }])).toThrow(/player .* sits in unknown lobby nowhere/);
+    expect(() => hydrateWorld(REGIONS, namespaces, [lobby, { ...lobby, id: 'twin' }], players)).toThrow(/twin holds (tcp|udp) port/);
     // A stopped lobby holds nothing, and a lobby of a region no longer run holds nothing either.
     const stopped: LobbyDoc = { ...lobby, id: 'twin', lifecycle: { status: 'stopped', stoppedAt: 1, reason: 'requested', failed: false } };
-    expect(hydrateWorld(REGIONS, namespaces, [lobby, stopped]).namespaces.get('ns-1')?.lobbies.size).toBe(2);
-    expect(hydrateWorld(REGIONS.slice(1), namespaces, lobbies).ports.get('local')).toBeUndefined();
+    expect(hydrateWorld(REGIONS, namespaces, [lobby, stopped], players).namespaces.get('ns-1')?.lobbies.size).toBe(2);
+    expect(hydrateWorld(REGIONS.slice(1), namespaces, lobbies, players).ports.get('local')).toBeUndefined();
   });
 });
 

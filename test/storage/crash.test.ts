@@ -8,7 +8,7 @@ import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { openSqlite } from '../../src/adapters/sqlite/index.js';
-import type { LobbyDoc, NamespaceRow } from '../../src/core/persist.js';
+import type { LobbyDoc, NamespaceRow, PlayerDoc } from '../../src/core/persist.js';
 import { DEFAULT_NAMESPACE_SETTINGS } from '../../src/core/world.js';
 import { inconsistencies, matchmakerOn, version } from '../contracts/fakes.js';
 
@@ -38,7 +38,7 @@ describe('crash safety (SQLite)', () => {
       expect({ code, signal }).toEqual({ code: null, signal: 'SIGKILL' });
       expect(acked.size).toBeGreaterThanOrEqual(200);
 
-      // The rows as stored: a sound file, every lobby under a stored namespace, counts matching players.
+      // The rows as stored: a sound file, every lobby under a stored namespace, every player in a stored lobby.
       const raw = new Database(join(dir, 'tavern.db'));
       try {
         expect(raw.pragma('integrity_check', { simple: true })).toBe('ok');
@@ -48,13 +48,22 @@ describe('crash safety (SQLite)', () => {
           namespaceId: r.namespace_id,
           doc: JSON.parse(r.doc) as LobbyDoc,
         }));
+        const players = (raw.prepare('SELECT lobby_id, id, doc FROM match_players').all() as { lobby_id: string; id: string; doc: string }[]).map((r) => ({
+          lobbyId: r.lobby_id,
+          id: r.id,
+          doc: JSON.parse(r.doc) as PlayerDoc,
+        }));
         expect(namespaces.map((n) => [n.id, n.row.id])).toEqual([[ns, ns]]);
         for (const l of lobbies) {
           expect([l.doc.id, l.doc.namespaceId]).toEqual([l.id, ns]);
           expect(l.namespaceId).toBe(ns);
-          expect(l.doc.playerCount).toBe(l.doc.players.length);
-          expect(l.doc.connectedCount).toBe(l.doc.players.filter((p) => p.status === 'connected').length);
         }
+        const lobbyIds = new Set(lobbies.map((l) => l.id));
+        for (const p of players) {
+          expect([p.doc.lobbyId, p.doc.id]).toEqual([p.lobbyId, p.id]);
+          expect(lobbyIds.has(p.lobbyId)).toBe(true);
+        }
+        expect(players.length).toBeGreaterThanOrEqual(200);
       } finally {
         raw.close();
       }

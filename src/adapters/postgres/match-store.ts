@@ -1,8 +1,9 @@
 import type pg from 'pg';
-import { dehydrateLobby, dehydrateNamespace, diffWorld, hydrateWorld, type LobbyDoc, type NamespaceRow } from '../../core/persist.js';
+import { dehydrateLobby, dehydrateNamespace, diffWorld, hydrateWorld, type LobbyDoc, type NamespaceRow, type PlayerDoc } from '../../core/persist.js';
 import type { Decision } from '../../core/tx.js';
 import type { RegionInfo, World } from '../../core/world.js';
 import type { MatchStore, Transaction } from '../../io/index.js';
+import { decideGroup, type Pending } from '../group-commit.js';
 import { inTransaction } from './schema.js';
 
 interface Cached {
@@ -18,15 +19,17 @@ const isRetryable = (error: unknown): boolean =>
   typeof error === 'object' && error !== null && RETRYABLE.has(String((error as { code?: unknown }).code));
 
 /**
- * The matchmaker world in PostgreSQL: a row per namespace and per lobby (`json` documents, see
- * `core/persist.ts`) and one `match_meta` row whose revision every committed decision bumps.
+ * The matchmaker world in PostgreSQL: a row per namespace, per lobby and per player (`json`
+ * documents, see `core/persist.ts`) and one `match_meta` row whose revision every committed
+ * decision bumps.
  *
- * `transact` locks that row (`SELECT ... FOR UPDATE`) before reading anything, so the decisions of
+ * A commit locks that row (`SELECT ... FOR UPDATE`) before reading anything, so the decisions of
  * every process sharing the database run one at a time, each on the latest committed world: the
  * cached world is reused when the revision has not moved, and rebuilt from the rows when another
- * process committed since. Only the rows the decision changed are written. Within a process,
- * transactions queue in memory rather than each holding a connection while waiting for the lock.
- * Serialization failures and deadlocks roll back and run again (`decide` with them).
+ * process committed since. Only the rows the decisions changed are written. Within a process,
+ * `transact` calls queue in memory while a commit is under way, and everything queued by then is
+ * decided in order and committed together (group commit); each call resolves once its group is
+ * committed. Serialization failures and deadlocks roll back and run again (the decisions with them).
  *
  * @example
  * const store = new PgMatchStore(pool, [LOCAL_REGION]);
@@ -35,8 +38,10 @@ export class PgMatchStore implements MatchStore {
   readonly #pool: pg.Pool;
   readonly #regions: readonly RegionInfo[];
   #cache: Cached | undefined;
-  /** The tail of this process's queue of transactions. */
+  /** The tail of this process's queue of commits and snapshots. */
   #queue: Promise<unknown> = Promise.resolve();
+  /** `transact` calls waiting for the next group commit. */
+  #waiting: Pending[] = [];
 
   constructor(pool: pg.Pool, regions: readonly RegionInfo[]) {
     this.#pool = pool;
@@ -47,7 +52,11 @@ export class PgMatchStore implements MatchStore {
     if (this.#cache?.revision === revision) return this.#cache;
     const namespaces = await client.query<{ doc: NamespaceRow }>('SELECT doc FROM match_namespaces');
     const lobbies = await client.query<{ doc: LobbyDoc }>('SELECT doc FROM match_lobbies');
-    const cached = { revision, world: hydrateWorld(this.#regions, namespaces.rows.map((r) => r.doc), lobbies.rows.map((r) => r.doc)) };
+    const players = await client.query<{ doc: PlayerDoc }>('SELECT doc FROM match_players');
+    const cached = {
+      revision,
+      world: hydrateWorld(this.#regions, namespaces.rows.map((r) => r.doc), lobbies.rows.map((r) => r.doc), players.rows.map((r) => r.doc)),
+    };
     this.#remember(cached);
     return cached;
   }
@@ -59,6 +68,8 @@ export class PgMatchStore implements MatchStore {
   async #persist(client: pg.PoolClient, before: World, after: World): Promise<void> {
     const namespaces: { id: string; doc: unknown }[] = [];
     const lobbies: { id: string; namespaceId: string; doc: unknown }[] = [];
+    const seated: PlayerDoc[] = [];
+    const unseated: { lobbyId: string; id: string }[] = [];
     const gone: string[] = [];
     const deleted: string[] = [];
     for (const change of diffWorld(before, after).namespaces) {
@@ -69,10 +80,17 @@ export class PgMatchStore implements MatchStore {
       if (change.rowChanged) namespaces.push({ id: change.id, doc: dehydrateNamespace(change.after) });
       for (const lobby of change.upserted) lobbies.push({ id: lobby.id, namespaceId: lobby.namespaceId, doc: dehydrateLobby(lobby) });
       deleted.push(...change.deleted);
+      seated.push(...change.seated);
+      for (const p of change.unseated) unseated.push({ lobbyId: p.lobbyId, id: p.id });
     }
     if (gone.length > 0) {
       await client.query('DELETE FROM match_namespaces WHERE id = ANY($1::text[])', [gone]);
+      await client.query('DELETE FROM match_players WHERE lobby_id IN (SELECT id FROM match_lobbies WHERE namespace_id = ANY($1::text[]))', [gone]);
       await client.query('DELETE FROM match_lobbies WHERE namespace_id = ANY($1::text[])', [gone]);
+    }
+    if (deleted.length > 0) {
+      await client.query('DELETE FROM match_players WHERE lobby_id = ANY($1::text[])', [deleted]);
+      await client.query('DELETE FROM match_lobbies WHERE id = ANY($1::text[])', [deleted]);
     }
     if (namespaces.length > 0) {
       await client.query(
@@ -88,31 +106,52 @@ export class PgMatchStore implements MatchStore {
         [JSON.stringify(lobbies)],
       );
     }
-    if (deleted.length > 0) await client.query('DELETE FROM match_lobbies WHERE id = ANY($1::text[])', [deleted]);
+    if (unseated.length > 0) {
+      await client.query(
+        `DELETE FROM match_players p USING json_array_elements($1::json) e WHERE p.lobby_id = e->>'lobbyId' AND p.id = e->>'id'`,
+        [JSON.stringify(unseated)],
+      );
+    }
+    if (seated.length > 0) {
+      await client.query(
+        `INSERT INTO match_players (lobby_id, id, doc) SELECT e->>'lobbyId', e->>'id', e FROM json_array_elements($1::json) e
+         ON CONFLICT (lobby_id, id) DO UPDATE SET doc = EXCLUDED.doc`,
+        [JSON.stringify(seated)],
+      );
+    }
   }
 
-  async #attempt<T>(decide: (world: World) => Transaction<T>): Promise<Transaction<T>> {
+  /** Decides a group on the latest committed world and commits it; returns how to settle its calls. */
+  async #attempt(queue: readonly Pending[]): Promise<() => void> {
     let committed: Cached | undefined;
-    const t = await inTransaction(this.#pool, async (client) => {
+    const settle = await inTransaction(this.#pool, async (client) => {
       const { rows } = await client.query<{ revision: string }>('SELECT revision FROM match_meta WHERE id = 1 FOR UPDATE');
       const base = await this.#load(client, Number(rows[0]?.revision ?? 0));
-      const t = decide(base.world);
-      if (t.decision === undefined) return t;
-      await this.#persist(client, base.world, t.decision.world);
-      committed = { revision: base.revision + 1, world: t.decision.world };
+      const group = decideGroup(base.world, queue);
+      if (group.world === base.world) return group.settle;
+      await this.#persist(client, base.world, group.world);
+      committed = { revision: base.revision + 1, world: group.world };
       await client.query('UPDATE match_meta SET revision = $1 WHERE id = 1', [committed.revision]);
-      return t;
+      return group.settle;
     });
     if (committed !== undefined) this.#remember(committed);
-    return t;
+    return settle;
   }
 
-  async #run<T>(decide: (world: World) => Transaction<T>): Promise<Transaction<T>> {
+  /** Commits everything waiting now as one group, retrying conflicts; every call is settled or rejected. */
+  async #commitWaiting(): Promise<void> {
+    const queue = this.#waiting;
+    if (queue.length === 0) return;
+    this.#waiting = [];
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.#attempt(decide);
+        (await this.#attempt(queue))();
+        return;
       } catch (error) {
-        if (attempt >= MAX_ATTEMPTS || !isRetryable(error)) throw error;
+        if (attempt >= MAX_ATTEMPTS || !isRetryable(error)) {
+          for (const pending of queue) pending.reject(error);
+          return;
+        }
       }
     }
   }
@@ -133,6 +172,10 @@ export class PgMatchStore implements MatchStore {
   }
 
   transact<T>(decide: (world: World) => Transaction<T>): Promise<{ readonly result: T; readonly decision?: Decision<unknown> }> {
-    return this.#enqueue(() => this.#run(decide));
+    return new Promise((resolve, reject) => {
+      // The first call waiting schedules the group's commit; later ones join it until it starts.
+      if (this.#waiting.length === 0) void this.#enqueue(() => this.#commitWaiting());
+      this.#waiting.push({ decide, resolve: resolve as Pending['resolve'], reject });
+    });
   }
 }

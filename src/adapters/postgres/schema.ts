@@ -44,6 +44,11 @@ export const MIGRATIONS: readonly string[] = [
    CREATE TABLE match_namespaces (id text PRIMARY KEY, doc json NOT NULL);
    CREATE TABLE match_lobbies (id text PRIMARY KEY, namespace_id text NOT NULL, doc json NOT NULL);
    CREATE INDEX match_lobbies_by_namespace ON match_lobbies (namespace_id);`,
+  // 3: players get rows of their own (a seat writes one small row, not its lobby with every player).
+  `CREATE TABLE match_players (lobby_id text NOT NULL, id text NOT NULL, doc json NOT NULL, PRIMARY KEY (lobby_id, id));
+   INSERT INTO match_players (lobby_id, id, doc)
+     SELECT l.id, p->>'id', p FROM match_lobbies l, json_array_elements(l.doc->'players') p;
+   UPDATE match_lobbies SET doc = (doc::jsonb - 'players' - 'playerCount' - 'connectedCount')::json;`,
 ];
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;

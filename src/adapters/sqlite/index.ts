@@ -42,9 +42,13 @@ export interface SqliteStores {
  */
 export const openSqlite = (dataDir: string, options: SqliteOptions = {}): SqliteStores => {
   const db = openDatabase(dataDir, options);
+  const match = new SqliteMatchStore(db, options.regions ?? [LOCAL_REGION]);
   return {
     catalog: new SqliteCatalogStore(db),
-    match: new SqliteMatchStore(db, options.regions ?? [LOCAL_REGION]),
-    close: () => db.close(),
+    match,
+    close: () => {
+      match.flush();
+      db.close();
+    },
   };
 };

@@ -1,8 +1,9 @@
 import type Database from 'better-sqlite3';
-import { dehydrateLobby, dehydrateNamespace, diffWorld, hydrateWorld, type LobbyDoc, type NamespaceRow } from '../../core/persist.js';
+import { dehydrateLobby, dehydrateNamespace, diffWorld, hydrateWorld, type LobbyDoc, type NamespaceRow, type PlayerDoc } from '../../core/persist.js';
 import type { Decision } from '../../core/tx.js';
 import type { RegionInfo, World } from '../../core/world.js';
 import type { MatchStore, Transaction } from '../../io/index.js';
+import { decideGroup, GroupQueue, type Pending } from '../group-commit.js';
 
 interface Cached {
   readonly revision: number;
@@ -14,22 +15,30 @@ const SQL = {
   bump: 'UPDATE match_meta SET revision = ? WHERE id = 1',
   namespaces: 'SELECT doc FROM match_namespaces',
   lobbies: 'SELECT doc FROM match_lobbies',
+  players: 'SELECT doc FROM match_players',
   putNamespace: 'INSERT INTO match_namespaces (id, doc) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc',
   deleteNamespace: 'DELETE FROM match_namespaces WHERE id = ?',
   deleteNamespaceLobbies: 'DELETE FROM match_lobbies WHERE namespace_id = ?',
+  deleteNamespacePlayers: 'DELETE FROM match_players WHERE lobby_id IN (SELECT id FROM match_lobbies WHERE namespace_id = ?)',
   putLobby: 'INSERT INTO match_lobbies (id, namespace_id, doc) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc',
   deleteLobby: 'DELETE FROM match_lobbies WHERE id = ?',
+  deleteLobbyPlayers: 'DELETE FROM match_players WHERE lobby_id = ?',
+  putPlayer: 'INSERT INTO match_players (lobby_id, id, doc) VALUES (?, ?, ?) ON CONFLICT (lobby_id, id) DO UPDATE SET doc = excluded.doc',
+  deletePlayer: 'DELETE FROM match_players WHERE lobby_id = ? AND id = ?',
 } as const;
 
 type Statements = { readonly [K in keyof typeof SQL]: Database.Statement };
 
 /**
- * The matchmaker world in a SQLite database: a row per namespace and per lobby (JSON documents,
- * see `core/persist.ts`) and a revision that every committed decision bumps. The hydrated world is
- * cached with its revision; a transaction reloads it only when another connection (another process
- * on the same file) committed since. `transact` holds the write lock (`BEGIN IMMEDIATE`) from
- * reading the revision to commit, so decisions are serialised across processes, and writes only
- * the rows the decision changed.
+ * The matchmaker world in a SQLite database: a row per namespace, per lobby and per player (JSON
+ * documents, see `core/persist.ts`) and a revision that every committed decision bumps. The
+ * hydrated world is cached with its revision; a commit reloads it only when another connection
+ * (another process on the same file) committed since.
+ *
+ * Group commit: the `transact` calls of one turn of the event loop are decided in order and
+ * written in one transaction, which holds the write lock (`BEGIN IMMEDIATE`) from reading the
+ * revision to commit, so decisions are serialised across processes; only the rows the group
+ * changed are written, and each call resolves once the group is committed.
  *
  * @example
  * const store = new SqliteMatchStore(openDatabase('.tavern'), [LOCAL_REGION]);
@@ -38,6 +47,7 @@ export class SqliteMatchStore implements MatchStore {
   readonly #db: Database.Database;
   readonly #regions: readonly RegionInfo[];
   readonly #q: Statements;
+  readonly #group = new GroupQueue((queue) => this.#commit(queue));
   #cache: Cached | undefined;
 
   constructor(db: Database.Database, regions: readonly RegionInfo[]) {
@@ -46,13 +56,19 @@ export class SqliteMatchStore implements MatchStore {
     this.#q = Object.fromEntries(Object.entries(SQL).map(([k, v]) => [k, db.prepare(v)])) as Statements;
   }
 
+  /** Commits every queued call now (before the database closes). */
+  flush(): void {
+    this.#group.drain();
+  }
+
   /** The committed world, reloaded if the revision moved; call inside a transaction. */
   #current(): Cached {
     const { revision } = this.#q.revision.get() as { revision: number };
     if (this.#cache?.revision === revision) return this.#cache;
     const namespaces = (this.#q.namespaces.all() as { doc: string }[]).map((r) => JSON.parse(r.doc) as NamespaceRow);
     const lobbies = (this.#q.lobbies.all() as { doc: string }[]).map((r) => JSON.parse(r.doc) as LobbyDoc);
-    this.#cache = { revision, world: hydrateWorld(this.#regions, namespaces, lobbies) };
+    const players = (this.#q.players.all() as { doc: string }[]).map((r) => JSON.parse(r.doc) as PlayerDoc);
+    this.#cache = { revision, world: hydrateWorld(this.#regions, namespaces, lobbies, players) };
     return this.#cache;
   }
 
@@ -60,13 +76,35 @@ export class SqliteMatchStore implements MatchStore {
     for (const change of diffWorld(before, after).namespaces) {
       if (change.after === undefined) {
         this.#q.deleteNamespace.run(change.id);
+        this.#q.deleteNamespacePlayers.run(change.id);
         this.#q.deleteNamespaceLobbies.run(change.id);
         continue;
       }
       if (change.rowChanged) this.#q.putNamespace.run(change.id, JSON.stringify(dehydrateNamespace(change.after)));
+      for (const id of change.deleted) {
+        this.#q.deleteLobbyPlayers.run(id);
+        this.#q.deleteLobby.run(id);
+      }
       for (const lobby of change.upserted) this.#q.putLobby.run(lobby.id, lobby.namespaceId, JSON.stringify(dehydrateLobby(lobby)));
-      for (const id of change.deleted) this.#q.deleteLobby.run(id);
+      for (const p of change.unseated) this.#q.deletePlayer.run(p.lobbyId, p.id);
+      for (const p of change.seated) this.#q.putPlayer.run(p.lobbyId, p.id, JSON.stringify(p));
     }
+  }
+
+  #commit(queue: readonly Pending[]): void {
+    const { settle, next } = this.#db
+      .transaction(() => {
+        const base = this.#current();
+        const group = decideGroup(base.world, queue);
+        if (group.world === base.world) return { settle: group.settle, next: base };
+        this.#persist(base.world, group.world);
+        const revision = base.revision + 1;
+        this.#q.bump.run(revision);
+        return { settle: group.settle, next: { revision, world: group.world } };
+      })
+      .immediate();
+    this.#cache = next;
+    settle();
   }
 
   snapshot(): Promise<World> {
@@ -78,22 +116,6 @@ export class SqliteMatchStore implements MatchStore {
   }
 
   transact<T>(decide: (world: World) => Transaction<T>): Promise<{ readonly result: T; readonly decision?: Decision<unknown> }> {
-    try {
-      const { t, next } = this.#db
-        .transaction(() => {
-          const base = this.#current();
-          const t = decide(base.world);
-          if (t.decision === undefined) return { t, next: base };
-          this.#persist(base.world, t.decision.world);
-          const revision = base.revision + 1;
-          this.#q.bump.run(revision);
-          return { t, next: { revision, world: t.decision.world } };
-        })
-        .immediate();
-      this.#cache = next;
-      return Promise.resolve(t);
-    } catch (error) {
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
-    }
+    return this.#group.enqueue(decide);
   }
 }

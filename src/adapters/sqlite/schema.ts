@@ -1,7 +1,7 @@
 /**
  * The SQLite schema as ordered migrations, and the connection setup: WAL journaling (readers never
  * block the writer), a busy timeout (a process waits for another's write lock instead of failing),
- * full fsync on commit (an acknowledged write survives a crash).
+ * `synchronous=NORMAL` by default (a commit survives a crash of the process; `full` also survives power loss).
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -42,6 +42,11 @@ export const MIGRATIONS: readonly string[] = [
    CREATE TABLE match_namespaces (id TEXT PRIMARY KEY, doc TEXT NOT NULL);
    CREATE TABLE match_lobbies (id TEXT PRIMARY KEY, namespace_id TEXT NOT NULL, doc TEXT NOT NULL);
    CREATE INDEX match_lobbies_by_namespace ON match_lobbies (namespace_id);`,
+  // 3: players get rows of their own (a seat writes one small row, not its lobby with every player).
+  `CREATE TABLE match_players (lobby_id TEXT NOT NULL, id TEXT NOT NULL, doc TEXT NOT NULL, PRIMARY KEY (lobby_id, id)) WITHOUT ROWID;
+   INSERT INTO match_players (lobby_id, id, doc)
+     SELECT l.id, json_extract(p.value, '$.id'), p.value FROM match_lobbies l, json_each(l.doc, '$.players') p;
+   UPDATE match_lobbies SET doc = json_remove(doc, '$.players', '$.playerCount', '$.connectedCount');`,
 ];
 
 /**

@@ -1,0 +1,93 @@
+/**
+ * Group commit for the database-backed match stores: `transact` calls that arrive while a commit
+ * is due are decided one after another on the same base world (each sees what the previous ones
+ * decided) and written in one database transaction. Each caller still gets its own decision, and
+ * only once the whole group is committed; a callback that throws fails alone and changes nothing.
+ */
+import type { Decision } from '../core/tx.js';
+import type { World } from '../core/world.js';
+import type { Transaction } from '../io/index.js';
+
+type Committed<T> = { readonly result: T; readonly decision?: Decision<unknown> };
+
+/** A queued `transact` call. */
+export interface Pending {
+  readonly decide: (world: World) => Transaction<unknown>;
+  readonly resolve: (committed: Committed<unknown>) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+type Outcome = { readonly ok: true; readonly t: Transaction<unknown> } | { readonly ok: false; readonly error: unknown };
+
+/**
+ * The decisions of a group, decided in order on `base`, and the world they lead to.
+ *
+ * @example
+ * const group = decideGroup(base, queue);
+ * persist(base, group.world); // in the database transaction
+ * group.settle();             // after it committed
+ */
+export const decideGroup = (base: World, queue: readonly Pending[]): { readonly world: World; settle(): void } => {
+  let world = base;
+  const outcomes: Outcome[] = [];
+  for (const pending of queue) {
+    try {
+      const t = pending.decide(world);
+      if (t.decision !== undefined) world = t.decision.world;
+      outcomes.push({ ok: true, t });
+    } catch (error) {
+      outcomes.push({ ok: false, error });
+    }
+  }
+  return {
+    world,
+    settle: () => {
+      for (const [i, pending] of queue.entries()) {
+        const o = outcomes[i];
+        if (o === undefined) continue;
+        if (o.ok) pending.resolve(o.t);
+        else pending.reject(o.error);
+      }
+    },
+  };
+};
+
+/**
+ * The queue of one store: `enqueue` adds a call and makes sure a flush is scheduled once the
+ * current turn of the event loop (every request that arrived with this batch of I/O) is done.
+ *
+ * @example
+ * const group = new GroupQueue((queue) => store.commit(queue));
+ * return group.enqueue(decide);
+ */
+export class GroupQueue {
+  #queue: Pending[] = [];
+  #scheduled = false;
+  readonly #flush: (queue: readonly Pending[]) => void;
+
+  constructor(flush: (queue: readonly Pending[]) => void) {
+    this.#flush = flush;
+  }
+
+  enqueue<T>(decide: (world: World) => Transaction<T>): Promise<Committed<T>> {
+    return new Promise<Committed<T>>((resolve, reject) => {
+      this.#queue.push({ decide, resolve: resolve as (c: Committed<unknown>) => void, reject });
+      if (this.#scheduled) return;
+      this.#scheduled = true;
+      setImmediate(() => this.drain());
+    });
+  }
+
+  /** Flushes what is queued now (also before the database closes); every call is settled or rejected. */
+  drain(): void {
+    this.#scheduled = false;
+    const queue = this.#queue;
+    if (queue.length === 0) return;
+    this.#queue = [];
+    try {
+      this.#flush(queue);
+    } catch (error) {
+      for (const pending of queue) pending.reject(error);
+    }
+  }
+}
