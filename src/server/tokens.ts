@@ -1,10 +1,17 @@
 /**
- * Tavern's tokens: JWTs (HS256, jose) carrying a kind and a scope, each recorded by its `jti` so a
- * revocation takes effect on the next request on every instance. A Rivet-style label prefix
+ * Tavern's tokens: JWTs (RFC 7519, HS256) carrying a kind and a scope. A Rivet-style label prefix
  * (`cloud.`, `pub_<ns>.`, `dev_<ns>.`, `lobby.`, `player.`) is prepended and ignored on use.
+ *
+ * Every token but a player's is recorded by its `jti`, and the record is looked up on every use, so
+ * a revocation takes effect on the next request on every instance. A player token is good only for
+ * its seat, which the matchmaker checks on every use (`players/connected` refuses a player no
+ * longer seated), so it needs no record: a find writes the seat and nothing else.
+ *
+ * Signing and verifying use node:crypto's HMAC, synchronously: through jose the HMAC went to
+ * WebCrypto's thread pool on every sign and verify, a fifth of the server's CPU on a find. The
+ * tests check these tokens against jose both ways.
  */
-import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
-import { createHash, timingSafeEqual, webcrypto } from 'node:crypto';
+import { createHash, createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto';
 import { matchError, type MatchError } from '../core/errors.js';
 import { err, ok, type Result } from '../core/result.js';
 import type { CatalogStore, TokenKind } from '../io/catalog.js';
@@ -118,6 +125,45 @@ const claimsGrant = (c: Claims): Grant => {
 
 const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
 
+/** The protected header of every token Tavern signs. */
+const HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url');
+
+const mac = (key: KeyObject, input: string): Buffer => createHmac('sha256', key).update(input).digest();
+
+/** The JSON object a base64url segment holds, or undefined. */
+const segment = (part: string): Record<string, unknown> | undefined => {
+  try {
+    const value = JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as unknown;
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+const BASE64URL = /^[A-Za-z0-9_-]*$/;
+
+/**
+ * A compact HS256 JWT's claims if its signature is `key`'s, or why not (RFC 7515/7519): the header
+ * must say `alg: HS256` (no `none`, no other algorithm, no critical extensions); `exp` must be
+ * after `nowS`, `nbf` (if any) not after it.
+ */
+const verifyJwt = (jwt: string, key: KeyObject, nowS: number): { readonly claims: Claims } | 'invalid' | 'expired' => {
+  const [header, payload, signature, extra] = jwt.split('.');
+  if (header === undefined || payload === undefined || signature === undefined || extra !== undefined) return 'invalid';
+  if (!BASE64URL.test(header) || !BASE64URL.test(payload) || !BASE64URL.test(signature)) return 'invalid';
+  const given = Buffer.from(signature, 'base64url');
+  const expected = mac(key, `${header}.${payload}`);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'invalid';
+  const h = header === HEADER ? { alg: 'HS256' } : segment(header);
+  if (h === undefined || h['alg'] !== 'HS256' || 'crit' in h) return 'invalid';
+  const claims = segment(payload);
+  if (claims === undefined) return 'invalid';
+  const { exp, nbf, iat } = claims;
+  if (typeof exp !== 'number' || (nbf !== undefined && typeof nbf !== 'number') || (iat !== undefined && typeof iat !== 'number')) return 'invalid';
+  if (typeof nbf === 'number' && nbf > nowS) return 'invalid';
+  return exp <= nowS ? 'expired' : { claims };
+};
+
 export interface TokenIssuerDeps {
   readonly catalog: CatalogStore;
   readonly clock: Clock;
@@ -137,18 +183,20 @@ export interface TokenIssuerDeps {
  */
 export class TokenIssuer {
   readonly #deps: TokenIssuerDeps;
-  /** Imported once as a WebCrypto key, which jose uses as is (raw bytes or a KeyObject are re-imported on every sign and verify). */
-  #key: Promise<webcrypto.CryptoKey> | undefined;
+  #key: Promise<KeyObject> | undefined;
+  /** The key once loaded: the hot path signs and verifies without waiting. */
+  #loaded: KeyObject | undefined;
   #admin: Promise<{ readonly token: string; readonly generated: boolean }> | undefined;
 
   constructor(deps: TokenIssuerDeps) {
     this.#deps = deps;
   }
 
-  #signingKey(): Promise<webcrypto.CryptoKey> {
+  async #signingKey(): Promise<KeyObject> {
+    if (this.#loaded !== undefined) return this.#loaded;
     this.#key ??= this.#deps.catalog
       .putSettingIfAbsent(SIGNING_KEY_SETTING, randomSecret(32))
-      .then((stored) => webcrypto.subtle.importKey('raw', Buffer.from(stored, 'base64url'), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']))
+      .then((stored) => (this.#loaded = createSecretKey(Buffer.from(stored, 'base64url'))))
       .catch((error: unknown) => {
         this.#key = undefined; // retried by the next call
         throw error;
@@ -177,28 +225,29 @@ export class TokenIssuer {
   }
 
   /**
-   * Signs a token for `grant` and records its `jti`. `namespaceName` only shapes the label.
+   * Signs a token for `grant` and records its `jti` (not a player token's: see above).
+   * `namespaceName` only shapes the label. `iat` carries milliseconds (a NumericDate may be
+   * fractional): a player token's connect window counts from it.
    *
    * @effects catalog (putToken, settings), clock, random
    */
   async issue(grant: Grant, namespaceName?: string): Promise<string> {
+    const key = await this.#signingKey();
     const now = this.#deps.clock.now();
     const kind: TokenKind = grant.kind;
     const expiresAt = now + TOKEN_TTL_MS[kind];
     const jti = this.#deps.random.uuid();
-    const jwt = await new SignJWT(grantClaims(grant))
-      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-      .setJti(jti)
-      .setIssuedAt(Math.floor(now / 1000))
-      .setExpirationTime(Math.floor(expiresAt / 1000))
-      .sign(await this.#signingKey());
+    const claims = { ...grantClaims(grant), jti, iat: now / 1000, exp: Math.floor(expiresAt / 1000) };
+    const input = `${HEADER}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
+    const token = `${labelOf(grant, namespaceName)}.${input}.${mac(key, input).toString('base64url')}`;
+    if (kind === 'player') return token;
     const gameId = 'gameId' in grant ? grant.gameId : undefined;
     await this.#deps.catalog.putToken({
       jti, kind, createdAt: now, expiresAt,
       ...(gameId === undefined ? {} : { gameId }),
       ...('namespaceId' in grant ? { namespaceId: grant.namespaceId } : {}),
     });
-    return `${labelOf(grant, namespaceName)}.${jwt}`;
+    return token;
   }
 
   /**
@@ -210,28 +259,23 @@ export class TokenIssuer {
     const parts = token.split('.');
     if (parts.length === 4) parts.shift();
     if (parts.length !== 3) return err(matchError('API_UNAUTHORIZED', { reason: 'malformed token' }));
-    let claims: Claims;
-    try {
-      const { payload } = await jwtVerify(parts.join('.'), await this.#signingKey(), {
-        algorithms: ['HS256'],
-        currentDate: new Date(this.#deps.clock.now()),
-      });
-      claims = payload;
-    } catch (e) {
-      if (e instanceof joseErrors.JWTExpired) return err(matchError('CLAIMS_ENTITLEMENT_EXPIRED'));
-      return err(matchError('API_UNAUTHORIZED', { reason: 'invalid token' }));
-    }
+    const checked = verifyJwt(parts.join('.'), this.#loaded ?? (await this.#signingKey()), this.#deps.clock.now() / 1000);
+    if (checked === 'expired') return err(matchError('CLAIMS_ENTITLEMENT_EXPIRED'));
+    if (checked === 'invalid') return err(matchError('API_UNAUTHORIZED', { reason: 'invalid token' }));
+    const { claims } = checked;
     let grant: Grant;
     try {
       grant = claimsGrant(claims);
     } catch {
       return err(matchError('API_UNAUTHORIZED', { reason: 'invalid token claims' }));
     }
-    const jti = claims['jti'];
-    if (typeof jti !== 'string') return err(matchError('API_UNAUTHORIZED', { reason: 'invalid token claims' }));
-    const record = await this.#deps.catalog.getToken(jti);
-    if (record === undefined) return err(matchError('API_UNAUTHORIZED', { reason: 'unknown token' }));
-    if (record.revokedAt !== undefined) return err(matchError('TOKEN_REVOKED'));
-    return ok({ ...grant, jti, issuedAt: record.createdAt });
+    const { jti, iat } = claims;
+    if (typeof jti !== 'string' || typeof iat !== 'number') return err(matchError('API_UNAUTHORIZED', { reason: 'invalid token claims' }));
+    if (grant.kind !== 'player') {
+      const record = await this.#deps.catalog.getToken(jti);
+      if (record === undefined) return err(matchError('API_UNAUTHORIZED', { reason: 'unknown token' }));
+      if (record.revokedAt !== undefined) return err(matchError('TOKEN_REVOKED'));
+    }
+    return ok({ ...grant, jti, issuedAt: Math.round(iat * 1000) });
   }
 }

@@ -1,0 +1,98 @@
+/** Tavern's HS256 JWTs against jose, both ways, and the refusals RFC 7515/7519 call for. */
+import { createHmac, randomUUID } from 'node:crypto';
+import { jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import { describe, expect, it } from 'vitest';
+import { MemoryCatalogStore } from '../../src/adapters/memory/catalog.js';
+import { TokenIssuer } from '../../src/server/tokens.js';
+
+const NOW = Date.UTC(2026, 10, 23, 12, 0, 0, 123);
+
+const setup = async () => {
+  const catalog = new MemoryCatalogStore();
+  const clock = { t: NOW, now: () => clock.t };
+  const tokens = new TokenIssuer({ catalog, clock, random: { uuid: () => randomUUID(), u32: () => 7 } });
+  // Issuing stores the signing key in the catalog's settings.
+  await tokens.issue({ kind: 'cloud', gameId: randomUUID() });
+  const stored = await catalog.getSetting('token-signing-key');
+  if (stored === undefined) throw new Error('setup: no signing key');
+  return { catalog, clock, tokens, key: Buffer.from(stored, 'base64url') };
+};
+
+/** The JWT inside a labelled token. */
+const bare = (token: string): string => token.split('.').slice(1).join('.');
+
+const b64 = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+describe('tokens', () => {
+  it('jose verifies the tokens Tavern signs, with the claims and lifetimes of wire.md §4.2', async () => {
+    const { tokens, key } = await setup();
+    const gameId = randomUUID();
+    const namespaceId = randomUUID();
+    for (const [grant, days] of [
+      [{ kind: 'cloud', gameId }, 365],
+      [{ kind: 'namespace-public', gameId, namespaceId }, 365],
+      [{ kind: 'lobby', namespaceId, lobbyId: 'l-1' }, 365],
+      [{ kind: 'player', namespaceId, lobbyId: 'l-1', playerId: 'p-1' }, 90],
+    ] as const) {
+      const token = await tokens.issue(grant, 'prod');
+      const { payload, protectedHeader } = await jwtVerify(bare(token), key, { algorithms: ['HS256'], currentDate: new Date(NOW) });
+      expect(protectedHeader).toEqual({ alg: 'HS256', typ: 'JWT' });
+      expect(payload).toMatchObject({ kind: grant.kind, iat: NOW / 1000, exp: Math.floor((NOW + days * 86_400_000) / 1000) });
+      expect(typeof payload.jti).toBe('string');
+    }
+  });
+
+  it('Tavern verifies a token jose signed with its key, and reads its issue time to the millisecond', async () => {
+    const { tokens, key, catalog } = await setup();
+    const gameId = randomUUID();
+    const jti = randomUUID();
+    await catalog.putToken({ jti, kind: 'cloud', createdAt: NOW, expiresAt: NOW + 1000 * 86_400_000, gameId });
+    const jwt = await new SignJWT({ kind: 'cloud', game_id: gameId })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setJti(jti)
+      .setIssuedAt(NOW / 1000)
+      .setExpirationTime(Math.floor(NOW / 1000) + 60)
+      .sign(key);
+    expect(await tokens.verify(`cloud.${jwt}`)).toEqual({ ok: true, value: { kind: 'cloud', gameId, jti, issuedAt: NOW } });
+  });
+
+  it('a player token is not recorded: it verifies on its signature alone', async () => {
+    const { tokens, catalog } = await setup();
+    const token = await tokens.issue({ kind: 'player', namespaceId: 'ns', lobbyId: 'l-1', playerId: 'p-1' });
+    const payload = JSON.parse(Buffer.from(token.split('.')[2] ?? '', 'base64url').toString('utf8')) as JWTPayload;
+    expect(await catalog.getToken(payload.jti ?? '')).toBeUndefined();
+    expect(await tokens.verify(token)).toEqual({
+      ok: true,
+      value: { kind: 'player', namespaceId: 'ns', lobbyId: 'l-1', playerId: 'p-1', jti: payload.jti, issuedAt: NOW },
+    });
+  });
+
+  it('refuses forged, tampered, unsigned, other-algorithm, expired and not-yet-valid tokens', async () => {
+    const { tokens, key, clock } = await setup();
+    const good = bare(await tokens.issue({ kind: 'player', namespaceId: 'ns', lobbyId: 'l', playerId: 'p' }));
+    const [header = '', payload = '', signature = ''] = good.split('.');
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
+    const code = async (token: string) => {
+      const r = await tokens.verify(token);
+      return r.ok ? 'ok' : r.error.code;
+    };
+    const signed = (h: object, c: object) => new SignJWT(c as JWTPayload).setProtectedHeader(h as { alg: string }).sign(key);
+    expect(await code(good)).toBe('ok');
+    expect(await code(`${header}.${b64({ ...claims, player_id: 'someone-else' })}.${signature}`)).toBe('API_UNAUTHORIZED');
+    expect(await code(`${header}.${payload}.${signature.slice(0, -2)}`)).toBe('API_UNAUTHORIZED');
+    expect(await code(`${b64({ alg: 'none' })}.${payload}.`)).toBe('API_UNAUTHORIZED');
+    expect(await code(await signed({ alg: 'HS512' }, claims))).toBe('API_UNAUTHORIZED');
+    // A critical extension Tavern does not know (jose will not even sign one).
+    const crit = `${b64({ alg: 'HS256', crit: ['x'], x: 1 })}.${payload}`;
+    expect(await code(`${crit}.${createHmac('sha256', key).update(crit).digest('base64url')}`)).toBe('API_UNAUTHORIZED');
+    expect(await code(await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).sign(Buffer.alloc(32, 1)))).toBe('API_UNAUTHORIZED');
+    const { exp: _exp, ...noExp } = claims;
+    expect(await code(await signed({ alg: 'HS256' }, noExp))).toBe('API_UNAUTHORIZED');
+    expect(await code(await signed({ alg: 'HS256' }, { ...claims, nbf: NOW / 1000 + 60 }))).toBe('API_UNAUTHORIZED');
+    expect(await code(await signed({ alg: 'HS256' }, { ...claims, exp: 'soon' }))).toBe('API_UNAUTHORIZED');
+    expect(await code(`${good}.extra`)).toBe('API_UNAUTHORIZED');
+    expect(await code('a.b.c')).toBe('API_UNAUTHORIZED');
+    clock.t = NOW + 91 * 86_400_000;
+    expect(await code(good)).toBe('CLAIMS_ENTITLEMENT_EXPIRED');
+  });
+});
