@@ -27,7 +27,7 @@ type Outcome = { readonly ok: true; readonly t: Transaction<unknown> } | { reado
  * persist(base, group.world); // in the database transaction
  * group.settle();             // after it committed
  */
-export const decideGroup = (base: World, queue: readonly Pending[]): { readonly world: World; settle(): void } => {
+export const decideGroup = (base: World, queue: readonly Pending[]): { readonly world: World; readonly settle: () => void } => {
   let world = base;
   const outcomes: Outcome[] = [];
   for (const pending of queue) {
