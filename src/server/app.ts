@@ -1,6 +1,6 @@
 /**
- * The HTTP edge as a function `Request → Response` (testable in process; `http.ts` bridges it to
- * node:http). Lifecycle of a request:
+ * The HTTP edge as a function `Incoming → Outgoing` (`incoming.ts`): `handle(Request) → Response`
+ * for in-process tests, and `http.ts` bridges node:http to it directly. Lifecycle of a request:
  *
  *   canonical path (both URL styles) → CORS → route (404 `API_NOT_FOUND` / 400
  *   `API_METHOD_NOT_ALLOWED`) → handler: auth → body (≤ 1 MiB JSON) → validate → service →
@@ -15,6 +15,7 @@ import type { Ctx, Handler, Services, Settings } from './context.js';
 import { corsFor, preflightHeaders } from './cors.js';
 import type { AppConfig, AppDeps, Logger } from './deps.js';
 import { errorResponse, HttpError, json } from './errors.js';
+import { fromRequest, toResponse, type Incoming, type Outgoing } from './incoming.js';
 import { MemoryLobbyStates } from './lobby-states.js';
 import { syncNamespaces } from './publish.js';
 import { canonicalPath, Router } from './router.js';
@@ -32,7 +33,9 @@ import { registerVersions } from './routes/versions.js';
 import { TokenIssuer } from './tokens.js';
 
 export interface App {
-  /** Answers one request; `conn.remoteAddress` is the TCP peer (the bridge passes it). Never rejects. */
+  /** Answers one request. Never rejects. */
+  respond(request: Incoming): Promise<Outgoing>;
+  /** {@link respond} for a WHATWG request; `conn.remoteAddress` is the TCP peer. Never rejects. */
   handle(request: Request, conn?: { readonly remoteAddress?: string }): Promise<Response>;
   /** Resolves once start-up work is done (signing key, admin token, matchmaker namespaces). */
   ready(): Promise<void>;
@@ -133,63 +136,70 @@ export function createApp(deps: AppDeps): App {
     return starting;
   };
 
-  const dispatch = async (request: Request, url: URL, path: string, rayId: string, remoteAddress: string | undefined): Promise<Response> => {
+  const dispatch = async (request: Incoming, path: string, rayId: string): Promise<Outgoing> => {
     if (request.method === 'OPTIONS') {
       const methods = router.methods(path);
       if (methods.length === 0) return errorResponse(matchError('API_NOT_FOUND', { method: 'OPTIONS', path: path.slice(0, 256) }));
       return json({}, 200, preflightHeaders(methods));
     }
     const match = router.match(request.method, path);
-    const where = { method: request.method.slice(0, 16), path: path.slice(0, 256) };
-    if (match.kind === 'not-found') return errorResponse(matchError('API_NOT_FOUND', where));
-    if (match.kind === 'method-not-allowed') return errorResponse(matchError('API_METHOD_NOT_ALLOWED', where));
+    if (match.kind !== 'found') {
+      const where = { method: request.method.slice(0, 16), path: path.slice(0, 256) };
+      return errorResponse(matchError(match.kind === 'not-found' ? 'API_NOT_FOUND' : 'API_METHOD_NOT_ALLOWED', where));
+    }
     await ready();
     const body = memo(() => readJsonBody(request, services.settings.maxBodyBytes));
-    const signal = linkedSignal(request.signal, closing.signal);
+    // Made only when a handler waits on it (long polls, seat waits).
+    let linked: ReturnType<typeof linkedSignal> | undefined;
     const ctx: Ctx = {
-      services, request, url, params: match.params, rayId,
-      ...(remoteAddress === undefined ? {} : { remoteAddress }),
+      services, request, url: request.url, params: match.params, rayId,
+      ...(request.remoteAddress === undefined ? {} : { remoteAddress: request.remoteAddress }),
       body: async () => (await body()).value,
       bodyWasEmpty: async () => (await body()).empty,
-      signal: signal.signal,
+      get signal() {
+        linked ??= linkedSignal(request.signal, closing.signal);
+        return linked.signal;
+      },
       agent: memo((): Promise<Agent | undefined> => resolveAgent(services.tokens, request)),
     };
     try {
       const result = await match.handler(ctx);
-      return result instanceof Response ? result : json(result === undefined ? {} : result);
+      return json(result === undefined ? {} : result);
     } catch (e) {
       if (e instanceof HttpError) return errorResponse(e.error);
       throw e;
     } finally {
-      signal.unlink();
+      linked?.unlink();
     }
   };
 
-  const internalError = (error: unknown, request: Request, path: string, rayId: string): Response => {
+  const internalError = (error: unknown, request: Incoming, path: string, rayId: string): Outgoing => {
     // The path only: queries carry presigned signatures and device-link tokens.
     services.logger.error({ err: error, rayId, method: request.method, path: path.slice(0, 512) }, 'unexpected error');
     const e = matchError('ERROR', { ray_id: rayId });
     return json({ code: e.code, message: errorMessage(e), documentation: 'https://rivet.gg/docs/errors/generic-error' }, 500);
   };
 
+  const respond = async (request: Incoming): Promise<Outgoing> => {
+    const rayId = services.random.uuid();
+    const path = canonicalPath(request.header('host') ?? request.url.host, request.url.pathname);
+    const cors = corsFor(path, request.header('origin'), services.settings.hubOrigins);
+    let answer: Outgoing;
+    try {
+      answer = cors.kind === 'deny' ? errorResponse(cors.error) : await dispatch(request, path, rayId);
+    } catch (error) {
+      answer = internalError(error, request, path, rayId);
+    }
+    if (cors.kind === 'allow') Object.assign(answer.headers, cors.headers);
+    answer.headers['rvt-ray-id'] = rayId;
+    return answer;
+  };
+
   return {
     services,
     ready,
     close: () => closing.abort(),
-    async handle(request, conn) {
-      const rayId = services.random.uuid();
-      const url = new URL(request.url);
-      const path = canonicalPath(request.headers.get('host') ?? url.host, url.pathname);
-      const cors = corsFor(path, request.headers.get('origin'), services.settings.hubOrigins);
-      let response: Response;
-      try {
-        response = cors.kind === 'deny' ? errorResponse(cors.error) : await dispatch(request, url, path, rayId, conn?.remoteAddress);
-      } catch (error) {
-        response = internalError(error, request, path, rayId);
-      }
-      if (cors.kind === 'allow') for (const [k, v] of Object.entries(cors.headers)) response.headers.set(k, v);
-      response.headers.set('rvt-ray-id', rayId);
-      return response;
-    },
+    respond,
+    handle: async (request, conn) => toResponse(await respond(fromRequest(request, conn))),
   };
 }

@@ -5,14 +5,15 @@
  */
 import type { GameRecord, NamespaceRecord } from '../io/catalog.js';
 import type { Ctx } from './context.js';
+import type { Incoming } from './incoming.js';
 import { fail, failWith } from './errors.js';
 import type { Grant, TokenIssuer, Verified } from './tokens.js';
 
 export type Agent = { readonly kind: 'admin' } | Verified;
 
 /** The bearer token, if the header is `Bearer <token>` (anything else is ignored, as Rivet did). */
-export const bearerToken = (request: Request): string | undefined => {
-  const header = request.headers.get('authorization');
+export const bearerToken = (request: Incoming): string | undefined => {
+  const header = request.header('authorization');
   if (header === null || !header.startsWith('Bearer ')) return undefined;
   const token = header.slice('Bearer '.length).trim();
   return token === '' ? undefined : token;
@@ -22,7 +23,7 @@ export const bearerToken = (request: Request): string | undefined => {
 export const agentOf = (ctx: Ctx): Promise<Agent | undefined> => ctx.agent();
 
 /** Verifies the request's bearer token (the app memoises it per request as `ctx.agent()`). */
-export async function resolveAgent(tokens: TokenIssuer, request: Request): Promise<Agent | undefined> {
+export async function resolveAgent(tokens: TokenIssuer, request: Incoming): Promise<Agent | undefined> {
   const token = bearerToken(request);
   if (token === undefined) return undefined;
   if (await tokens.isAdmin(token)) return { kind: 'admin' };
@@ -84,7 +85,7 @@ async function namespaceOrFail(ctx: Ctx, id: string): Promise<NamespaceRecord> {
 
 /** The namespace a browser Origin resolves to (custom domains, and the CDN hostnames when configured). */
 async function originNamespace(ctx: Ctx): Promise<NamespaceRecord | undefined> {
-  const origin = ctx.request.headers.get('origin');
+  const origin = ctx.request.header('origin');
   if (origin === null) return undefined;
   let host: string;
   try {

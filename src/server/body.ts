@@ -2,6 +2,7 @@
  * Reading a JSON request body: capped in size and nesting, empty = `{}`, malformed = `API_BAD_BODY`.
  */
 import { fail } from './errors.js';
+import type { Incoming } from './incoming.js';
 
 /** JSON bodies are capped at 1 MiB (Rivet allowed 10 GiB); uploads stream through their own route. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -36,52 +37,23 @@ export function nestsDeeperThan(text: string, max: number): boolean {
   return false;
 }
 
-/**
- * The request body's bytes, failing with `API_BODY_TOO_LARGE` as soon as more than `max` arrive
- * (or a `content-length` announces more).
- */
-export async function readBytes(request: Request, max: number): Promise<Uint8Array> {
-  const declared = request.headers.get('content-length');
-  if (declared !== null && /^\d+$/.test(declared) && Number(declared) > max) fail('API_BODY_TOO_LARGE', { max });
-  if (request.body === null) return new Uint8Array(0);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = (request.body as ReadableStream<Uint8Array>).getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel().catch(() => undefined);
-      fail('API_BODY_TOO_LARGE', { max });
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
-}
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
- * The parsed JSON body; an empty (or whitespace-only) body is `{}` (wire.md §1.3).
+ * The parsed JSON body, and whether it was empty (then `{}`, wire.md §1.3).
  *
  * @example
- * const body = await readJson(request); // unknown
+ * const { value } = await readJsonBody(incoming); // unknown
  */
-export async function readJson(request: Request, max = MAX_BODY_BYTES): Promise<unknown> {
-  return (await readJsonBody(request, max)).value;
-}
-
-/** The parsed JSON body, and whether it was empty (then `{}`). */
-export async function readJsonBody(request: Request, max = MAX_BODY_BYTES): Promise<{ readonly empty: boolean; readonly value: unknown }> {
-  const bytes = await readBytes(request, max);
+export async function readJsonBody(request: Incoming, max = MAX_BODY_BYTES): Promise<{ readonly empty: boolean; readonly value: unknown }> {
+  const declared = request.header('content-length');
+  if (declared !== null && /^\d+$/.test(declared) && Number(declared) > max) fail('API_BODY_TOO_LARGE', { max });
+  const bytes = await request.read(max);
+  if (bytes === 'too-large') fail('API_BODY_TOO_LARGE', { max });
+  if (bytes === 'incomplete') fail('API_BAD_BODY', { reason: 'the body ended early' });
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    text = UTF8.decode(bytes);
   } catch {
     fail('API_BAD_BODY', { reason: 'the body is not UTF-8' });
   }

@@ -29,10 +29,10 @@ const unmap = (ip: string): string => {
  * clientIp(ctx) // '203.0.113.7'
  */
 export function clientIp(ctx: Ctx): string {
-  const headers = ctx.request.headers;
+  const { request } = ctx;
   let raw: string | undefined;
   if (ctx.services.settings.trustProxyHeaders) {
-    raw = headers.get('cf-connecting-ip') ?? headers.get('x-forwarded-for')?.split(',')[0] ?? undefined;
+    raw = request.header('cf-connecting-ip') ?? request.header('x-forwarded-for')?.split(',')[0] ?? undefined;
   }
   raw ??= ctx.remoteAddress;
   if (raw === undefined || raw.trim() === '') fail('API_MISSING_HEADER', { header: 'x-forwarded-for' });
@@ -51,8 +51,8 @@ const coordsOf = (header: string | null): Client['coords'] => {
 
 /** The core's {@link Client} for this request. */
 export function clientOf(ctx: Ctx): Client {
-  const coords = coordsOf(ctx.request.headers.get('x-coords'));
-  const userAgent = ctx.request.headers.get('user-agent');
+  const coords = coordsOf(ctx.request.header('x-coords'));
+  const userAgent = ctx.request.header('user-agent');
   return {
     ip: clientIp(ctx),
     ...(coords === undefined ? {} : { coords }),
@@ -61,4 +61,4 @@ export function clientOf(ctx: Ctx): Client {
 }
 
 /** The client's location, for region distances. */
-export const clientCoords = (ctx: Ctx): Client['coords'] => coordsOf(ctx.request.headers.get('x-coords'));
+export const clientCoords = (ctx: Ctx): Client['coords'] => coordsOf(ctx.request.header('x-coords'));

@@ -9,6 +9,7 @@ import type { LogBook } from '../services/lobby-logs.js';
 import type { Matchmaker } from '../services/matchmaker.js';
 import type { Agent } from './auth.js';
 import type { Logger, UploadsPort } from './deps.js';
+import type { Incoming } from './incoming.js';
 import type { TokenIssuer } from './tokens.js';
 
 /** The `AppConfig` with every default applied. */
@@ -45,7 +46,7 @@ export interface Services {
 
 export interface Ctx {
   readonly services: Services;
-  readonly request: Request;
+  readonly request: Incoming;
   readonly url: URL;
   readonly params: Readonly<Record<string, string>>;
   readonly rayId: string;
@@ -61,7 +62,7 @@ export interface Ctx {
   agent(): Promise<Agent | undefined>;
 }
 
-/** A route handler: returns a JSON-able value (200) or a Response. */
+/** A route handler: returns a JSON-able value (answered 200). */
 export type Handler = (ctx: Ctx) => Promise<unknown>;
 
 /** The path parameter (the router guarantees it). */

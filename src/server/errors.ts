@@ -3,6 +3,7 @@
  * {@link MatchError} from the one catalog (`ERRORS`); this file maps it to its status and body.
  */
 import { ERRORS, errorMessage, matchError, type ErrorCode, type MatchError } from '../core/errors.js';
+import type { Outgoing } from './incoming.js';
 
 /** `{code, message, documentation?, metadata?}`; absent optionals are omitted, never null. */
 export interface ErrorBody {
@@ -52,9 +53,12 @@ const JSON_TYPE = 'application/json; charset=utf-8';
  * @example
  * json({ version_id: id })
  */
-export const json = (body: unknown, status = 200, headers: Record<string, string> = {}): Response =>
-  new Response(JSON.stringify(body), { status, headers: { 'content-type': JSON_TYPE, ...headers } });
+export const json = (body: unknown, status = 200, headers: Record<string, string> = {}): Outgoing => ({
+  status,
+  headers: { 'content-type': JSON_TYPE, ...headers },
+  body: JSON.stringify(body),
+});
 
 /** The error response for a catalog error. */
-export const errorResponse = (e: MatchError, headers: Record<string, string> = {}): Response =>
+export const errorResponse = (e: MatchError, headers: Record<string, string> = {}): Outgoing =>
   json(errorBody(e), ERRORS[e.code].status, headers);

@@ -1,85 +1,88 @@
 /**
- * The only node:http file: bridges an `IncomingMessage` to a WHATWG `Request` (body streamed, the
- * socket address passed along, an abort signal for a client that goes away) and a `Response` back
- * to the `ServerResponse` (body streamed).
+ * The only node:http file: an `IncomingMessage` as the app's {@link Incoming} (headers read in
+ * place, the body collected from its events, an abort signal made only when a handler asks for
+ * one) and the app's answer written back in one piece.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { Readable } from 'node:stream';
 import type { App } from './app.js';
 import type { Logger } from './deps.js';
+import type { BodyRead, Incoming } from './incoming.js';
 
-/** The request as the app sees it; `signal` aborts when the client disconnects before the answer. */
-export function toRequest(req: IncomingMessage, signal: AbortSignal): Request {
-  const host = req.headers.host ?? 'localhost';
-  let url: URL;
+const urlOf = (req: IncomingMessage): URL => {
   try {
-    url = new URL(req.url ?? '/', `http://${host}`);
+    return new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
   } catch {
-    url = new URL(req.url?.startsWith('/') === true ? `http://localhost${req.url}` : 'http://localhost/');
+    return new URL(req.url?.startsWith('/') === true ? `http://localhost${req.url}` : 'http://localhost/');
   }
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined) continue;
-    try {
-      if (Array.isArray(value)) for (const v of value) headers.append(name, v);
-      else headers.set(name, value);
-    } catch {
-      // A header value fetch refuses (control characters): dropped.
+};
+
+const readBody = (req: IncomingMessage, max: number): Promise<BodyRead> =>
+  new Promise((resolve) => {
+    if (req.complete && req.readableLength === 0 && req.readableEnded) {
+      resolve(new Uint8Array(0));
+      return;
     }
-  }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (result: BodyRead): void => {
+      req.off('data', onData).off('end', onEnd).off('close', onClose).off('error', onClose);
+      resolve(result);
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > max) {
+        req.pause();
+        done('too-large');
+      } else chunks.push(chunk);
+    };
+    const onEnd = (): void => done(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+    const onClose = (): void => done('incomplete');
+    req.on('data', onData).once('end', onEnd).once('close', onClose).once('error', onClose);
+  });
+
+/** The request as the app reads it; `res` tells when the client went away. */
+export function fromNode(req: IncomingMessage, res: ServerResponse): Incoming {
+  let controller: AbortController | undefined;
   const method = (req.method ?? 'GET').toUpperCase();
   const hasBody = method !== 'GET' && method !== 'HEAD';
-  const init: RequestInit & { duplex?: 'half' } = { method, headers, signal };
-  if (hasBody) {
-    init.body = Readable.toWeb(req) as ReadableStream<Uint8Array>;
-    init.duplex = 'half';
-  }
-  return new Request(url, init);
-}
-
-/** Writes `response` to `res`, streaming its body. */
-export async function writeResponse(res: ServerResponse, response: Response, extra: Record<string, string> = {}): Promise<void> {
-  const headers: Record<string, string | string[]> = {};
-  response.headers.forEach((value, name) => {
-    headers[name] = value;
-  });
-  Object.assign(headers, extra);
-  res.writeHead(response.status, headers);
-  if (response.body === null) {
-    res.end();
-    return;
-  }
-  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      if (!res.write(value)) await new Promise<void>((resolve) => res.once('drain', resolve));
-    }
-  } finally {
-    reader.releaseLock();
-    res.end();
-  }
+  return {
+    method,
+    url: urlOf(req),
+    header: (name) => {
+      const value = req.headers[name];
+      return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+    },
+    read: (max) => (hasBody ? readBody(req, max) : Promise.resolve(new Uint8Array(0))),
+    stream: () => req,
+    get signal(): AbortSignal {
+      if (controller === undefined) {
+        const c = new AbortController();
+        controller = c;
+        if (res.closed && !res.writableFinished) c.abort();
+        else res.once('close', () => {
+          if (!res.writableFinished) c.abort();
+        });
+      }
+      return controller.signal;
+    },
+    ...(req.socket.remoteAddress === undefined ? {} : { remoteAddress: req.socket.remoteAddress }),
+  };
 }
 
 /**
- * Serves one request through `app` (a bad request line or a crash still gets an answer).
+ * Serves one request through `app` (a crash still gets an answer).
  *
  * @example
  * createServer((req, res) => void serve(app, req, res, logger));
  */
-export async function serve(app: App, req: IncomingMessage, res: ServerResponse, logger?: Logger): Promise<void> {
-  const aborter = new AbortController();
-  res.on('close', () => {
-    if (!res.writableFinished) aborter.abort();
-  });
+export async function serve(app: Pick<App, 'respond'>, req: IncomingMessage, res: ServerResponse, logger?: Logger): Promise<void> {
   try {
-    const remoteAddress = req.socket.remoteAddress;
-    const response = await app.handle(toRequest(req, aborter.signal), remoteAddress === undefined ? {} : { remoteAddress });
+    const answer = await app.respond(fromNode(req, res));
+    const headers: Record<string, string | number> = { ...answer.headers, 'content-length': Buffer.byteLength(answer.body) };
     // A body the app did not read (refused before reading it) would stall a kept-alive connection: close it instead.
-    // (GET and HEAD bodies are never streamed to the app: node discards them itself.)
-    const unread = !req.complete && req.method !== 'GET' && req.method !== 'HEAD';
-    await writeResponse(res, response, unread ? { connection: 'close' } : {});
+    // (GET and HEAD bodies are never handed to the app: node discards them itself.)
+    if (!req.complete && req.method !== 'GET' && req.method !== 'HEAD') headers['connection'] = 'close';
+    res.writeHead(answer.status, headers).end(answer.body);
   } catch (error) {
     logger?.error({ err: error }, 'could not answer a request');
     if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
@@ -88,6 +91,6 @@ export async function serve(app: App, req: IncomingMessage, res: ServerResponse,
 }
 
 /** A node:http server answering through `app`. */
-export function createHttpServer(app: App, logger?: Logger): Server {
+export function createHttpServer(app: Pick<App, 'respond'>, logger?: Logger): Server {
   return createServer((req, res) => void serve(app, req, res, logger));
 }

@@ -19,6 +19,7 @@ import { Matchmaker } from '../services/matchmaker.js';
 import { Uploads } from '../services/uploads.js';
 import { createApp, type App } from './app.js';
 import { parseEnv, type ServerEnv } from './env.js';
+import { json } from './errors.js';
 import { createHttpServer } from './http.js';
 import { withLobbyEnv } from './lobby-env.js';
 import { createLogger } from './logger.js';
@@ -67,12 +68,7 @@ async function main(): Promise<void> {
   const random = systemRandom;
   const live: { app?: App } = {};
   const server = createHttpServer({
-    handle: (request, conn) => (live.app === undefined ? Promise.resolve(Response.json({ code: 'ERROR', message: 'starting' }, { status: 503 })) : live.app.handle(request, conn)),
-    ready: () => Promise.resolve(),
-    close: () => undefined,
-    get services(): never {
-      throw new Error('not started');
-    },
+    respond: (request) => (live.app === undefined ? Promise.resolve(json({ code: 'ERROR', message: 'starting' }, 503)) : live.app.respond(request)),
   }, logger);
   await new Promise<void>((resolve) => server.listen(env.port, env.host, resolve));
   const { port } = server.address() as AddressInfo;

@@ -120,7 +120,7 @@ export const object = <S extends Shape>(shape: S): Check<Parsed<S>> => (v, p, ou
  * Parses a request body, or throws `VALIDATION_ERROR` listing every bad field.
  *
  * @example
- * const body = parse(await readJson(request), findBody);
+ * const body = parse(await ctx.body(), findBody);
  */
 export function parse<T>(value: unknown, check: Check<T>): T {
   const out: Problem[] = [];

@@ -18,15 +18,7 @@ let origin: string;
 
 beforeAll(async () => {
   const live: { app?: App } = {};
-  const delegate = {
-    handle: (request: Request, conn?: { readonly remoteAddress?: string }) => (live.app as App).handle(request, conn),
-    ready: () => Promise.resolve(),
-    close: () => undefined,
-    get services(): never {
-      throw new Error('unused');
-    },
-  };
-  server = createHttpServer(delegate);
+  server = createHttpServer({ respond: (request) => (live.app as App).respond(request) });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   h = harness({ readyAfterMs: 0, origin });

@@ -142,26 +142,12 @@ async function completeUpload(ctx: Ctx): Promise<unknown> {
   return {};
 }
 
-async function* chunks(body: ReadableStream<Uint8Array> | null): AsyncIterable<Uint8Array> {
-  if (body === null) return;
-  const reader = body.getReader();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      yield value;
-    }
-  } finally {
-    reader.releaseLock();
-  }
-}
-
 /** The presigned PUT: the signature in the URL is the authorisation; the body streams to the uploads service. */
 async function putObject(ctx: Ctx): Promise<unknown> {
   const uploads = ctx.services.uploads ?? fail('UPLOAD_NOT_FOUND');
-  const length = ctx.request.headers.get('content-length');
+  const length = ctx.request.header('content-length');
   const declared = length !== null && /^\d{1,16}$/.test(length) ? Number(length) : undefined;
-  unwrap(await uploads.put(ctx.url, chunks(ctx.request.body), declared));
+  unwrap(await uploads.put(ctx.url, ctx.request.stream(), declared));
   return {};
 }
 

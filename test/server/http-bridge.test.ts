@@ -1,0 +1,102 @@
+/** The node:http bridge (`http.ts`): bodies read from the socket, caps, clients that go away, headers. */
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createHttpServer, fromNode } from '../../src/server/http.js';
+import type { BodyRead, Incoming } from '../../src/server/incoming.js';
+
+let server: Server | undefined;
+afterEach(async () => {
+  server?.closeAllConnections();
+  await new Promise<void>((resolve) => (server === undefined ? resolve() : server.close(() => resolve())));
+  server = undefined;
+});
+
+const listen = async (handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<number> => {
+  server = createServer(handler);
+  await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+  return (server.address() as AddressInfo).port;
+};
+
+/** Sends raw bytes, then ends or destroys the socket; resolves with what came back. */
+const raw = (port: number, bytes: string, then: 'end' | 'destroy' = 'end'): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.write(bytes);
+      if (then === 'destroy') {
+        setTimeout(() => {
+          socket.destroy();
+          resolve('');
+        }, 50);
+      }
+    });
+    let got = '';
+    socket.setEncoding('utf8').on('data', (c: string) => (got += c)).on('end', () => resolve(got)).on('error', reject);
+    if (then === 'end') socket.on('data', () => socket.end());
+  });
+
+describe('node:http bridge', () => {
+  it('reads a chunked body whole, and joins repeated headers', async () => {
+    const seen: { body: string; header: string | null; method: string }[] = [];
+    const port = await listen((req, res) => {
+      const incoming = fromNode(req, res);
+      void incoming.read(1024).then((body) => {
+        seen.push({ body: Buffer.from(body as Uint8Array).toString('utf8'), header: incoming.header('x-twice'), method: incoming.method });
+        res.end('ok');
+      });
+    });
+    await raw(port, 'POST /x HTTP/1.1\r\nHost: a\r\nX-Twice: 1\r\nX-Twice: 2\r\nTransfer-Encoding: chunked\r\n\r\n3\r\n{"a\r\n4\r\n":1}\r\n0\r\n\r\n');
+    expect(seen).toEqual([{ body: '{"a":1}', header: '1, 2', method: 'POST' }]);
+  });
+
+  it('stops at the cap (too-large) and reports a body cut short (incomplete)', async () => {
+    const results: BodyRead[] = [];
+    const port = await listen((req, res) => {
+      void fromNode(req, res).read(8).then((r) => {
+        results.push(r);
+        res.end();
+      });
+    });
+    await raw(port, 'POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 20\r\n\r\n01234567890123456789');
+    await raw(port, 'POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 6\r\n\r\n012', 'destroy');
+    await new Promise((r) => setTimeout(r, 50));
+    expect(results).toEqual(['too-large', 'incomplete']);
+  });
+
+  it('aborts the signal when the client goes away before its answer', async () => {
+    let incoming: Incoming | undefined;
+    const aborted = new Promise<void>((resolve) => {
+      void listen((req, res) => {
+        incoming = fromNode(req, res);
+        incoming.signal.addEventListener('abort', () => resolve());
+      }).then((port) => raw(port, 'GET /wait HTTP/1.1\r\nHost: a\r\n\r\n', 'destroy'));
+    });
+    await aborted;
+    expect(incoming?.signal.aborted).toBe(true);
+  });
+
+  it('answers an over-cap JSON body 413 and closes the kept-alive connection (the rest is never read)', async () => {
+    const { ADMIN, harness } = await import('./harness.js');
+    const h = harness();
+    try {
+      server = createHttpServer(h.app);
+      await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+      const port = (server.address() as AddressInfo).port;
+      const answer = await new Promise<{ status: number; connection: string | undefined; body: string }>((resolve, reject) => {
+        const req = request({ port, host: '127.0.0.1', method: 'POST', path: '/cloud/games', headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN}` } }, (res) => {
+          let body = '';
+          res.setEncoding('utf8').on('data', (c: string) => (body += c)).on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, body }));
+        });
+        req.on('error', reject);
+        // Chunked, no declared length: the cap must trip while reading.
+        req.write(`{"x":"${'a'.repeat(1024 * 1024)}`);
+        req.end('"}');
+      });
+      expect(answer.status).toBe(413);
+      expect(answer.connection).toBe('close');
+      expect(JSON.parse(answer.body)).toMatchObject({ code: 'API_BODY_TOO_LARGE' });
+    } finally {
+      h.cleanup();
+    }
+  });
+});
