@@ -7,6 +7,7 @@
  *   200 JSON | catalog error → `{code, message, metadata?}` with its status; anything unexpected
  *   → 500 `ERROR` with the ray id (logged). Every response carries `rvt-ray-id`.
  */
+import { setMaxListeners } from 'node:events';
 import { errorMessage, matchError } from '../core/errors.js';
 import { LogBook } from '../services/lobby-logs.js';
 import { resolveAgent, type Agent } from './auth.js';
@@ -123,6 +124,8 @@ export function createApp(deps: AppDeps): App {
   const services = servicesOf(deps);
   const router = buildRouter();
   const closing = new AbortController();
+  // Every pending long poll and seat wait listens to it.
+  setMaxListeners(0, closing.signal);
   // Start-up work, retried on the next request if it failed (a database that was briefly away).
   let starting: Promise<void> | undefined;
   const ready = (): Promise<void> => {

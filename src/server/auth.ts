@@ -7,9 +7,9 @@ import type { GameRecord, NamespaceRecord } from '../io/catalog.js';
 import type { Ctx } from './context.js';
 import type { Incoming } from './incoming.js';
 import { fail, failWith } from './errors.js';
-import type { Grant, TokenIssuer, Verified } from './tokens.js';
+import type { Admin, Grant, TokenIssuer, Verified } from './tokens.js';
 
-export type Agent = { readonly kind: 'admin' } | Verified;
+export type Agent = Admin | Verified;
 
 /** The bearer token, if the header is `Bearer <token>` (anything else is ignored, as Rivet did). */
 export const bearerToken = (request: Incoming): string | undefined => {
@@ -26,10 +26,9 @@ export const agentOf = (ctx: Ctx): Promise<Agent | undefined> => ctx.agent();
 export async function resolveAgent(tokens: TokenIssuer, request: Incoming): Promise<Agent | undefined> {
   const token = bearerToken(request);
   if (token === undefined) return undefined;
-  if (await tokens.isAdmin(token)) return { kind: 'admin' };
-  const verified = await tokens.verify(token);
-  if (!verified.ok) failWith(verified.error);
-  return verified.value;
+  const who = await tokens.identify(token);
+  if (!who.ok) failWith(who.error);
+  return who.value;
 }
 
 /** Any valid token (or the admin token). */

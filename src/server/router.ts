@@ -48,7 +48,19 @@ const decode = (s: string): string | undefined => {
   }
 };
 
-function matchSegments(segments: readonly Segment[], parts: readonly string[]): Record<string, string> | undefined {
+/** The path's segments, raw (a rest parameter keeps them as sent) and percent-decoded (undefined: malformed). */
+interface Parts {
+  readonly raw: readonly string[];
+  readonly decoded: readonly (string | undefined)[];
+}
+
+const partsOf = (path: string): Parts => {
+  const raw = path.split('/').filter((s) => s !== '');
+  return { raw, decoded: raw.map(decode) };
+};
+
+function matchSegments(segments: readonly Segment[], { raw: parts, decoded }: Parts): Record<string, string> | undefined {
+  if (segments.length > parts.length || (segments.length < parts.length && segments[segments.length - 1]?.kind !== 'rest')) return undefined;
   const params: Record<string, string> = {};
   for (let i = 0; i < segments.length; i++) {
     const seg = segments[i] as Segment;
@@ -57,9 +69,7 @@ function matchSegments(segments: readonly Segment[], parts: readonly string[]): 
       params[seg.name] = parts.slice(i).join('/');
       return params;
     }
-    const raw = parts[i];
-    if (raw === undefined) return undefined;
-    const part = decode(raw);
+    const part = decoded[i];
     if (part === undefined || part === '') return undefined;
     if (seg.kind === 'literal') {
       if (part !== seg.value) return undefined;
@@ -85,7 +95,7 @@ export class Router<H> {
   }
 
   match(method: string, path: string): Match<H> {
-    const parts = path.split('/').filter((s) => s !== '');
+    const parts = partsOf(path);
     let pathKnown = false;
     for (const route of this.#routes) {
       const params = matchSegments(route.segments, parts);
@@ -98,7 +108,7 @@ export class Router<H> {
 
   /** The methods registered for a path (CORS preflight). */
   methods(path: string): Method[] {
-    const parts = path.split('/').filter((s) => s !== '');
+    const parts = partsOf(path);
     return this.#routes.filter((r) => matchSegments(r.segments, parts) !== undefined).map((r) => r.method);
   }
 }

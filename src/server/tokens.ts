@@ -49,6 +49,19 @@ export type Grant =
 /** A verified token: its grant, `jti` and issue time (epoch ms). */
 export type Verified = Grant & { readonly jti: string; readonly issuedAt: number };
 
+/** The operator's admin token: access to every game. */
+export type Admin = { readonly kind: 'admin' };
+const ADMIN: Admin = Object.freeze({ kind: 'admin' });
+
+/** Tokens remembered as verified before the cache starts over. */
+const CHECKED_MAX = 10_000;
+
+/** The JWT of a token, without its Rivet-style label. */
+const bareJwt = (token: string): string => {
+  const parts = token.split('.');
+  return parts.length === 4 ? parts.slice(1).join('.') : token;
+};
+
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Lifetimes of wire.md §4.2. */
 export const TOKEN_TTL_MS: Readonly<Record<TokenKind, number>> = Object.freeze({
@@ -187,6 +200,9 @@ export class TokenIssuer {
   /** The key once loaded: the hot path signs and verifies without waiting. */
   #loaded: KeyObject | undefined;
   #admin: Promise<{ readonly token: string; readonly generated: boolean }> | undefined;
+  #adminDigest: Buffer | undefined;
+  /** Tokens whose signature and claims checked out, by JWT, with their expiry (seconds). */
+  readonly #checked = new Map<string, { readonly verified: Verified; readonly exp: number }>();
 
   constructor(deps: TokenIssuerDeps) {
     this.#deps = deps;
@@ -220,8 +236,8 @@ export class TokenIssuer {
   }
 
   async isAdmin(token: string): Promise<boolean> {
-    const { token: admin } = await this.adminToken();
-    return timingSafeEqual(digest(admin), digest(token));
+    this.#adminDigest ??= digest((await this.adminToken()).token);
+    return timingSafeEqual(this.#adminDigest, digest(token));
   }
 
   /**
@@ -251,31 +267,54 @@ export class TokenIssuer {
   }
 
   /**
+   * Who a bearer token names: the admin, or a verified token (see {@link verify}).
+   *
+   * @example
+   * const who = await tokens.identify(bearer); // ok({ kind: 'admin' }) | ok(verified) | err(...)
+   */
+  async identify(token: string): Promise<Result<Admin | Verified, MatchError>> {
+    // A token seen valid before is no admin token: skip the digest (the hot path of a find).
+    if (!this.#checked.has(bareJwt(token)) && (await this.isAdmin(token))) return ok(ADMIN);
+    return this.verify(token);
+  }
+
+  /**
    * Verifies a token string: format, signature, expiry, then revocation (looked up every time).
    * Errors: `API_UNAUTHORIZED` (malformed, bad signature, unknown), `CLAIMS_ENTITLEMENT_EXPIRED`,
-   * `TOKEN_REVOKED`.
+   * `TOKEN_REVOKED`. A token whose signature and claims checked out is remembered (a namespace's
+   * public token comes with every find of its players): expiry and revocation are still checked on
+   * every use.
    */
   async verify(token: string): Promise<Result<Verified, MatchError>> {
-    const parts = token.split('.');
-    if (parts.length === 4) parts.shift();
-    if (parts.length !== 3) return err(matchError('API_UNAUTHORIZED', { reason: 'malformed token' }));
-    const checked = verifyJwt(parts.join('.'), this.#loaded ?? (await this.#signingKey()), this.#deps.clock.now() / 1000);
-    if (checked === 'expired') return err(matchError('CLAIMS_ENTITLEMENT_EXPIRED'));
-    if (checked === 'invalid') return err(matchError('API_UNAUTHORIZED', { reason: 'invalid token' }));
-    const { claims } = checked;
-    let grant: Grant;
-    try {
-      grant = claimsGrant(claims);
-    } catch {
-      return err(matchError('API_UNAUTHORIZED', { reason: 'invalid token claims' }));
+    const jwt = bareJwt(token);
+    const nowS = this.#deps.clock.now() / 1000;
+    let entry = this.#checked.get(jwt);
+    if (entry === undefined) {
+      const checked = verifyJwt(jwt, this.#loaded ?? (await this.#signingKey()), nowS);
+      if (checked === 'expired') return err(matchError('CLAIMS_ENTITLEMENT_EXPIRED'));
+      if (checked === 'invalid') return err(matchError('API_UNAUTHORIZED', { reason: 'invalid token' }));
+      const { claims } = checked;
+      let grant: Grant;
+      try {
+        grant = claimsGrant(claims);
+      } catch {
+        return err(matchError('API_UNAUTHORIZED', { reason: 'invalid token claims' }));
+      }
+      const { jti, iat, exp } = claims;
+      if (typeof jti !== 'string' || typeof iat !== 'number' || typeof exp !== 'number') {
+        return err(matchError('API_UNAUTHORIZED', { reason: 'invalid token claims' }));
+      }
+      entry = { verified: { ...grant, jti, issuedAt: Math.round(iat * 1000) }, exp };
+      if (this.#checked.size >= CHECKED_MAX) this.#checked.clear();
+      this.#checked.set(jwt, entry);
     }
-    const { jti, iat } = claims;
-    if (typeof jti !== 'string' || typeof iat !== 'number') return err(matchError('API_UNAUTHORIZED', { reason: 'invalid token claims' }));
-    if (grant.kind !== 'player') {
-      const record = await this.#deps.catalog.getToken(jti);
+    if (entry.exp <= nowS) return err(matchError('CLAIMS_ENTITLEMENT_EXPIRED'));
+    const { verified } = entry;
+    if (verified.kind !== 'player') {
+      const record = await this.#deps.catalog.getToken(verified.jti);
       if (record === undefined) return err(matchError('API_UNAUTHORIZED', { reason: 'unknown token' }));
       if (record.revokedAt !== undefined) return err(matchError('TOKEN_REVOKED'));
     }
-    return ok({ ...grant, jti, issuedAt: Math.round(iat * 1000) });
+    return ok(verified);
   }
 }

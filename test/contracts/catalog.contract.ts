@@ -233,6 +233,34 @@ export const catalogContract = (name: string, open: () => Promise<CatalogUnderTe
       expect(await catalog.revokeToken(randomUUID(), 15)).toBeUndefined();
     });
 
+    it('what one store writes, the other reads on its next call: namespace changes, domains and revocations', async () => {
+      const { catalog, twin } = await fresh();
+      const g = game();
+      await catalog.createGame(g);
+      const ns = namespace(g.id);
+      await catalog.createNamespace(ns);
+      const t: TokenRecord = { jti: randomUUID(), kind: 'cloud', gameId: g.id, createdAt: 1 };
+      await catalog.putToken(t);
+      // Both read (and may keep) the current records first.
+      for (const store of [catalog, twin]) {
+        expect((await store.getNamespace(ns.id))?.displayName).toBe(ns.displayName);
+        expect(await store.getToken(t.jti)).toEqual(t);
+      }
+      await twin.updateNamespace(ns.id, { displayName: 'Renamed' });
+      expect((await catalog.getNamespace(ns.id))?.displayName).toBe('Renamed');
+      await catalog.addDomain(ns.id, { domain: 'play.example.com', createdAt: 5 });
+      expect((await twin.getNamespace(ns.id))?.domains.map((d) => d.domain)).toEqual(['play.example.com']);
+      expect((await catalog.getNamespace(ns.id))?.domains.map((d) => d.domain)).toEqual(['play.example.com']);
+      await twin.removeDomain(ns.id, 'play.example.com');
+      expect((await catalog.getNamespace(ns.id))?.domains).toEqual([]);
+      await twin.revokeToken(t.jti, 9);
+      expect((await catalog.getToken(t.jti))?.revokedAt).toBe(9);
+      const later: TokenRecord = { jti: randomUUID(), kind: 'cloud', gameId: g.id, createdAt: 2 };
+      expect(await catalog.getToken(later.jti)).toBeUndefined();
+      await twin.putToken(later);
+      expect(await catalog.getToken(later.jti)).toEqual(later);
+    });
+
     it('settings: set once, then read; racing first writers agree on one value', async () => {
       const { catalog, twin } = await fresh();
       expect(await catalog.getSetting('signing-key')).toBeUndefined();

@@ -99,10 +99,18 @@ class GameDocs<T extends { readonly id: string; readonly gameId: string }> {
   }
 }
 
+/** Entries kept per read cache before it starts over. */
+const CACHE_MAX = 10_000;
+
 /**
  * The catalog in a SQLite database (see `schema.ts`). Every method is one synchronous transaction;
  * writes take the write lock up front (`BEGIN IMMEDIATE`), so a uniqueness check and the insert it
  * guards can never interleave with another process's, and the UNIQUE constraints back them up.
+ *
+ * The two reads of every matchmaker request, a namespace by id and a token by `jti` (revocation),
+ * are served from memory while the file is unchanged: `PRAGMA data_version` moves whenever another
+ * connection (another process) commits, and then both caches start over; this connection's own
+ * writes to namespaces and tokens update them as they go.
  *
  * @example
  * const catalog = new SqliteCatalogStore(openDatabase('.tavern'));
@@ -113,6 +121,12 @@ export class SqliteCatalogStore implements CatalogStore {
   readonly #builds: GameDocs<BuildRecord>;
   readonly #cdnSites: GameDocs<CdnSiteRecord>;
   readonly #q: Statements;
+  /** The namespace and its domains, read in one transaction (made once: every matchmaker call reads it). */
+  readonly #readNamespace: Database.Transaction<(id: string) => NamespaceRecord | undefined>;
+  readonly #dataVersion: Database.Statement;
+  #seenVersion: unknown;
+  readonly #namespaces = new Map<string, NamespaceRecord | undefined>();
+  readonly #tokens = new Map<string, TokenRecord | undefined>();
 
   constructor(db: Database.Database) {
     this.#db = db;
@@ -120,6 +134,34 @@ export class SqliteCatalogStore implements CatalogStore {
     this.#builds = new GameDocs(db, 'builds');
     this.#cdnSites = new GameDocs(db, 'cdn_sites');
     this.#q = Object.fromEntries(Object.entries(SQL).map(([k, v]) => [k, db.prepare(v)])) as Statements;
+    this.#readNamespace = db.transaction((id: string) => this.#namespace(id));
+    this.#dataVersion = db.prepare('PRAGMA data_version').pluck();
+  }
+
+  /** Empties the read caches if another connection committed since the last look. */
+  #revalidate(): void {
+    const version = this.#dataVersion.get();
+    if (version === this.#seenVersion) return;
+    this.#seenVersion = version;
+    this.#namespaces.clear();
+    this.#tokens.clear();
+  }
+
+  #cached<V>(cache: Map<string, V>, key: string, load: () => V): V {
+    this.#revalidate();
+    if (cache.has(key)) return cache.get(key) as V;
+    const value = load();
+    if (cache.size >= CACHE_MAX) cache.clear();
+    cache.set(key, value);
+    return value;
+  }
+
+  /** A namespace write: its cached record (and, for domain moves, any other) is stale. */
+  #namespaceWrite<T>(work: () => T): Promise<T> {
+    return this.#write(() => {
+      this.#namespaces.clear();
+      return work();
+    });
   }
 
   #write<T>(work: () => T): Promise<T> {
@@ -150,7 +192,7 @@ export class SqliteCatalogStore implements CatalogStore {
   }
 
   createNamespace(ns: NamespaceRecord): Promise<Created<NamespaceRecord>> {
-    return this.#write((): Created<NamespaceRecord> => {
+    return this.#namespaceWrite((): Created<NamespaceRecord> => {
       if (this.#q.nsById.get(ns.id) !== undefined) return conflict('id', ns.id);
       if (this.#q.nsByNameId.get(ns.gameId, ns.nameId) !== undefined) return conflict('name-id', ns.nameId);
       const domains = ns.domains.map((d) => ({ ...d, domain: d.domain.toLowerCase() }));
@@ -167,7 +209,7 @@ export class SqliteCatalogStore implements CatalogStore {
   }
 
   getNamespace(id: string): Promise<NamespaceRecord | undefined> {
-    return settle(() => this.#db.transaction(() => this.#namespace(id)).deferred());
+    return settle(() => this.#cached(this.#namespaces, id, () => this.#readNamespace.deferred(id)));
   }
 
   listNamespaces(gameId: string): Promise<readonly NamespaceRecord[]> {
@@ -181,7 +223,7 @@ export class SqliteCatalogStore implements CatalogStore {
   }
 
   updateNamespace(id: string, patch: NamespacePatch): Promise<NamespaceRecord | undefined> {
-    return this.#write(() => {
+    return this.#namespaceWrite(() => {
       const ns = parse<StoredNamespace>(this.#q.nsById.get(id));
       if (ns === undefined) return undefined;
       this.#q.updateNs.run(JSON.stringify({ ...ns, ...patch }), id);
@@ -190,7 +232,7 @@ export class SqliteCatalogStore implements CatalogStore {
   }
 
   addDomain(namespaceId: string, domain: DomainRecord): Promise<Created<NamespaceRecord> | undefined> {
-    return this.#write((): Created<NamespaceRecord> | undefined => {
+    return this.#namespaceWrite((): Created<NamespaceRecord> | undefined => {
       if (this.#q.nsById.get(namespaceId) === undefined) return undefined;
       const name = domain.domain.toLowerCase();
       if (this.#q.domainOwner.get(name) !== undefined) return conflict('domain', name);
@@ -201,7 +243,7 @@ export class SqliteCatalogStore implements CatalogStore {
   }
 
   removeDomain(namespaceId: string, domain: string): Promise<NamespaceRecord | undefined> {
-    return this.#write(() => {
+    return this.#namespaceWrite(() => {
       this.#q.deleteDomain.run(domain.toLowerCase(), namespaceId);
       return this.#namespace(namespaceId);
     });
@@ -280,12 +322,13 @@ export class SqliteCatalogStore implements CatalogStore {
     return this.#write(() => {
       if (this.#q.tokenById.get(token.jti) !== undefined) return conflict('id', token.jti);
       this.#q.insertToken.run(token.jti, JSON.stringify(token));
+      this.#tokens.delete(token.jti);
       return created(token);
     });
   }
 
   getToken(jti: string): Promise<TokenRecord | undefined> {
-    return settle(() => parse<TokenRecord>(this.#q.tokenById.get(jti)));
+    return settle(() => this.#cached(this.#tokens, jti, () => parse<TokenRecord>(this.#q.tokenById.get(jti))));
   }
 
   revokeToken(jti: string, at: number): Promise<TokenRecord | undefined> {
@@ -294,6 +337,7 @@ export class SqliteCatalogStore implements CatalogStore {
       if (token === undefined || token.revokedAt !== undefined) return token;
       const next: TokenRecord = { ...token, revokedAt: at };
       this.#q.updateToken.run(JSON.stringify(next), jti);
+      this.#tokens.delete(jti);
       return next;
     });
   }

@@ -44,16 +44,26 @@ type Statements = { readonly [K in keyof typeof SQL]: Database.Statement };
  * const store = new SqliteMatchStore(openDatabase('.tavern'), [LOCAL_REGION]);
  */
 export class SqliteMatchStore implements MatchStore {
-  readonly #db: Database.Database;
   readonly #regions: readonly RegionInfo[];
   readonly #q: Statements;
   readonly #group = new GroupQueue((queue) => this.#commit(queue));
+  readonly #reload: Database.Transaction<() => Cached>;
+  readonly #commitGroup: Database.Transaction<(queue: readonly Pending[]) => { settle: () => void; next: Cached }>;
   #cache: Cached | undefined;
 
   constructor(db: Database.Database, regions: readonly RegionInfo[]) {
-    this.#db = db;
     this.#regions = regions;
     this.#q = Object.fromEntries(Object.entries(SQL).map(([k, v]) => [k, db.prepare(v)])) as Statements;
+    this.#reload = db.transaction(() => this.#current());
+    this.#commitGroup = db.transaction((queue: readonly Pending[]) => {
+      const base = this.#current();
+      const group = decideGroup(base.world, queue);
+      if (group.world === base.world) return { settle: group.settle, next: base };
+      this.#persist(base.world, group.world);
+      const revision = base.revision + 1;
+      this.#q.bump.run(revision);
+      return { settle: group.settle, next: { revision, world: group.world } };
+    });
   }
 
   /** Commits every queued call now (before the database closes). */
@@ -92,24 +102,17 @@ export class SqliteMatchStore implements MatchStore {
   }
 
   #commit(queue: readonly Pending[]): void {
-    const { settle, next } = this.#db
-      .transaction(() => {
-        const base = this.#current();
-        const group = decideGroup(base.world, queue);
-        if (group.world === base.world) return { settle: group.settle, next: base };
-        this.#persist(base.world, group.world);
-        const revision = base.revision + 1;
-        this.#q.bump.run(revision);
-        return { settle: group.settle, next: { revision, world: group.world } };
-      })
-      .immediate();
+    const { settle, next } = this.#commitGroup.immediate(queue);
     this.#cache = next;
     settle();
   }
 
   snapshot(): Promise<World> {
     try {
-      return Promise.resolve(this.#db.transaction(() => this.#current().world).deferred());
+      // The cached world when the revision has not moved (one read); else a consistent reload.
+      const { revision } = this.#q.revision.get() as { revision: number };
+      if (this.#cache?.revision === revision) return Promise.resolve(this.#cache.world);
+      return Promise.resolve(this.#reload.deferred().world);
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
