@@ -42,8 +42,18 @@ export async function syncNamespaces(services: Services): Promise<void> {
   }
 }
 
-/** Whether the matchmaker knows the namespace (calls into it need that); adds it when missing. */
+/** Namespaces each matchmaker is known to hold (the world never drops a namespace). */
+const known = new WeakMap<object, Set<string>>();
+
+/**
+ * Whether the matchmaker knows the namespace (calls into it need that); adds it when missing.
+ * Once seen, a namespace is not looked up again: the matchmaker's world never drops one.
+ */
 export async function ensureNamespace(services: Services, ns: NamespaceRecord): Promise<void> {
+  let seen = known.get(services.matchmaker);
+  if (seen === undefined) known.set(services.matchmaker, (seen = new Set()));
+  if (seen.has(ns.id)) return;
   const world = await services.matchmaker.snapshot();
   if (!world.namespaces.has(ns.id)) await publishNamespace(services, ns);
+  seen.add(ns.id);
 }
