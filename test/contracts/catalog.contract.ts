@@ -233,8 +233,10 @@ export const catalogContract = (name: string, open: () => Promise<CatalogUnderTe
       expect(await catalog.revokeToken(randomUUID(), 15)).toBeUndefined();
     });
 
-    it('what one store writes, the other reads on its next call: namespace changes, domains and revocations', async () => {
+    it('what one store writes, the other reads from the next turn of the event loop: namespace changes, domains and revocations', async () => {
       const { catalog, twin } = await fresh();
+      // A request read from a socket after the write runs in a later turn: the SQLite catalog looks for other connections' commits once per turn.
+      const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
       const g = game();
       await catalog.createGame(g);
       const ns = namespace(g.id);
@@ -247,17 +249,23 @@ export const catalogContract = (name: string, open: () => Promise<CatalogUnderTe
         expect(await store.getToken(t.jti)).toEqual(t);
       }
       await twin.updateNamespace(ns.id, { displayName: 'Renamed' });
+      await nextTurn();
       expect((await catalog.getNamespace(ns.id))?.displayName).toBe('Renamed');
       await catalog.addDomain(ns.id, { domain: 'play.example.com', createdAt: 5 });
-      expect((await twin.getNamespace(ns.id))?.domains.map((d) => d.domain)).toEqual(['play.example.com']);
+      // The writer sees its own write at once.
       expect((await catalog.getNamespace(ns.id))?.domains.map((d) => d.domain)).toEqual(['play.example.com']);
+      await nextTurn();
+      expect((await twin.getNamespace(ns.id))?.domains.map((d) => d.domain)).toEqual(['play.example.com']);
       await twin.removeDomain(ns.id, 'play.example.com');
+      await nextTurn();
       expect((await catalog.getNamespace(ns.id))?.domains).toEqual([]);
       await twin.revokeToken(t.jti, 9);
+      await nextTurn();
       expect((await catalog.getToken(t.jti))?.revokedAt).toBe(9);
       const later: TokenRecord = { jti: randomUUID(), kind: 'cloud', gameId: g.id, createdAt: 2 };
       expect(await catalog.getToken(later.jti)).toBeUndefined();
       await twin.putToken(later);
+      await nextTurn();
       expect(await catalog.getToken(later.jti)).toEqual(later);
     });
 

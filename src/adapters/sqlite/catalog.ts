@@ -109,8 +109,8 @@ const CACHE_MAX = 10_000;
  *
  * The two reads of every matchmaker request, a namespace by id and a token by `jti` (revocation),
  * are served from memory while the file is unchanged: `PRAGMA data_version` moves whenever another
- * connection (another process) commits, and then both caches start over; this connection's own
- * writes to namespaces and tokens update them as they go.
+ * connection (another process) commits, and then both caches start over (looked at once per turn
+ * of the event loop); this connection's own writes to namespaces and tokens update them as they go.
  *
  * @example
  * const catalog = new SqliteCatalogStore(openDatabase('.tavern'));
@@ -125,6 +125,7 @@ export class SqliteCatalogStore implements CatalogStore {
   readonly #readNamespace: Database.Transaction<(id: string) => NamespaceRecord | undefined>;
   readonly #dataVersion: Database.Statement;
   #seenVersion: unknown;
+  #looked = false;
   readonly #namespaces = new Map<string, NamespaceRecord | undefined>();
   readonly #tokens = new Map<string, TokenRecord | undefined>();
 
@@ -138,8 +139,15 @@ export class SqliteCatalogStore implements CatalogStore {
     this.#dataVersion = db.prepare('PRAGMA data_version').pluck();
   }
 
-  /** Empties the read caches if another connection committed since the last look. */
+  /**
+   * Empties the read caches if another connection committed since the last look, which is taken
+   * once per turn of the event loop: a write committed elsewhere is seen by every request this
+   * process reads from its sockets afterwards.
+   */
   #revalidate(): void {
+    if (this.#looked) return;
+    this.#looked = true;
+    setImmediate(() => (this.#looked = false));
     const version = this.#dataVersion.get();
     if (version === this.#seenVersion) return;
     this.#seenVersion = version;
