@@ -248,12 +248,15 @@ export class TokenIssuer {
    * @effects catalog (putToken, settings), clock, random
    */
   async issue(grant: Grant, namespaceName?: string): Promise<string> {
-    const key = await this.#signingKey();
+    const key = this.#loaded ?? (await this.#signingKey());
     const now = this.#deps.clock.now();
     const kind: TokenKind = grant.kind;
     const expiresAt = now + TOKEN_TTL_MS[kind];
     const jti = this.#deps.random.uuid();
-    const claims = { ...grantClaims(grant), jti, iat: now / 1000, exp: Math.floor(expiresAt / 1000) };
+    const claims = grantClaims(grant);
+    claims['jti'] = jti;
+    claims['iat'] = now / 1000;
+    claims['exp'] = Math.floor(expiresAt / 1000);
     const input = `${HEADER}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
     const token = `${labelOf(grant, namespaceName)}.${input}.${mac(key, input).toString('base64url')}`;
     if (kind === 'player') return token;
