@@ -19,6 +19,25 @@ export type SeatOutcome =
 
 const outcomeOf = (e: SeatEvent): SeatOutcome => (e.type === 'seat-ready' ? { kind: 'ready' } : { kind: 'failed', error: e.error });
 
+/** The open watches of each hub, fed by one subscription per hub (not one per request: most events are no seat's). */
+const watchesOf = new WeakMap<EventHub, Set<SeatWatch>>();
+
+const openWatches = (hub: EventHub): Set<SeatWatch> => {
+  let open = watchesOf.get(hub);
+  if (open === undefined) {
+    const watches = new Set<SeatWatch>();
+    hub.subscribe((events) => {
+      for (const e of events) {
+        if (e.type !== 'seat-ready' && e.type !== 'seat-failed') continue;
+        for (const watch of watches) watch.hear(e);
+      }
+    });
+    watchesOf.set(hub, watches);
+    open = watches;
+  }
+  return open;
+};
+
 /**
  * @example
  * const watch = new SeatWatch(matchmaker.hub);
@@ -33,14 +52,16 @@ export class SeatWatch {
   readonly #off: () => void;
 
   constructor(hub: EventHub) {
-    this.#off = hub.subscribe((events) => {
-      for (const e of events) {
-        if (e.type !== 'seat-ready' && e.type !== 'seat-failed') continue;
-        const waiter = this.#waiters.get(e.playerId);
-        if (waiter !== undefined) waiter(e);
-        else this.#seen.set(e.playerId, e);
-      }
-    });
+    const open = openWatches(hub);
+    open.add(this);
+    this.#off = () => open.delete(this);
+  }
+
+  /** A seat event published while this watch is open. */
+  hear(e: SeatEvent): void {
+    const waiter = this.#waiters.get(e.playerId);
+    if (waiter !== undefined) waiter(e);
+    else this.#seen.set(e.playerId, e);
   }
 
   /**
