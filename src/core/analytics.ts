@@ -1,6 +1,6 @@
 import type { MatchEvent } from './events.js';
 import { isClosed, isIdle, isOutdated, isReady } from './lobby/flags.js';
-import type { Lobby } from './lobby/lobby.js';
+import { type Lobby, reviseLobby, revisePlayer } from './lobby/lobby.js';
 import { PMap } from './pmap.js';
 
 /**
@@ -66,7 +66,7 @@ const mapLobby = (live: LiveAnalytics, namespaceId: string, lobbyId: string, f: 
   if (ns === undefined || lobby === undefined) return live;
   const next = f(lobby);
   const lobbies = next === undefined ? ns.delete(lobbyId) : ns.set(lobbyId, next);
-  return { ...live, lobbies: live.lobbies.set(namespaceId, lobbies) };
+  return { lobbies: live.lobbies.set(namespaceId, lobbies), currentVersion: live.currentVersion };
 };
 
 /**
@@ -80,33 +80,33 @@ export const foldLive = (live: LiveAnalytics, e: MatchEvent): LiveAnalytics => {
   switch (e.type) {
     case 'lobby-created': {
       const ns = live.lobbies.get(e.lobby.namespaceId) ?? PMap.empty<string, Lobby>();
-      return { ...live, lobbies: live.lobbies.set(e.lobby.namespaceId, ns.set(e.lobby.id, e.lobby)) };
+      return { lobbies: live.lobbies.set(e.lobby.namespaceId, ns.set(e.lobby.id, e.lobby)), currentVersion: live.currentVersion };
     }
     case 'lobby-ready':
-      return mapLobby(live, e.namespaceId, e.lobbyId, (l) => ({ ...l, lifecycle: { status: 'ready', readyAt: e.at } }));
+      return mapLobby(live, e.namespaceId, e.lobbyId, (l) => reviseLobby(l, { lifecycle: { status: 'ready', readyAt: e.at } }));
     case 'lobby-closed-set':
-      return mapLobby(live, e.namespaceId, e.lobbyId, (l) => ({ ...l, closed: e.closed }));
+      return mapLobby(live, e.namespaceId, e.lobbyId, (l) => reviseLobby(l, { closed: e.closed }));
     case 'lobby-stopping':
     case 'lobby-stopped':
       return mapLobby(live, e.namespaceId, e.lobbyId, () => undefined);
     case 'player-reserved':
       return mapLobby(live, e.namespaceId, e.player.lobbyId, (l) => {
         const players = l.players.set(e.player.id, e.player);
-        return { ...l, players, playerCount: players.size };
+        return reviseLobby(l, { players, playerCount: players.size });
       });
     case 'player-connected':
       return mapLobby(live, e.namespaceId, e.lobbyId, (l) => {
         const p = l.players.get(e.playerId);
-        const players = p === undefined ? l.players : l.players.set(p.id, { ...p, status: 'connected' });
-        return { ...l, players, connectedCount: l.connectedCount + 1 };
+        const players = p === undefined ? l.players : l.players.set(p.id, revisePlayer(p, 'connected', p.connectDeadline));
+        return reviseLobby(l, { players, connectedCount: l.connectedCount + 1 });
       });
     case 'player-removed':
       return mapLobby(live, e.namespaceId, e.lobbyId, (l) => {
         const players = l.players.delete(e.playerId);
-        return { ...l, players, playerCount: players.size, connectedCount: l.connectedCount - (e.wasConnected ? 1 : 0) };
+        return reviseLobby(l, { players, playerCount: players.size, connectedCount: l.connectedCount - (e.wasConnected ? 1 : 0) });
       });
     case 'version-published':
-      return { ...live, currentVersion: live.currentVersion.set(e.namespaceId, e.versionId) };
+      return { lobbies: live.lobbies, currentVersion: live.currentVersion.set(e.namespaceId, e.versionId) };
     case 'seat-ready':
     case 'seat-failed':
     case 'captcha-verified':

@@ -22,10 +22,10 @@ export interface IdlePlan {
 const byAge = (a: Lobby, b: Lobby): number => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /**
- * The idle reconciliation of one namespace, from its lobbies alone. A lobby is idle when no
- * player holds a seat. Per (region, mode) of the current version the pool is the idle lobbies find
- * could use (active, public, open, current): below `idle_lobbies.min` create, above `max` stop the
- * oldest. Idle lobbies find can never use (outdated, closed or private) are stopped. Creations stop
+ * The idle reconciliation of one namespace, from its lobbies alone (it visits only the idle ones,
+ * `idleLobbies`). A lobby is idle when no player holds a seat. Per (region, mode) of the current
+ * version the pool is the idle lobbies find could use (active, public, open, current): below
+ * `idle_lobbies.min` create, above `max` stop the oldest. Idle lobbies find can never use (outdated, closed or private) are stopped. Creations stop
  * at the namespace's `lobby_count_max`.
  *
  * @example
@@ -35,8 +35,9 @@ export const planIdle = (ns: NamespaceState): IdlePlan => {
   const version = currentVersion(ns);
   const pools = new Map<string, Lobby[]>();
   const stop: Lobby[] = [];
-  for (const lobby of ns.lobbies.values()) {
-    if (!isActive(lobby) || !isIdle(lobby)) continue;
+  for (const id of ns.idleLobbies.keys()) {
+    const lobby = ns.lobbies.get(id);
+    if (lobby === undefined) throw new Error(`idle lobby ${id} is not in the namespace`);
     if (!isFindable(lobby, ns.currentVersionId)) {
       stop.push(lobby);
       continue;
@@ -104,7 +105,7 @@ export const applyIdlePlan = (
     if (version === undefined || mode === undefined || lobbyId === undefined) continue;
     const r = spawnLobby(tx, { lobbyId, version, mode, region: target.region, origin: 'pooled', publicity: 'public', tags: {} }, rng);
     if (r.ok) created.push(lobbyId);
-    else failed.push({ ...target, error: r.error });
+    else failed.push({ region: target.region, gameMode: target.gameMode, error: r.error });
   }
   return tx.commit({ created, stopped, failed });
 };

@@ -8,8 +8,9 @@
  * not the lobby with all its players.
  */
 import type { ResolvedVersion } from './config/types.js';
-import { isActive } from './lobby/flags.js';
+import { isActive, isIdle } from './lobby/flags.js';
 import type { Lobby, Player } from './lobby/lobby.js';
+import { hasSeatTimer, lifecycleDue } from './lobby/timers.js';
 import { PMap } from './pmap.js';
 import { claimLobbyPorts, createPortSpace, type PortSpace } from './ports/index.js';
 import { EMPTY_INDEX, reindex } from './routing/index.js';
@@ -144,10 +145,17 @@ const hydrateNamespace = (row: NamespaceRow, lobbies: readonly Lobby[]): Namespa
   let routing = EMPTY_INDEX;
   let sources = PMap.empty<string, number>();
   let active = 0;
+  let timed = PMap.empty<string, number>();
+  let seatTimed = PMap.empty<string, 1>();
+  let idle = PMap.empty<string, 1>();
   for (const lobby of lobbies) {
     byId = byId.set(lobby.id, lobby);
     routing = reindex(routing, undefined, lobby, row.currentVersionId);
     if (isActive(lobby)) active++;
+    const due = lifecycleDue(lobby);
+    if (due !== undefined) timed = timed.set(lobby.id, due);
+    if (hasSeatTimer(lobby)) seatTimed = seatTimed.set(lobby.id, 1);
+    if (isActive(lobby) && isIdle(lobby)) idle = idle.set(lobby.id, 1);
     for (const p of lobby.players.values()) sources = sources.set(p.source, (sources.get(p.source) ?? 0) + 1);
   }
   return {
@@ -160,15 +168,19 @@ const hydrateNamespace = (row: NamespaceRow, lobbies: readonly Lobby[]): Namespa
     sources,
     captcha: PMap.from(row.captcha.map((c) => [c.source, { verifiedAt: c.verifiedAt, requestsSince: c.requestsSince }] as const)),
     activeLobbies: active,
+    timedLobbies: timed,
+    seatTimedLobbies: seatTimed,
+    idleLobbies: idle,
   };
 };
 
 /**
  * The world these rows describe, with everything derived rebuilt: versions (`makeVersion`), routing
- * index, per-client seat counts, active lobby counts, lobby player counts, and one port space per
- * region holding exactly the ports of its lobbies that have not stopped (lobbies of a region no
- * longer configured hold none). Rows that contradict each other are corruption and throw: a lobby
- * of an unknown namespace, a player of an unknown lobby, or a port held by two lobbies.
+ * index, per-client seat counts, active lobby counts, the timed, seat-timed and idle lobby sets,
+ * lobby player counts, and one port space per region holding exactly the ports of its lobbies that
+ * have not stopped (lobbies of a region no longer configured hold none). Rows that contradict each
+ * other are corruption and throw: a lobby of an unknown namespace, a player of an unknown lobby, or
+ * a port held by two lobbies.
  *
  * @example
  * const world = hydrateWorld([LOCAL_REGION], namespaceRows, lobbyDocs, playerDocs);

@@ -87,9 +87,13 @@ const removed = <T>(arr: readonly T[], i: number): T[] => {
   return out;
 };
 
+/** The order of keys within a collision node: numbers before strings, then ascending. */
+const keyBefore = <K>(a: K, b: K): boolean =>
+  typeof a === typeof b ? (a as Key) < (b as Key) : typeof a === 'number';
+
 /** A branch holding two leaves whose hashes differ at or below `shift`, or a collision node. */
 const merge = <K, V>(a: Node<K, V>, b: Node<K, V>, shift: number): Node<K, V> => {
-  if (shift > MAX_SHIFT || a.hash === b.hash) return collision(a.hash, [a, b]);
+  if (shift > MAX_SHIFT || a.hash === b.hash) return collision(a.hash, keyBefore(a.key as K, b.key as K) ? [a, b] : [b, a]);
   const ia = (a.hash >>> shift) & MASK;
   const ib = (b.hash >>> shift) & MASK;
   if (ia === ib) return branch(1 << ia, [merge(a, b, shift + BITS)]);
@@ -119,7 +123,10 @@ function setIn<K, V>(s: Node<K, V>, l: Node<K, V>, shift: number, out: Added): N
     const i = s.slots.findIndex((x) => x.key === l.key);
     if (i < 0) {
       out.added = true;
-      return collision(s.hash, [...s.slots, l]);
+      // Kept in key order, so iteration order depends on the keys alone, never on insertion order.
+      let at = 0;
+      while (at < s.slots.length && keyBefore(s.slots[at]?.key as K, l.key as K)) at++;
+      return collision(s.hash, inserted(s.slots, at, l));
     }
     return (s.slots[i] as Node<K, V>).value === l.value ? s : collision(s.hash, replaced(s.slots, i, l));
   }
@@ -245,6 +252,11 @@ function diffNodes<K, V>(
   for (const [key, old] of before) onChange(key, old, undefined);
 }
 
+function forEachIn<K, V>(s: Node<K, V>, f: (value: V, key: K) => void): void {
+  if (s.kind === LEAF) f(s.value as V, s.key as K);
+  else for (const child of s.slots) forEachIn(child, f);
+}
+
 export class PMap<K extends Key, V> {
   private static readonly EMPTY = new PMap<never, never>(0, undefined);
 
@@ -340,6 +352,17 @@ export class PMap<K extends Key, V> {
    */
   diff(other: PMap<K, V>, onChange: (key: K, before: V | undefined, after: V | undefined) => void): void {
     diffNodes(this.root, other.root, onChange);
+  }
+
+  /**
+   * Calls `f(value, key)` for every entry, in the order of {@link entries}, without building an
+   * entry (or an iterator result) per key.
+   *
+   * @example
+   * PMap.from([['a', 1]]).forEach((v, k) => log(k, v)); // a 1
+   */
+  forEach(f: (value: V, key: K) => void): void {
+    if (this.root !== undefined) forEachIn(this.root, f);
   }
 
   entries(): IterableIterator<readonly [K, V]> {

@@ -1,15 +1,14 @@
 import { milliseconds } from 'date-fns';
 import type { Ctx } from './context.js';
 import { beginStop, finishStop } from './lobby/stop.js';
+import { STOP_GRACE_MS, STOPPED_RETENTION_MS } from './lobby/timers.js';
 import { liveVersions } from './namespace.js';
-import type { Player } from './lobby/lobby.js';
+import type { Lobby, Player } from './lobby/lobby.js';
+import type { PMap } from './pmap.js';
 import { type Decision, Tx } from './tx.js';
-import { namespaceOf, type World } from './world.js';
+import { namespaceOf, type NamespaceState, type World } from './world.js';
 
-/** How long a stopping lobby's container gets before Tavern forces it and frees its ports. */
-export const STOP_GRACE_MS = milliseconds({ seconds: 30 });
-/** How long a stopped lobby stays in the working set (join answers `LOBBY_STOPPED` meanwhile). */
-export const STOPPED_RETENTION_MS = milliseconds({ minutes: 10 });
+export { STOP_GRACE_MS, STOPPED_RETENTION_MS };
 /** How often the server and the simulator run {@link tick}. */
 export const TICK_INTERVAL_MS = milliseconds({ seconds: 15 });
 
@@ -19,6 +18,20 @@ export interface TickSummary {
   readonly lifetimeExpired: number;
   readonly forcedStops: number;
 }
+
+/** The lobbies of `ids` (in their order, the order of `ns.lobbies`) for which `keep(value)` holds. */
+const lobbiesOf = <V>(ns: NamespaceState, ids: PMap<string, V>, keep: (value: V) => boolean): Lobby[] => {
+  const out: Lobby[] = [];
+  ids.forEach((value, id) => {
+    if (!keep(value)) return;
+    const lobby = ns.lobbies.get(id);
+    if (lobby === undefined) throw new Error(`indexed lobby ${id} is not in the namespace`);
+    out.push(lobby);
+  });
+  return out;
+};
+
+const always = (): boolean => true;
 
 /**
  * The timers of one namespace, due at `ctx.now`: lobbies not ready by their ready deadline are
@@ -36,7 +49,10 @@ export const tick = (world: World, namespaceId: string, ctx: Ctx): Decision<Tick
   const now = ctx.now;
   let readyTimeouts = 0;
   let forcedStops = 0;
-  for (const lobby of ns.lobbies.values()) {
+  // Only the lobbies whose lifecycle deadline passed, then those holding a seat with a timer (the
+  // indexes keep the order of `lobbies`): a busy namespace is mostly ready lobbies whose players
+  // all connected, which have neither.
+  for (const lobby of lobbiesOf(ns, ns.timedLobbies, (due) => due <= now)) {
     const lc = lobby.lifecycle;
     if (lc.status === 'creating' && now >= lobby.readyDeadline) {
       beginStop(tx, lobby, 'ready-timeout');
@@ -51,12 +67,10 @@ export const tick = (world: World, namespaceId: string, ctx: Ctx): Decision<Tick
   }
   let connectExpired = 0;
   let lifetimeExpired = 0;
-  // Only lobbies with a reserved seat or a player lifetime can have a due player: a busy namespace
-  // is mostly connected players, so this skips nearly every lobby.
   const due: Player[] = [];
-  for (const lobby of tx.ns.lobbies.values()) {
+  const after = tx.ns;
+  for (const lobby of lobbiesOf(after, after.seatTimedLobbies, always)) {
     const lifetime = lobby.timeouts.playerMaxLifetimeMs;
-    if (lobby.playerCount === lobby.connectedCount && lifetime === undefined) continue;
     for (const player of lobby.players.values()) {
       const expired = player.status === 'reserved' && now > player.connectDeadline;
       if (expired || (lifetime !== undefined && now >= player.createdAt + lifetime)) due.push(player);

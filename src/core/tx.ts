@@ -1,7 +1,8 @@
 import type { Effect } from './effects.js';
 import type { MatchEvent } from './events.js';
-import { isActive } from './lobby/flags.js';
-import type { Lobby, Player } from './lobby/lobby.js';
+import { isActive, isIdle } from './lobby/flags.js';
+import { type Lobby, type Player, reviseLobby } from './lobby/lobby.js';
+import { hasSeatTimer, lifecycleDue } from './lobby/timers.js';
 import type { PMap } from './pmap.js';
 import type { PortSpace } from './ports/index.js';
 import { reindex, type RoutingIndex } from './routing/index.js';
@@ -17,12 +18,24 @@ export interface Decision<T> {
 
 type Fields = Pick<NamespaceState, 'settings' | 'currentVersionId' | 'versions' | 'captcha' | 'routing'>;
 
+type Writable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** A lobby id set after one lobby changed membership (`was` → `is`); itself when it did not. */
+const track = (set: PMap<string, 1>, id: string, was: boolean, is: boolean): PMap<string, 1> =>
+  was === is ? set : is ? set.set(id, 1) : set.delete(id);
+
+/** The timed lobbies after one lobby's due time changed (`was` → `is`, undefined: none). */
+const retime = (timed: PMap<string, number>, id: string, was: number | undefined, is: number | undefined): PMap<string, number> =>
+  was === is ? timed : is === undefined ? timed.delete(id) : timed.set(id, is);
+
+const isIdleActive = (lobby: Lobby): boolean => isActive(lobby) && isIdle(lobby);
+
 /**
  * The working copy of one decision: it reads from the world it started with and records every
  * change through methods that keep the namespace's derived data (routing index, active lobby count,
- * per-client seat counts, lobby player counts) consistent. It lives only inside one core call;
- * `commit` turns it into the next immutable world, sharing everything untouched. The namespace
- * record is rebuilt once per decision, not once per change.
+ * timed, seat-timed and idle lobby sets, per-client seat counts, lobby player counts) consistent.
+ * It lives only inside one core call; `commit` turns it into the next immutable world, sharing
+ * everything untouched. The namespace record is rebuilt once per decision, not once per change.
  *
  * @example
  * const tx = new Tx(world, namespaceOf(world, 'ns-1'), now);
@@ -35,6 +48,9 @@ export class Tx {
   #routing: RoutingIndex;
   #sources: PMap<string, number>;
   #active: number;
+  #timed: PMap<string, number>;
+  #seatTimed: PMap<string, 1>;
+  #idle: PMap<string, 1>;
   #view: NamespaceState | undefined;
   #ports: PMap<string, PortSpace>;
   readonly #effects: Effect[] = [];
@@ -51,6 +67,9 @@ export class Tx {
     this.#routing = ns.routing;
     this.#sources = ns.sources;
     this.#active = ns.activeLobbies;
+    this.#timed = ns.timedLobbies;
+    this.#seatTimed = ns.seatTimedLobbies;
+    this.#idle = ns.idleLobbies;
     this.#ports = world.ports;
   }
 
@@ -59,27 +78,26 @@ export class Tx {
     if (this.#view !== undefined) return this.#view;
     const b = this.#base;
     // Written out rather than spread: V8 builds this with one hidden class, much faster on a hot path.
-    const view: NamespaceState = {
+    const view: Writable<NamespaceState> = {
       id: b.id,
       settings: b.settings,
-      ...(b.currentVersionId === undefined ? {} : { currentVersionId: b.currentVersionId }),
       versions: b.versions,
       lobbies: this.#lobbies,
       routing: this.#routing,
       sources: this.#sources,
       captcha: b.captcha,
       activeLobbies: this.#active,
+      timedLobbies: this.#timed,
+      seatTimedLobbies: this.#seatTimed,
+      idleLobbies: this.#idle,
     };
+    if (b.currentVersionId !== undefined) view.currentVersionId = b.currentVersionId;
     this.#view = view;
     return view;
   }
 
   lobby(id: string): Lobby | undefined {
     return this.#lobbies.get(id);
-  }
-
-  player(lobbyId: string, id: string): Player | undefined {
-    return this.#lobbies.get(lobbyId)?.players.get(id);
   }
 
   /** The players seated in a lobby. */
@@ -95,10 +113,17 @@ export class Tx {
     this.#view = undefined;
   }
 
-  /** Insert or replace a lobby; keeps the routing index and the active count in step. */
+  /** Insert or replace a lobby; keeps the routing index, the active count and the lobby sets in step. */
   putLobby(next: Lobby): void {
-    const prev = this.#lobbies.get(next.id);
+    this.#replace(this.#lobbies.get(next.id), next);
+  }
+
+  /** {@link putLobby} when the caller already holds the lobby as it stands (`prev`). */
+  #replace(prev: Lobby | undefined, next: Lobby): void {
     this.#active += (isActive(next) ? 1 : 0) - (prev !== undefined && isActive(prev) ? 1 : 0);
+    this.#timed = retime(this.#timed, next.id, prev === undefined ? undefined : lifecycleDue(prev), lifecycleDue(next));
+    this.#seatTimed = track(this.#seatTimed, next.id, prev !== undefined && hasSeatTimer(prev), hasSeatTimer(next));
+    this.#idle = track(this.#idle, next.id, prev !== undefined && isIdleActive(prev), isIdleActive(next));
     this.#lobbies = this.#lobbies.set(next.id, next);
     this.#routing = reindex(this.#routing, prev, next, this.#base.currentVersionId);
     this.#view = undefined;
@@ -109,6 +134,9 @@ export class Tx {
     const prev = this.#lobbies.get(id);
     if (prev === undefined) return;
     this.#active -= isActive(prev) ? 1 : 0;
+    this.#timed = retime(this.#timed, id, lifecycleDue(prev), undefined);
+    this.#seatTimed = track(this.#seatTimed, id, hasSeatTimer(prev), false);
+    this.#idle = track(this.#idle, id, isIdleActive(prev), false);
     this.#lobbies = this.#lobbies.delete(id);
     this.#routing = reindex(this.#routing, prev, undefined, this.#base.currentVersionId);
     this.#view = undefined;
@@ -120,7 +148,7 @@ export class Tx {
     if (lobby === undefined) throw new Error(`addPlayer: no lobby ${player.lobbyId}`);
     const players = lobby.players.set(player.id, player);
     if (players.size === lobby.players.size) throw new Error(`addPlayer: player id ${player.id} is already taken`);
-    this.putLobby({ ...lobby, players, playerCount: players.size });
+    this.#replace(lobby, reviseLobby(lobby, { players, playerCount: players.size }));
     this.#sources = this.#sources.set(player.source, (this.#sources.get(player.source) ?? 0) + 1);
   }
 
@@ -130,7 +158,7 @@ export class Tx {
     const prev = lobby?.players.get(player.id);
     if (lobby === undefined || prev === undefined) throw new Error(`updatePlayer: no player ${player.id} in ${player.lobbyId}`);
     const delta = (player.status === 'connected' ? 1 : 0) - (prev.status === 'connected' ? 1 : 0);
-    this.putLobby({ ...lobby, players: lobby.players.set(player.id, player), connectedCount: lobby.connectedCount + delta });
+    this.#replace(lobby, reviseLobby(lobby, { players: lobby.players.set(player.id, player), connectedCount: lobby.connectedCount + delta }));
   }
 
   /** Free a player's seat; returns the removed player, or undefined if there was none. */
@@ -139,12 +167,10 @@ export class Tx {
     const player = lobby?.players.get(id);
     if (lobby === undefined || player === undefined) return undefined;
     const players = lobby.players.delete(id);
-    this.putLobby({
-      ...lobby,
-      players,
-      playerCount: players.size,
-      connectedCount: lobby.connectedCount - (player.status === 'connected' ? 1 : 0),
-    });
+    this.#replace(
+      lobby,
+      reviseLobby(lobby, { players, playerCount: players.size, connectedCount: lobby.connectedCount - (player.status === 'connected' ? 1 : 0) }),
+    );
     const left = (this.#sources.get(player.source) ?? 1) - 1;
     this.#sources = left === 0 ? this.#sources.delete(player.source) : this.#sources.set(player.source, left);
     return player;

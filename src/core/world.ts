@@ -54,6 +54,12 @@ export interface NamespaceState {
   readonly captcha: PMap<string, CaptchaRecord>;
   /** Lobbies creating or ready (what `lobby_count_max` bounds). */
   readonly activeLobbies: number;
+  /** Per lobby starting, stopping or stopped, when `tick` acts on it (`lifecycleDue`). */
+  readonly timedLobbies: PMap<string, number>;
+  /** Ids of the lobbies holding a seat `tick` checks (`hasSeatTimer`): reserved, or under a lifetime. */
+  readonly seatTimedLobbies: PMap<string, 1>;
+  /** Ids of the active lobbies no player holds a seat in: what the idle reconciliation plans over. */
+  readonly idleLobbies: PMap<string, 1>;
 }
 
 export interface RegionInfo {
@@ -98,6 +104,9 @@ export const emptyNamespace = (id: string, settings: NamespaceSettings = DEFAULT
   sources: PMap.empty(),
   captcha: PMap.empty(),
   activeLobbies: 0,
+  timedLobbies: PMap.empty(),
+  seatTimedLobbies: PMap.empty(),
+  idleLobbies: PMap.empty(),
 });
 
 /**

@@ -9,6 +9,7 @@ import { addNamespace, publishVersion } from '../../src/core/namespace.js';
 import { PMap } from '../../src/core/pmap.js';
 import type { Result } from '../../src/core/result.js';
 import type { RoutingIndex } from '../../src/core/routing/index.js';
+import { STOP_GRACE_MS, STOPPED_RETENTION_MS } from '../../src/core/tick.js';
 import type { Decision } from '../../src/core/tx.js';
 import {
   createWorld,
@@ -122,6 +123,39 @@ export const makeLobby = (over: Partial<Lobby> = {}): Lobby => ({
   timeouts: { lobbyReadyMs: 300_000, playerConnectMs: 120_000 },
   ...over,
 });
+
+/** A namespace's lobby indexes as data, each in its own iteration order. */
+export const lobbyIndexes = (ns: NamespaceState) => ({
+  timed: [...ns.timedLobbies.entries()],
+  seatTimed: [...ns.seatTimedLobbies.keys()],
+  idle: [...ns.idleLobbies.keys()],
+});
+
+/**
+ * What {@link lobbyIndexes} must be, by a scan of every lobby (in the order of `ns.lobbies`) with
+ * the definitions written out: starting, stopping and stopped lobbies with the time tick acts on
+ * them; lobbies holding a reserved seat or any seat under a lifetime; active lobbies without seats.
+ */
+export const scannedLobbyIndexes = (ns: NamespaceState): ReturnType<typeof lobbyIndexes> => {
+  const lobbies = [...ns.lobbies.values()];
+  const due = (l: Lobby): number | undefined => {
+    const lc = l.lifecycle;
+    if (lc.status === 'creating') return l.readyDeadline;
+    if (lc.status === 'stopping') return lc.stoppingAt + STOP_GRACE_MS;
+    if (lc.status === 'stopped') return lc.stoppedAt + STOPPED_RETENTION_MS;
+    return undefined;
+  };
+  return {
+    timed: lobbies.flatMap((l) => {
+      const at = due(l);
+      return at === undefined ? [] : [[l.id, at] as const];
+    }),
+    seatTimed: lobbies
+      .filter((l) => [...l.players.values()].some((p) => p.status === 'reserved' || l.timeouts.playerMaxLifetimeMs !== undefined))
+      .map((l) => l.id),
+    idle: lobbies.filter((l) => (l.lifecycle.status === 'creating' || l.lifecycle.status === 'ready') && l.players.size === 0).map((l) => l.id),
+  };
+};
 
 /** Every entry of a routing index as `pool|count|id` (and `pool|tag|count|id`), sorted: compare indexes as data. */
 export const routingRows = (index: RoutingIndex): string[] => {

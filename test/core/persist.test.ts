@@ -25,7 +25,7 @@ import { tick } from '../../src/core/tick.js';
 import type { Decision } from '../../src/core/tx.js';
 import { createWorld, DEFAULT_NAMESPACE_SETTINGS, makeVersion, type World } from '../../src/core/world.js';
 import { REGIONS } from './fixtures.js';
-import { routingRows } from './helpers.js';
+import { lobbyIndexes, routingRows, scannedLobbyIndexes } from './helpers.js';
 
 const IMAGE = '6f1d2b8e-0d5f-4f0b-9a57-1f2a3b4c5d6e';
 
@@ -52,6 +52,7 @@ const CONFIG = resolve({
         a: { taggable: true, allow_dynamic_max_players: true },
         b: {
           regions: { local: {} },
+          player_max_lifetime: 300_000,
           docker: { image_id: IMAGE, network_mode: 'host', ports: { r: { port_range: { min: 27000, max: 27002 }, protocol: 'udp', proxy: 'none' } } },
           actions: { create: { enabled: true, enable_public: true, enable_private: true } },
         },
@@ -251,6 +252,7 @@ const observe = (w: World) => ({
     sources: byKey(ns.sources),
     captcha: byKey(ns.captcha),
     routing: routingRows(ns.routing),
+    indexes: lobbyIndexes(ns),
   })),
   ports: byKey(w.ports).map(([region, s]) => ({ region, pools: s.pools, tcp: s.tcp.toArray(), udp: s.udp.toArray() })),
 });
@@ -305,6 +307,17 @@ describe('persisted world', () => {
         for (const [region, space] of back.ports.entries()) {
           const orig = world.ports.get(region);
           expect([space.tcp.used, space.udp.used]).toEqual([orig?.tcp.used, orig?.udp.used]);
+        }
+      }),
+    );
+  });
+
+  it('keeps the timed, seat-timed and idle lobby sets equal to a scan of the lobbies, through any run and a restart', () => {
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 60, size: 'max' }), (ops) => {
+        const worlds = run(ops);
+        for (const world of [...worlds, roundTrip(worlds[worlds.length - 1] as World)]) {
+          for (const ns of world.namespaces.values()) expect(lobbyIndexes(ns)).toEqual(scannedLobbyIndexes(ns));
         }
       }),
     );

@@ -71,8 +71,25 @@ describe('PMap', () => {
     const [a, b] = pair as [string, string];
     let m = PMap.empty<string, number>().set(a, 1).set(b, 2).set('other', 3);
     expect([m.get(a), m.get(b), m.get('other')]).toEqual([1, 2, 3]);
+    // Colliding keys iterate in key order, whatever the insertion order.
+    const other = PMap.empty<string, number>().set('other', 3).set(b, 2).set(a, 1);
+    expect([...other.keys()]).toEqual([...m.keys()]);
+    expect([...m.keys()].filter((k) => k !== 'other')).toEqual([a, b].sort());
     m = m.delete(a);
     expect([m.get(a), m.get(b), m.size]).toEqual([undefined, 2, 2]);
+  });
+
+  it('iterates in an order that depends on the keys alone (forEach as entries)', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.oneof(fc.uuid(), fc.integer()), { maxLength: 80 }), (keys) => {
+        const a = PMap.from(keys.map((k) => [k, 0] as const));
+        const b = PMap.from([...keys].reverse().map((k) => [k, 0] as const));
+        expect([...a.keys()]).toEqual([...b.keys()]);
+        const seen: (string | number)[] = [];
+        a.forEach((_, k) => seen.push(k));
+        expect(seen).toEqual([...a.keys()]);
+      }),
+    );
   });
 
   it('keeps the same first() for the same contents regardless of insertion order', () => {

@@ -110,7 +110,7 @@ export const passGates = (
       return 'code' in check ? rejected(check) : { kind: 'captcha', check };
     }
     if (record !== undefined) {
-      tx.patch({ captcha: ns.captcha.set(input.client.ip, { ...record, requestsSince: record.requestsSince + 1 }) });
+      tx.patch({ captcha: ns.captcha.set(input.client.ip, { verifiedAt: record.verifiedAt, requestsSince: record.requestsSince + 1 }) });
     }
   }
   const checks: VerificationCheck[] = [];
@@ -118,7 +118,8 @@ export const passGates = (
     const cfg = mode.actions[input.action].verification;
     if (cfg === undefined) continue;
     const lobbyGroupId = input.version.lobbyGroupIds.get(mode.name) ?? mode.name;
-    const check = verificationCheck(cfg, { ...payload, mode, lobbyGroupId });
+    // Fixed fields first: V8 builds `{ ...spread, more }` through a slow path (payload has neither).
+    const check = verificationCheck(cfg, { mode, lobbyGroupId, ...payload });
     if (!isPassed(check, input.credentials.verified)) checks.push(check);
   }
   return checks.length > 0 ? { kind: 'verify', checks } : undefined;

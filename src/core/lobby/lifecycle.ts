@@ -5,7 +5,7 @@ import { err, ok, type Result } from '../result.js';
 import { type Decision, Tx } from '../tx.js';
 import { namespaceOf, type World } from '../world.js';
 import { isActive } from './flags.js';
-import type { Lobby, StopReason } from './lobby.js';
+import { type Lobby, revisePlayer, reviseLobby, type StopReason } from './lobby.js';
 import { beginStop, finishStop } from './stop.js';
 
 export interface LobbyRef {
@@ -36,11 +36,11 @@ export const lobbyReady = (world: World, ref: LobbyRef, ctx: Ctx): Step =>
   withLobby(world, ref, ctx, (tx, lobby) => {
     if (!isActive(lobby)) return matchError('MATCHMAKER_LOBBY_STOPPED');
     if (lobby.lifecycle.status === 'ready') return undefined;
-    tx.putLobby({ ...lobby, lifecycle: { status: 'ready', readyAt: tx.now } });
+    tx.putLobby(reviseLobby(lobby, { lifecycle: { status: 'ready', readyAt: tx.now } }));
     tx.emit({ type: 'lobby-ready', at: tx.now, namespaceId: lobby.namespaceId, lobbyId: lobby.id });
     for (const player of tx.playersOf(lobby.id)) {
       if (player.status !== 'reserved') continue;
-      tx.updatePlayer({ ...player, connectDeadline: tx.now + lobby.timeouts.playerConnectMs });
+      tx.updatePlayer(revisePlayer(player, player.status, tx.now + lobby.timeouts.playerConnectMs));
       tx.emit({ type: 'seat-ready', at: tx.now, namespaceId: lobby.namespaceId, playerId: player.id, lobbyId: lobby.id });
     }
     return undefined;
@@ -56,7 +56,7 @@ export const lobbyReady = (world: World, ref: LobbyRef, ctx: Ctx): Step =>
 export const setClosed = (world: World, ref: LobbyRef & { readonly closed: boolean }, ctx: Ctx): Step =>
   withLobby(world, ref, ctx, (tx, lobby) => {
     if (lobby.closed === ref.closed) return undefined;
-    tx.putLobby({ ...lobby, closed: ref.closed });
+    tx.putLobby(reviseLobby(lobby, { closed: ref.closed }));
     tx.emit({ type: 'lobby-closed-set', at: tx.now, namespaceId: lobby.namespaceId, lobbyId: lobby.id, closed: ref.closed });
     return undefined;
   });
@@ -109,14 +109,14 @@ export const playerConnected = (world: World, ref: PlayerRef, ctx: Ctx): Step =>
   withLobby(world, ref, ctx, (tx, lobby) => {
     // A lobby never touches another lobby's players (Rivet freed the other seat here).
     if (ref.playerLobbyId !== undefined && ref.playerLobbyId !== lobby.id) return matchError('MATCHMAKER_PLAYER_IN_DIFFERENT_LOBBY');
-    const player = tx.player(lobby.id, ref.playerId);
+    const player = lobby.players.get(ref.playerId);
     if (player === undefined) {
       const expired = ref.issuedAt !== undefined && tx.now > ref.issuedAt + lobby.timeouts.playerConnectMs;
       return matchError(expired ? 'MATCHMAKER_PLAYER_REGISTRATION_EXPIRED' : 'MATCHMAKER_PLAYER_REMOVED');
     }
     if (player.status === 'connected') return matchError('MATCHMAKER_PLAYER_ALREADY_CONNECTED');
     if (tx.now > player.connectDeadline) return matchError('MATCHMAKER_PLAYER_REGISTRATION_EXPIRED');
-    tx.updatePlayer({ ...player, status: 'connected' });
+    tx.updatePlayer(revisePlayer(player, 'connected', player.connectDeadline));
     tx.emit({ type: 'player-connected', at: tx.now, namespaceId: lobby.namespaceId, playerId: player.id, lobbyId: lobby.id });
     return undefined;
   });

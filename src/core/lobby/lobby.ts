@@ -82,3 +82,58 @@ export interface Player {
   /** A `reserved` player still unconnected at this time is removed. */
   readonly connectDeadline: number;
 }
+
+/** The fields of a lobby that change over its life (the rest are fixed when it is created). */
+export type LobbyChange = Partial<Pick<Lobby, 'lifecycle' | 'closed' | 'players' | 'playerCount' | 'connectedCount'>>;
+
+type Writable<T> = { -readonly [K in keyof T]: T[K] };
+
+/**
+ * A copy of `lobby` with `change` applied, written out field by field in one order (optional
+ * fields last), so the lobbies the core builds share V8 hidden classes: on Node 20 a spread
+ * followed by more fields (`{ ...lobby, closed }`) takes a slow path, about 30× slower.
+ *
+ * @example
+ * tx.putLobby(reviseLobby(lobby, { closed: true }));
+ */
+export const reviseLobby = (lobby: Lobby, change: LobbyChange): Lobby => {
+  const next: Writable<Lobby> = {
+    id: lobby.id,
+    namespaceId: lobby.namespaceId,
+    versionId: lobby.versionId,
+    gameMode: lobby.gameMode,
+    lobbyGroupId: lobby.lobbyGroupId,
+    region: lobby.region,
+    createdAt: lobby.createdAt,
+    readyDeadline: lobby.readyDeadline,
+    lifecycle: change.lifecycle ?? lobby.lifecycle,
+    closed: change.closed ?? lobby.closed,
+    publicity: lobby.publicity,
+    origin: lobby.origin,
+    maxPlayers: lobby.maxPlayers,
+    tags: lobby.tags,
+    ports: lobby.ports,
+    players: change.players ?? lobby.players,
+    playerCount: change.playerCount ?? lobby.playerCount,
+    connectedCount: change.connectedCount ?? lobby.connectedCount,
+    timeouts: lobby.timeouts,
+  };
+  if (lobby.dynamicMaxPlayers !== undefined) next.dynamicMaxPlayers = lobby.dynamicMaxPlayers;
+  if (lobby.lobbyConfig !== undefined) next.lobbyConfig = lobby.lobbyConfig;
+  return next;
+};
+
+/**
+ * A copy of `player` with a new status and connect deadline, written out like `reviseLobby`.
+ *
+ * @example
+ * tx.updatePlayer(revisePlayer(player, 'connected', player.connectDeadline));
+ */
+export const revisePlayer = (player: Player, status: PlayerStatus, connectDeadline: number): Player => ({
+  id: player.id,
+  lobbyId: player.lobbyId,
+  source: player.source,
+  createdAt: player.createdAt,
+  status,
+  connectDeadline,
+});

@@ -2,7 +2,7 @@ import { matchError } from '../errors.js';
 import { releaseLobbyPorts } from '../ports/index.js';
 import type { Tx } from '../tx.js';
 import { isActive } from './flags.js';
-import type { Lobby, StopReason } from './lobby.js';
+import { type Lobby, reviseLobby, type StopReason } from './lobby.js';
 import { proxyRoutes } from './routes.js';
 
 const FAILURES: ReadonlySet<StopReason> = new Set(['ready-timeout', 'crashed', 'start-failed']);
@@ -28,10 +28,9 @@ const WHY: Readonly<Record<StopReason, string>> = {
 export const beginStop = (tx: Tx, lobby: Lobby, reason: StopReason): Lobby => {
   if (!isActive(lobby)) return lobby;
   const readyAt = lobby.lifecycle.status === 'ready' ? lobby.lifecycle.readyAt : undefined;
-  const next: Lobby = {
-    ...lobby,
+  const next = reviseLobby(lobby, {
     lifecycle: { status: 'stopping', ...(readyAt === undefined ? {} : { readyAt }), stoppingAt: tx.now, reason },
-  };
+  });
   tx.putLobby(next);
   const namespaceId = lobby.namespaceId;
   for (const seated of tx.playersOf(lobby.id)) {
@@ -64,16 +63,17 @@ export const finishStop = (tx: Tx, lobby: Lobby, reason: StopReason): void => {
   if (stopping.lifecycle.status !== 'stopping') return;
   const { readyAt } = stopping.lifecycle;
   const why = stopping.lifecycle.reason;
-  tx.putLobby({
-    ...stopping,
-    lifecycle: {
-      status: 'stopped',
-      ...(readyAt === undefined ? {} : { readyAt }),
-      stoppedAt: tx.now,
-      reason: why,
-      failed: FAILURES.has(why),
-    },
-  });
+  tx.putLobby(
+    reviseLobby(stopping, {
+      lifecycle: {
+        status: 'stopped',
+        ...(readyAt === undefined ? {} : { readyAt }),
+        stoppedAt: tx.now,
+        reason: why,
+        failed: FAILURES.has(why),
+      },
+    }),
+  );
   const space = tx.portSpace(lobby.region);
   if (space !== undefined) tx.setPortSpace(lobby.region, releaseLobbyPorts(space, lobby.ports));
   tx.emit({ type: 'lobby-stopped', at: tx.now, namespaceId: lobby.namespaceId, lobbyId: lobby.id, reason: why, failed: FAILURES.has(why) });

@@ -67,7 +67,7 @@ export const spawnLobby = (tx: Tx, spec: SpawnSpec, rng: Rng): Result<Lobby, Mat
   const allocated = allocateLobbyPorts(space, container?.ports ?? [], container?.networkMode ?? 'bridge', rng);
   if (!allocated.ok) return allocated;
   const d = spec.dynamicMaxPlayers;
-  const lobby: Lobby = {
+  const created: Lobby = {
     id: spec.lobbyId,
     namespaceId: ns.id,
     versionId: spec.version.id,
@@ -81,15 +81,18 @@ export const spawnLobby = (tx: Tx, spec: SpawnSpec, rng: Rng): Result<Lobby, Mat
     publicity: spec.publicity,
     origin: spec.origin,
     maxPlayers: d === undefined ? mode.maxPlayers : { normal: d, direct: d, party: mode.maxPlayers.party },
-    ...(d === undefined ? {} : { dynamicMaxPlayers: d }),
     tags: spec.tags,
     ports: allocated.value.allocations,
     players: PMap.empty(),
     playerCount: 0,
     connectedCount: 0,
     timeouts: mode.timeouts,
-    ...(spec.lobbyConfig === undefined ? {} : { lobbyConfig: spec.lobbyConfig }),
   };
+  // Optional fields last, in the order `reviseLobby` writes them (lobbies share hidden classes).
+  const lobby: Lobby =
+    d === undefined && spec.lobbyConfig === undefined
+      ? created
+      : { ...created, ...(d === undefined ? {} : { dynamicMaxPlayers: d }), ...(spec.lobbyConfig === undefined ? {} : { lobbyConfig: spec.lobbyConfig }) };
   tx.setPortSpace(region, allocated.value.space);
   tx.putLobby(lobby);
   tx.emit({ type: 'lobby-created', at: tx.now, lobby });

@@ -126,7 +126,9 @@ export const createPortSpace = (options: PortSpaceOptions = {}): PortSpace => {
 };
 
 const withBits = (space: PortSpace, transport: Transport, bits: PortBitset): PortSpace =>
-  bits === space[transport] ? space : Object.freeze({ ...space, [transport]: bits });
+  bits === space[transport]
+    ? space
+    : Object.freeze({ pools: space.pools, tcp: transport === 'tcp' ? bits : space.tcp, udp: transport === 'udp' ? bits : space.udp });
 
 const exhausted = (pool: string, range: PortRange): MatchError =>
   matchError('PORT_RANGE_EXHAUSTED', { pool, min: range.min, max: range.max });

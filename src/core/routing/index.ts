@@ -32,48 +32,47 @@ export const poolKey = (versionId: string, gameMode: string, region: string, dyn
 
 const tagKey = (name: string, value: string): string => `${name}${SEP}${value}`;
 
-interface Entry {
-  readonly pool: string;
-  readonly count: number;
-  readonly tags: Readonly<Record<string, string>>;
-}
+/** Whether find may see this lobby: findable, and not full for every kind of seat. */
+const indexed = (lobby: Lobby | undefined, currentVersionId: string | undefined): lobby is Lobby =>
+  lobby !== undefined &&
+  isFindable(lobby, currentVersionId) &&
+  lobby.playerCount < Math.max(lobby.maxPlayers.normal, lobby.maxPlayers.party);
 
-/** Where a lobby sits in the index, or undefined when find must not see it (not findable, or full for every kind). */
-const entryOf = (lobby: Lobby | undefined, currentVersionId: string | undefined): Entry | undefined => {
-  if (lobby === undefined || !isFindable(lobby, currentVersionId)) return undefined;
-  const room = Math.max(lobby.maxPlayers.normal, lobby.maxPlayers.party);
-  if (lobby.playerCount >= room) return undefined;
-  return {
-    pool: poolKey(lobby.versionId, lobby.gameMode, lobby.region, lobby.dynamicMaxPlayers),
-    count: lobby.playerCount,
-    tags: lobby.tags,
-  };
-};
+const poolOf = (lobby: Lobby): string => poolKey(lobby.versionId, lobby.gameMode, lobby.region, lobby.dynamicMaxPlayers);
 
-const withEntry = (index: RoutingIndex, id: string, e: Entry, add: boolean): RoutingIndex => {
-  const pool = index.get(e.pool) ?? { all: EMPTY_BUCKETS, tags: PMap.empty<string, Buckets>() };
-  const apply = (b: Buckets): Buckets => (add ? addToBuckets(b, id, e.count) : removeFromBuckets(b, id, e.count));
+/** Whether two lobbies (two versions of one lobby) belong to the same pool. */
+const samePool = (a: Lobby, b: Lobby): boolean =>
+  a.versionId === b.versionId && a.gameMode === b.gameMode && a.region === b.region && a.dynamicMaxPlayers === b.dynamicMaxPlayers;
+
+/** The index with `lobby` (as it stands: pool, tags, player count) added or removed. */
+const withEntry = (index: RoutingIndex, lobby: Lobby, add: boolean): RoutingIndex => {
+  const key = poolOf(lobby);
+  const { id, tags: lobbyTags, playerCount: count } = lobby;
+  const pool = index.get(key) ?? { all: EMPTY_BUCKETS, tags: PMap.empty<string, Buckets>() };
+  const apply = (b: Buckets): Buckets => (add ? addToBuckets(b, id, count) : removeFromBuckets(b, id, count));
   let tags = pool.tags;
-  for (const name of Object.keys(e.tags)) {
-    const key = tagKey(name, e.tags[name] as string);
-    const next = apply(tags.get(key) ?? EMPTY_BUCKETS);
-    tags = next.size === 0 ? tags.delete(key) : tags.set(key, next);
+  for (const name of Object.keys(lobbyTags)) {
+    const tag = tagKey(name, lobbyTags[name] as string);
+    const next = apply(tags.get(tag) ?? EMPTY_BUCKETS);
+    tags = next.size === 0 ? tags.delete(tag) : tags.set(tag, next);
   }
   const all = apply(pool.all);
-  return all.size === 0 ? index.delete(e.pool) : index.set(e.pool, { all, tags });
+  return all.size === 0 ? index.delete(key) : index.set(key, { all, tags });
 };
 
-/** The same lobby in the same pool with the same tags, only its player count changed. */
-const movedEntry = (index: RoutingIndex, id: string, e: Entry, to: number): RoutingIndex => {
-  const pool = index.get(e.pool);
+/** The same lobby in the same pool with the same tags, only its player count changed (`from` → its count now). */
+const movedEntry = (index: RoutingIndex, lobby: Lobby, from: number): RoutingIndex => {
+  const key = poolOf(lobby);
+  const pool = index.get(key);
   if (pool === undefined) return index;
+  const { id, tags: lobbyTags, playerCount: to } = lobby;
   let tags = pool.tags;
-  for (const name of Object.keys(e.tags)) {
-    const key = tagKey(name, e.tags[name] as string);
-    const b = tags.get(key);
-    if (b !== undefined) tags = tags.set(key, moveInBuckets(b, id, e.count, to));
+  for (const name of Object.keys(lobbyTags)) {
+    const tag = tagKey(name, lobbyTags[name] as string);
+    const b = tags.get(tag);
+    if (b !== undefined) tags = tags.set(tag, moveInBuckets(b, id, from, to));
   }
-  return index.set(e.pool, { all: moveInBuckets(pool.all, id, e.count, to), tags });
+  return index.set(key, { all: moveInBuckets(pool.all, id, from, to), tags });
 };
 
 /**
@@ -89,14 +88,14 @@ export const reindex = (
   after: Lobby | undefined,
   currentVersionId: string | undefined,
 ): RoutingIndex => {
-  const a = entryOf(before, currentVersionId);
-  const b = entryOf(after, currentVersionId);
-  if (a !== undefined && b !== undefined && a.pool === b.pool && a.tags === b.tags && after !== undefined) {
-    return a.count === b.count ? index : movedEntry(index, after.id, a, b.count);
+  const a = indexed(before, currentVersionId);
+  const b = indexed(after, currentVersionId);
+  if (a && b && samePool(before, after) && before.tags === after.tags) {
+    return before.playerCount === after.playerCount ? index : movedEntry(index, after, before.playerCount);
   }
   let next = index;
-  if (a !== undefined && before !== undefined) next = withEntry(next, before.id, a, false);
-  if (b !== undefined && after !== undefined) next = withEntry(next, after.id, b, true);
+  if (a) next = withEntry(next, before, false);
+  if (b) next = withEntry(next, after, true);
   return next;
 };
 

@@ -69,10 +69,10 @@ export const fullest = (b: Buckets, limit: number, need: number): string | undef
  */
 export const moveInBuckets = (b: Buckets, id: string, from: number, to: number): Buckets => {
   const source = b.byCount[from];
-  if (source === undefined || !source.has(id)) return addToBuckets(b, id, to);
+  const left = source?.delete(id);
+  if (left === undefined || left === source) return addToBuckets(b, id, to);
   const byCount = b.byCount.slice();
   while (byCount.length <= to) byCount.push(undefined);
-  const left = source.delete(id);
   byCount[from] = left.size === 0 ? undefined : left;
   byCount[to] = (byCount[to] ?? PMap.empty<string, 1>()).set(id, 1);
   return { byCount, size: b.size };

@@ -9,6 +9,7 @@ import type { VerificationCheck, VerificationResponse } from '../../core/admissi
 import type { StartLobby, StopLobby } from '../../core/effects.js';
 import type { CaptchaVerifier, ExitReason, Random, Runtime, Verifier } from '../../io/index.js';
 import { type Stream, sample } from '../engine/random.js';
+import { jsonString as q } from '../trace/trace.js';
 import type { CaptchaModel, InfrastructureRegion, VerifierModel } from '../scenario/types.js';
 
 /** What the fakes need from the run: its clock, a way to schedule work, and its trace. */
@@ -18,8 +19,8 @@ export interface SimHost {
   after(delay: number, job: () => void): void;
   /** A promise resolved `delay` virtual ms from now. */
   sleep(delay: number): Promise<void>;
-  /** Record a step; `data` is plain JSON with every object's keys in sorted order (see `Trace.appendSorted`). */
-  trace(kind: string, data: unknown): void;
+  /** Record a step; `data` is canonical JSON text, keys in sorted order (see `Trace.appendJson`). */
+  trace(kind: string, data: string): void;
 }
 
 /** How long a container takes to exit once asked to stop. */
@@ -29,6 +30,9 @@ export const VERIFIER_TIMEOUT_MS = 10_000;
 
 const HOUR_MS = 3_600_000;
 
+const DASH = 45;
+const HEX_DIGITS: readonly number[] = Array.from('0123456789abcdef', (ch) => ch.charCodeAt(0));
+
 /**
  * A seeded {@link Random}: UUID-shaped ids (version 4 layout) and seeds drawn from one stream.
  *
@@ -36,21 +40,35 @@ const HOUR_MS = 3_600_000;
  * seededRandom(createStream(1)).uuid(); // '6c1f…-…-4…-…-…', the same for the same seed
  */
 export const seededRandom = (stream: Stream): Random => {
-  const byte = (n: number): string => HEX[n & 255] as string;
-  const hex = (n: number): string => byte(n >>> 24) + byte(n >>> 16) + byte(n >>> 8) + byte(n);
+  // The id's character codes, written in place and turned into one string at once: a run mints
+  // hundreds of thousands of ids, and concatenating hex pieces costs twice as much.
+  const codes: number[] = new Array<number>(36).fill(DASH);
+  const digits = (at: number, n: number, count: number): void => {
+    let v = n;
+    for (let k = count - 1; k >= 0; k--) {
+      codes[at + k] = HEX_DIGITS[v & 15] as number;
+      v >>>= 4;
+    }
+  };
+  codes[14] = HEX_DIGITS[4] as number;
   return {
     u32: () => stream.u32(),
     uuid: () => {
-      const a = hex(stream.u32());
-      const b = hex(stream.u32());
-      const c = hex((stream.u32() & 0x3fffffff) | 0x80000000);
-      const d = hex(stream.u32());
-      return `${a}-${b.slice(0, 4)}-4${b.slice(5)}-${c.slice(0, 4)}-${c.slice(4)}${d}`;
+      // xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx: a, the top half of b, '4' and b's low 12 bits, c (its top bits 10), d.
+      const a = stream.u32();
+      const b = stream.u32();
+      const c = (stream.u32() & 0x3fffffff) | 0x80000000;
+      const d = stream.u32();
+      digits(0, a, 8);
+      digits(9, b >>> 16, 4);
+      digits(15, b & 0xfff, 3);
+      digits(19, c >>> 16, 4);
+      digits(24, c & 0xffff, 4);
+      digits(28, d, 8);
+      return String.fromCharCode(...codes);
     },
   };
 };
-
-const HEX: readonly string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
 interface Container {
   readonly namespaceId: string;
@@ -107,7 +125,7 @@ export class FakeRuntime implements Runtime {
     const infra = this.#regions.get(lobby.region);
     if (infra === undefined || this.full(lobby.region)) {
       this.refused += 1;
-      this.#host.trace('runtime', { refused: true, start: lobby.lobbyId });
+      this.#host.trace('runtime', `{"refused":true,"start":${q(lobby.lobbyId)}}`);
       return Promise.reject(new Error(`region ${lobby.region} runs ${this.running(lobby.region)} lobbies, its lobby_count_max`));
     }
     const container: Container = { namespaceId: lobby.namespaceId, region: lobby.region, alive: true };
@@ -116,12 +134,8 @@ export class FakeRuntime implements Runtime {
     this.started += 1;
     const delay = Math.max(0, Math.round(sample(infra.lobbyStartDelayMs, this.#stream)));
     const crashIn = infra.lobbyCrashRatePerHour > 0 ? Math.round((-Math.log(1 - this.#stream.float()) / infra.lobbyCrashRatePerHour) * HOUR_MS) : undefined;
-    this.#host.trace(
-      'runtime',
-      crashIn === undefined
-        ? { ready_in: delay, region: lobby.region, start: lobby.lobbyId }
-        : { crash_in: crashIn, ready_in: delay, region: lobby.region, start: lobby.lobbyId },
-    );
+    const crash = crashIn === undefined ? '' : `"crash_in":${crashIn},`;
+    this.#host.trace('runtime', `{${crash}"ready_in":${delay},"region":${q(lobby.region)},"start":${q(lobby.lobbyId)}}`);
     this.#host.after(delay, () => {
       if (container.alive) this.#listener?.ready(lobby.namespaceId, lobby.lobbyId);
     });
@@ -138,7 +152,7 @@ export class FakeRuntime implements Runtime {
   stop(stop: StopLobby): Promise<void> {
     const container = this.#containers.get(stop.lobbyId);
     if (container === undefined || !container.alive) return Promise.resolve();
-    this.#host.trace('runtime', { force: stop.force, stop: stop.lobbyId });
+    this.#host.trace('runtime', `{"force":${stop.force},"stop":${q(stop.lobbyId)}}`);
     if (stop.force) this.#gone(stop.lobbyId, container, 'exited');
     else this.#host.after(STOP_DELAY_MS, () => {
       if (container.alive) this.#gone(stop.lobbyId, container, 'exited');
@@ -150,7 +164,7 @@ export class FakeRuntime implements Runtime {
     container.alive = false;
     this.#containers.delete(lobbyId);
     this.#running.set(container.region, this.running(container.region) - 1);
-    this.#host.trace('runtime', { exit: lobbyId, reason });
+    this.#host.trace('runtime', `{"exit":${q(lobbyId)},"reason":${q(reason)}}`);
     this.#listener?.exited(container.namespaceId, lobbyId, reason);
   }
 }
@@ -177,13 +191,13 @@ export class FakeVerifier implements Verifier {
     if (u < this.model.timeoutShare) {
       this.timedOut += 1;
       await this.host.sleep(VERIFIER_TIMEOUT_MS);
-      this.host.trace('verify', { kind: check.kind, mode: check.gameMode, timeout: true });
+      this.host.trace('verify', `{"kind":${q(check.kind)},"mode":${q(check.gameMode)},"timeout":true}`);
       return { kind: 'timeout' };
     }
     await this.host.sleep(Math.min(latency, VERIFIER_TIMEOUT_MS));
     const status = u < this.model.timeoutShare + this.model.denyShare ? 403 : 204;
     if (status === 403) this.denied += 1;
-    this.host.trace('verify', { kind: check.kind, mode: check.gameMode, status });
+    this.host.trace('verify', `{"kind":${q(check.kind)},"mode":${q(check.gameMode)},"status":${status}}`);
     return { kind: 'status', status };
   }
 }
@@ -202,7 +216,7 @@ export class FakeCaptcha implements CaptchaVerifier {
     this.calls += 1;
     const fail = this.stream.float() < this.model.failShare;
     await this.host.sleep(Math.max(0, Math.round(sample(this.model.latencyMs, this.stream))));
-    this.host.trace('captcha', { source: check.remoteIp, success: !fail });
+    this.host.trace('captcha', `{"source":${q(check.remoteIp)},"success":${!fail}}`);
     return fail ? { success: false, reason: 'the provider rejected the answer' } : { success: true };
   }
 }

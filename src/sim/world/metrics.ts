@@ -10,8 +10,17 @@ import { percentiles } from '../engine/stats.js';
 
 const HOUR_MS = 3_600_000;
 
-interface LobbyTrack {
+/** Per region: lobbies running and idle now, and their lobby-milliseconds so far. */
+interface RegionTrack {
   readonly region: string;
+  running: number;
+  idle: number;
+  lobbyMs: number;
+  idleMs: number;
+}
+
+interface LobbyTrack {
+  readonly region: RegionTrack;
   readonly maxNormal: number;
   readonly limit: number;
   readonly ports: number;
@@ -83,10 +92,9 @@ const percentilesOf = (values: readonly number[]): Percentiles => {
 export class MetricsCollector {
   readonly #lobbies = new Map<string, LobbyTrack>();
   readonly #costs: ReadonlyMap<string, number>;
-  readonly #runningByRegion = new Map<string, number>();
-  readonly #regionLobbyMs = new Map<string, number>();
-  readonly #regionIdleMs = new Map<string, number>();
-  readonly #idleByRegion = new Map<string, number>();
+  /** In the order their first lobby appeared (the order the totals are summed in). */
+  readonly #regions: RegionTrack[] = [];
+  readonly #regionByName = new Map<string, RegionTrack>();
   #last: number;
   #active = 0;
   #idle = 0;
@@ -121,18 +129,26 @@ export class MetricsCollector {
   #advance(now: number): void {
     const dt = now - this.#last;
     if (dt <= 0) return;
-    for (const [region, n] of this.#runningByRegion) this.#regionLobbyMs.set(region, (this.#regionLobbyMs.get(region) ?? 0) + n * dt);
-    for (const [region, n] of this.#idleByRegion) this.#regionIdleMs.set(region, (this.#regionIdleMs.get(region) ?? 0) + n * dt);
+    for (const r of this.#regions) {
+      r.lobbyMs += r.running * dt;
+      r.idleMs += r.idle * dt;
+    }
     this.#last = now;
   }
 
-  #bump(map: Map<string, number>, region: string, delta: number): void {
-    map.set(region, (map.get(region) ?? 0) + delta);
+  #region(name: string): RegionTrack {
+    let r = this.#regionByName.get(name);
+    if (r === undefined) {
+      r = { region: name, running: 0, idle: 0, lobbyMs: 0, idleMs: 0 };
+      this.#regionByName.set(name, r);
+      this.#regions.push(r);
+    }
+    return r;
   }
 
   #idleDelta(lobby: LobbyTrack, delta: number): void {
     this.#idle += delta;
-    this.#bump(this.#idleByRegion, lobby.region, delta);
+    lobby.region.idle += delta;
   }
 
   /** Fold committed events (in commit order) at virtual time `now`. */
@@ -146,13 +162,13 @@ export class MetricsCollector {
       case 'lobby-created': {
         const { lobby } = e;
         const limit = Math.max(lobby.maxPlayers.normal, lobby.maxPlayers.direct, lobby.maxPlayers.party);
-        const track: LobbyTrack = { region: lobby.region, maxNormal: lobby.maxPlayers.normal, limit, ports: lobby.ports.length, players: 0, active: true, ready: false };
+        const track: LobbyTrack = { region: this.#region(lobby.region), maxNormal: lobby.maxPlayers.normal, limit, ports: lobby.ports.length, players: 0, active: true, ready: false };
         this.#lobbies.set(lobby.id, track);
         this.created += 1;
         this.#active += 1;
         this.peakActive = Math.max(this.peakActive, this.#active);
         this.#idleDelta(track, 1);
-        this.#bump(this.#runningByRegion, lobby.region, 1);
+        track.region.running += 1;
         this.#ports += track.ports;
         this.peakPorts = Math.max(this.peakPorts, this.#ports);
         return;
@@ -199,7 +215,7 @@ export class MetricsCollector {
         const track = this.#lobbies.get(e.lobbyId);
         if (track === undefined) return;
         this.#ports -= track.ports;
-        this.#bump(this.#runningByRegion, track.region, -1);
+        track.region.running -= 1;
         this.#lobbies.delete(e.lobbyId);
         return;
       }
@@ -281,13 +297,13 @@ export class MetricsCollector {
     let idleMs = 0;
     let cost = 0;
     let idleCost = 0;
-    for (const [region, ms] of this.#regionLobbyMs) {
-      lobbyMs += ms;
-      cost += (ms / HOUR_MS) * (this.#costs.get(region) ?? 0);
+    for (const r of this.#regions) {
+      lobbyMs += r.lobbyMs;
+      cost += (r.lobbyMs / HOUR_MS) * (this.#costs.get(r.region) ?? 0);
     }
-    for (const [region, ms] of this.#regionIdleMs) {
-      idleMs += ms;
-      idleCost += (ms / HOUR_MS) * (this.#costs.get(region) ?? 0);
+    for (const r of this.#regions) {
+      idleMs += r.idleMs;
+      idleCost += (r.idleMs / HOUR_MS) * (this.#costs.get(r.region) ?? 0);
     }
     return {
       durationMs,

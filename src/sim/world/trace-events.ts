@@ -1,38 +1,44 @@
 import type { MatchEvent } from '../../core/events.js';
+import { jsonString as q } from '../trace/trace.js';
+
+/** A JSON number as `JSON.stringify` writes it inside an array (`null` for a missing one). */
+const num = (n: number | undefined): string => (n === undefined || !Number.isFinite(n) ? 'null' : String(n));
 
 /**
- * The trace's compact form of a committed event: its type and the ids and values that matter, in
- * plain JSON with keys in sorted order (a `lobby-created` carries the lobby's placement, not the
- * whole record).
+ * The trace's compact form of a committed event, as canonical JSON text (keys in sorted order,
+ * for `Trace.appendJson`): its type and the ids and values that matter (a `lobby-created` carries
+ * the lobby's placement, not the whole record).
  *
  * @example
- * traceEvent({ type: 'lobby-ready', at, namespaceId: 'sim', lobbyId: 'l1' }) // { lobby: 'l1', type: 'lobby-ready' }
+ * traceEventJson({ type: 'lobby-ready', at, namespaceId: 'sim', lobbyId: 'l1' }) // '{"lobby":"l1","type":"lobby-ready"}'
  */
-export const traceEvent = (e: MatchEvent): Record<string, unknown> | undefined => {
+export const traceEventJson = (e: MatchEvent): string => {
   switch (e.type) {
-    case 'lobby-created':
-      return { lobby: e.lobby.id, mode: e.lobby.gameMode, origin: e.lobby.origin, ports: e.lobby.ports.map((p) => p.publicPort), region: e.lobby.region, type: e.type };
+    case 'lobby-created': {
+      const l = e.lobby;
+      return `{"lobby":${q(l.id)},"mode":${q(l.gameMode)},"origin":${q(l.origin)},"ports":[${l.ports.map((p) => num(p.publicPort)).join(',')}],"region":${q(l.region)},"type":"lobby-created"}`;
+    }
     case 'lobby-ready':
-      return { lobby: e.lobbyId, type: e.type };
+      return `{"lobby":${q(e.lobbyId)},"type":"lobby-ready"}`;
     case 'lobby-closed-set':
-      return { closed: e.closed, lobby: e.lobbyId, type: e.type };
+      return `{"closed":${e.closed},"lobby":${q(e.lobbyId)},"type":"lobby-closed-set"}`;
     case 'lobby-stopping':
-      return { lobby: e.lobbyId, reason: e.reason, type: e.type };
+      return `{"lobby":${q(e.lobbyId)},"reason":${q(e.reason)},"type":"lobby-stopping"}`;
     case 'lobby-stopped':
-      return { failed: e.failed, lobby: e.lobbyId, reason: e.reason, type: e.type };
+      return `{"failed":${e.failed},"lobby":${q(e.lobbyId)},"reason":${q(e.reason)},"type":"lobby-stopped"}`;
     case 'player-reserved':
-      return { lobby: e.player.lobbyId, player: e.player.id, type: e.type };
+      return `{"lobby":${q(e.player.lobbyId)},"player":${q(e.player.id)},"type":"player-reserved"}`;
     case 'player-connected':
-      return { player: e.playerId, type: e.type };
+      return `{"player":${q(e.playerId)},"type":"player-connected"}`;
     case 'player-removed':
-      return { player: e.playerId, reason: e.reason, type: e.type };
+      return `{"player":${q(e.playerId)},"reason":${q(e.reason)},"type":"player-removed"}`;
     case 'seat-ready':
-      return { player: e.playerId, type: e.type };
+      return `{"player":${q(e.playerId)},"type":"seat-ready"}`;
     case 'seat-failed':
-      return { code: e.error.code, player: e.playerId, type: e.type };
+      return `{"code":${q(e.error.code)},"player":${q(e.playerId)},"type":"seat-failed"}`;
     case 'version-published':
-      return { type: e.type, version: e.versionId };
+      return `{"type":"version-published","version":${q(e.versionId)}}`;
     case 'captcha-verified':
-      return { source: e.source, type: e.type };
+      return `{"source":${q(e.source)},"type":"captcha-verified"}`;
   }
 };

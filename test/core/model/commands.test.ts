@@ -18,7 +18,7 @@ import { tick } from '../../../src/core/tick.js';
 import type { Decision } from '../../../src/core/tx.js';
 import { makeVersion, namespaceOf, type World } from '../../../src/core/world.js';
 import { mode, NS, worldWith } from '../fixtures.js';
-import { routingRows } from '../helpers.js';
+import { lobbyIndexes, routingRows, scannedLobbyIndexes } from '../helpers.js';
 import { CONNECT_MS, Model, READY_MS } from './model.js';
 
 const CAP = 5;
@@ -100,6 +100,8 @@ const agree = (m: Model, r: Real): void => {
   // The routing index equals one rebuilt from scratch; analytics folded from events equals the state.
   const rebuilt = lobbies.reduce<RoutingIndex>((idx, l) => reindex(idx, undefined, l, ns.currentVersionId), EMPTY_INDEX);
   expect(routingRows(ns.routing)).toEqual(routingRows(rebuilt));
+  // So do the lobby indexes tick and the idle plan visit (order included).
+  expect(lobbyIndexes(ns)).toEqual(scannedLobbyIndexes(ns));
   const direct = lobbies.filter(isActive).map((l) => summarize(l, ns.currentVersionId));
   expect(liveSummaries(r.live, NS)).toEqual(direct.sort((a, b) => a.createTs - b.createTs || (a.lobbyId < b.lobbyId ? -1 : 1)));
   expect(ns.activeLobbies).toBe(m.active().length);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, firstDivergence, formatDivergence, parseTrace, serializeTrace, Trace, type TraceRecord } from '../../../src/sim/trace/index.js';
+import { canonicalJson, firstDivergence, formatDivergence, jsonString, parseTrace, serializeTrace, Trace, type TraceRecord } from '../../../src/sim/trace/index.js';
 
 const record: fc.Arbitrary<TraceRecord> = fc.record({
   t: fc.nat(),
@@ -35,6 +35,15 @@ describe('canonicalJson', () => {
   });
 });
 
+describe('jsonString', () => {
+  it('writes any string exactly as JSON.stringify does', () => {
+    fc.assert(fc.property(fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme' }), fc.string()), (s) => {
+      expect(jsonString(s)).toBe(JSON.stringify(s));
+    }));
+    for (const s of ['', '"', '\\', '\n', '\u0000', '\u001f', '\u007f', '\u2028', '\ud800', '\udfff', '\ud83d\ude00', 'a\ud83d']) expect(jsonString(s)).toBe(JSON.stringify(s));
+  });
+});
+
 describe('Trace', () => {
   it('gives equal hashes exactly for equal sequences', () => {
     fc.assert(
@@ -59,6 +68,18 @@ describe('Trace', () => {
     expect(hashOf([{ t: 0, kind: 'input', data: { find: 'default', players: 1 } }])).toBe(
       'sha256:401f6a59df9a7d26c9aa93c1788357134cbf18b0dbba7ba780ad6f1bfbc7ec1e',
     );
+  });
+
+  it('appendJson hashes and keeps exactly what append does with the parsed record', () => {
+    fc.assert(
+      fc.property(fc.array(record, { maxLength: 20 }), (records) => {
+        const direct = new Trace({ keep: true });
+        for (const r of records) direct.appendJson(r.t, r.kind, canonicalJson(r.data));
+        expect(direct.hash()).toBe(hashOf(records));
+        expect(direct.records()).toEqual(records.map((r) => JSON.parse(canonicalJson(r)) as unknown));
+      }),
+    );
+    expect(() => new Trace({ keep: false }).appendJson(Number.NaN, 'event', 'null')).toThrow(TypeError);
   });
 
   it('keeps records only when asked, and closes after hash()', () => {

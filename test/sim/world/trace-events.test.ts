@@ -3,7 +3,7 @@ import type { MatchEvent } from '../../../src/core/events.js';
 import type { Player } from '../../../src/core/lobby/lobby.js';
 import { PMap } from '../../../src/core/pmap.js';
 import { canonicalJson } from '../../../src/sim/trace/canonical.js';
-import { traceEvent } from '../../../src/sim/world/trace-events.js';
+import { traceEventJson } from '../../../src/sim/world/trace-events.js';
 
 const lobby = {
   id: 'l1', namespaceId: 'ns', versionId: 'v', gameMode: 'm', lobbyGroupId: 'g', region: 'r', createdAt: 0, readyDeadline: 1,
@@ -28,12 +28,25 @@ const EVENTS: readonly MatchEvent[] = [
   { type: 'captcha-verified', ...base, source: '1.2.3.4' },
 ];
 
-describe('traceEvent', () => {
-  it('maps every event type to plain JSON whose keys are already sorted', () => {
+describe('traceEventJson', () => {
+  it('writes every event type as canonical JSON (keys sorted) naming its type', () => {
     for (const e of EVENTS) {
-      const compact = traceEvent(e);
-      expect(compact?.['type']).toBe(e.type);
-      expect(JSON.stringify(compact)).toBe(canonicalJson(compact));
+      const json = traceEventJson(e);
+      const compact = JSON.parse(json) as Record<string, unknown>;
+      expect(compact['type']).toBe(e.type);
+      expect(json).toBe(canonicalJson(compact));
     }
+  });
+
+  it('carries the ids and values that matter, escaping any string', () => {
+    const odd = { ...lobby, id: 'l"1\\', region: 'r\u2028\ud800', ports: [{ label: 'a', protocol: 'udp', proxy: 'game_guard', transport: 'udp', publicPort: 26001, hostPort: 20001, containerPort: 7777 }, { label: 'b', protocol: 'udp', proxy: 'none', transport: 'udp', containerPort: 7778 }] } as const;
+    expect(JSON.parse(traceEventJson({ type: 'lobby-created', at: 0, lobby: odd }))).toEqual({
+      lobby: odd.id, mode: 'm', origin: 'pooled', ports: [26001, null], region: odd.region, type: 'lobby-created',
+    });
+    expect(traceEventJson({ type: 'lobby-created', at: 0, lobby: odd })).toBe(
+      canonicalJson({ lobby: odd.id, mode: 'm', origin: 'pooled', ports: [26001, null], region: odd.region, type: 'lobby-created' }),
+    );
+    expect(JSON.parse(traceEventJson(EVENTS[7] as MatchEvent))).toEqual({ player: 'p1', reason: 'disconnected', type: 'player-removed' });
+    expect(JSON.parse(traceEventJson(EVENTS[9] as MatchEvent))).toEqual({ code: 'MATCHMAKER_LOBBY_STOPPED', player: 'p1', type: 'seat-failed' });
   });
 });
