@@ -155,7 +155,10 @@ export function createApp(deps: AppDeps): App {
     // Made only when a handler waits on it (long polls, seat waits).
     let linked: ReturnType<typeof linkedSignal> | undefined;
     const ctx: Ctx = {
-      services, request, url: request.url, params: match.params, rayId,
+      services, request, params: match.params, rayId,
+      get url() {
+        return request.url;
+      },
       ...(request.remoteAddress === undefined ? {} : { remoteAddress: request.remoteAddress }),
       body: async () => (await body()).value,
       bodyWasEmpty: async () => (await body()).empty,
@@ -185,7 +188,7 @@ export function createApp(deps: AppDeps): App {
 
   const respond = async (request: Incoming): Promise<Outgoing> => {
     const rayId = services.random.uuid();
-    const path = canonicalPath(request.header('host') ?? request.url.host, request.url.pathname);
+    const path = canonicalPath(request.path, () => request.header('host') ?? request.url.host);
     const cors = corsFor(path, request.header('origin'), services.settings.hubOrigins);
     let answer: Outgoing;
     try {

@@ -16,6 +16,9 @@ const urlOf = (req: IncomingMessage): URL => {
   }
 };
 
+/** A request target whose path `new URL` would keep as it is: no escapes, dots, backslashes or empty segments. */
+const PLAIN_TARGET = /^(\/[A-Za-z0-9_~-]+)+\/?(?=\?|$)|^\/(?=\?|$)/;
+
 const readBody = (req: IncomingMessage, max: number): Promise<BodyRead> =>
   new Promise((resolve) => {
     if (req.complete && req.readableLength === 0 && req.readableEnded) {
@@ -43,11 +46,17 @@ const readBody = (req: IncomingMessage, max: number): Promise<BodyRead> =>
 /** The request as the app reads it; `res` tells when the client went away. */
 export function fromNode(req: IncomingMessage, res: ServerResponse): Incoming {
   let controller: AbortController | undefined;
+  let url: URL | undefined;
   const method = (req.method ?? 'GET').toUpperCase();
   const hasBody = method !== 'GET' && method !== 'HEAD';
+  const plain = PLAIN_TARGET.exec(req.url ?? '');
   return {
     method,
-    url: urlOf(req),
+    path: plain === null ? (url ??= urlOf(req)).pathname : plain[0],
+    get url(): URL {
+      url ??= urlOf(req);
+      return url;
+    },
     header: (name) => {
       const value = req.headers[name];
       return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
@@ -78,7 +87,9 @@ export function fromNode(req: IncomingMessage, res: ServerResponse): Incoming {
 export async function serve(app: Pick<App, 'respond'>, req: IncomingMessage, res: ServerResponse, logger?: Logger): Promise<void> {
   try {
     const answer = await app.respond(fromNode(req, res));
-    const headers: Record<string, string | number> = { ...answer.headers, 'content-length': Buffer.byteLength(answer.body) };
+    // The answer's headers are its own: completed in place.
+    const headers = answer.headers;
+    headers['content-length'] = String(Buffer.byteLength(answer.body));
     // A body the app did not read (refused before reading it) would stall a kept-alive connection: close it instead.
     // (GET and HEAD bodies are never handed to the app: node discards them itself.)
     if (!req.complete && req.method !== 'GET' && req.method !== 'HEAD') headers['connection'] = 'close';

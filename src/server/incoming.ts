@@ -11,6 +11,8 @@ export type BodyRead = Uint8Array | 'too-large' | 'incomplete';
 export interface Incoming {
   /** Upper case. */
   readonly method: string;
+  /** The URL's path, as `url.pathname` has it. */
+  readonly path: string;
   readonly url: URL;
   /** A header's value (`name` in lower case), or null; repeated headers are joined by `, `. */
   header(name: string): string | null;
@@ -79,15 +81,19 @@ async function* chunksOf(body: ReadableStream<Uint8Array> | null): AsyncIterable
  * @example
  * const incoming = fromRequest(new Request('http://localhost/health'));
  */
-export const fromRequest = (request: Request, conn: { readonly remoteAddress?: string } = {}): Incoming => ({
+export const fromRequest = (request: Request, conn: { readonly remoteAddress?: string } = {}): Incoming => {
+  const url = new URL(request.url);
+  return {
   method: request.method.toUpperCase(),
-  url: new URL(request.url),
+  path: url.pathname,
+  url,
   header: (name) => request.headers.get(name),
   read: (max) => readAll(request.body, max),
   stream: () => chunksOf(request.body),
   signal: request.signal,
   ...(conn.remoteAddress === undefined ? {} : { remoteAddress: conn.remoteAddress }),
-});
+  };
+};
 
 /**
  * The WHATWG response of an answer.

@@ -122,16 +122,13 @@ const SERVICES = new Set(['cloud', 'matchmaker', 'identity', 'group', 'kv', 'mod
  * `/matchmaker/lobbies/find` (what Traefik's strip-`/v1`-add-`/<service>` did).
  *
  * @example
- * canonicalPath('matchmaker.api.example.com', '/v1/lobbies/find'); // '/matchmaker/lobbies/find'
- * canonicalPath('api.example.com', '/cloud/bootstrap'); // '/cloud/bootstrap'
+ * canonicalPath('/v1/lobbies/find', () => 'matchmaker.api.example.com'); // '/matchmaker/lobbies/find'
+ * canonicalPath('/cloud/bootstrap', () => 'api.example.com'); // '/cloud/bootstrap'
  */
-export function canonicalPath(host: string | null, path: string): string {
-  if (host !== null) {
-    const labels = host.toLowerCase().replace(/:\d+$/, '').split('.');
-    const service = labels[0];
-    if (labels[1] === 'api' && labels.length >= 3 && service !== undefined && SERVICES.has(service)) {
-      if (path === '/v1' || path.startsWith('/v1/')) return `/${service}${path.slice(3)}`;
-    }
-  }
+export function canonicalPath(path: string, host: () => string | null): string {
+  if (path !== '/v1' && !path.startsWith('/v1/')) return path;
+  const labels = host()?.toLowerCase().replace(/:\d+$/, '').split('.');
+  const service = labels?.[0];
+  if (labels !== undefined && labels[1] === 'api' && labels.length >= 3 && service !== undefined && SERVICES.has(service)) return `/${service}${path.slice(3)}`;
   return path;
 }

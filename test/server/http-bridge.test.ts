@@ -1,6 +1,7 @@
 /** The node:http bridge (`http.ts`): bodies read from the socket, caps, clients that go away, headers. */
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHttpServer, fromNode } from '../../src/server/http.js';
 import type { BodyRead, Incoming } from '../../src/server/incoming.js';
@@ -97,6 +98,31 @@ describe('node:http bridge', () => {
       expect(JSON.parse(answer.body)).toMatchObject({ code: 'API_BODY_TOO_LARGE' });
     } finally {
       h.cleanup();
+    }
+  });
+
+  it('takes a plain target as its path and any other through URL: the path is always what URL makes of it', () => {
+    const res = { closed: false, writableFinished: false, once: () => res } as unknown as ServerResponse;
+    const pathOf = (target: string) =>
+      fromNode({ url: target, method: 'GET', headers: { host: 'h' }, socket: {} } as unknown as IncomingMessage, res).path;
+    // What the bridge made of every target before the plain-target shortcut (`urlOf`).
+    const viaUrl = (target: string) => {
+      try {
+        return new URL(target, 'http://h').pathname;
+      } catch {
+        return new URL(`http://localhost${target}`).pathname;
+      }
+    };
+    const char = fc.constantFrom('/', '/', 'a', 'Z', '0', '-', '_', '~', '.', '%', '2', 'e', '?', '#', '\\', ' ', '@', ':', 'é');
+    fc.assert(
+      fc.property(fc.array(char, { maxLength: 24 }), (chars) => {
+        const target = `/${chars.join('')}`;
+        expect(pathOf(target)).toBe(viaUrl(target));
+      }),
+      { numRuns: 2000 },
+    );
+    for (const target of ['/', '/matchmaker/lobbies/find', '/cloud/games/x?y=1', '/a/../b', '/a/./b', '/a//b', '/%7e', '/a\\b']) {
+      expect(pathOf(target)).toBe(viaUrl(target));
     }
   });
 });

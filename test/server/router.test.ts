@@ -43,16 +43,16 @@ describe('Router', () => {
 
 describe('canonicalPath (both URL styles of wire.md §1.1)', () => {
   it('maps the deprecated host-per-service form', () => {
-    expect(canonicalPath('matchmaker.api.example.com', '/v1/lobbies/find')).toBe('/matchmaker/lobbies/find');
-    expect(canonicalPath('cloud.api.rivet.gg:443', '/v1/games/x')).toBe('/cloud/games/x');
-    expect(canonicalPath('MATCHMAKER.API.example.com', '/v1')).toBe('/matchmaker');
+    expect(canonicalPath('/v1/lobbies/find', () => 'matchmaker.api.example.com')).toBe('/matchmaker/lobbies/find');
+    expect(canonicalPath('/v1/games/x', () => 'cloud.api.rivet.gg:443')).toBe('/cloud/games/x');
+    expect(canonicalPath('/v1', () => 'MATCHMAKER.API.example.com')).toBe('/matchmaker');
   });
 
   it('leaves the single-origin form and other hosts alone', () => {
-    expect(canonicalPath('api.example.com', '/matchmaker/lobbies/find')).toBe('/matchmaker/lobbies/find');
-    expect(canonicalPath('127.0.0.1:8080', '/v1/lobbies/find')).toBe('/v1/lobbies/find');
-    expect(canonicalPath('matchmaker.api.example.com', '/lobbies/find')).toBe('/lobbies/find');
-    expect(canonicalPath('unknown.api.example.com', '/v1/x')).toBe('/v1/x');
-    expect(canonicalPath(null, '/cloud/bootstrap')).toBe('/cloud/bootstrap');
+    expect(canonicalPath('/matchmaker/lobbies/find', () => 'api.example.com')).toBe('/matchmaker/lobbies/find');
+    expect(canonicalPath('/v1/lobbies/find', () => '127.0.0.1:8080')).toBe('/v1/lobbies/find');
+    expect(canonicalPath('/lobbies/find', () => 'matchmaker.api.example.com')).toBe('/lobbies/find');
+    expect(canonicalPath('/v1/x', () => 'unknown.api.example.com')).toBe('/v1/x');
+    expect(canonicalPath('/cloud/bootstrap', () => null)).toBe('/cloud/bootstrap');
   });
 });
