@@ -84,14 +84,14 @@ async function* chunksOf(body: ReadableStream<Uint8Array> | null): AsyncIterable
 export const fromRequest = (request: Request, conn: { readonly remoteAddress?: string } = {}): Incoming => {
   const url = new URL(request.url);
   return {
-  method: request.method.toUpperCase(),
-  path: url.pathname,
-  url,
-  header: (name) => request.headers.get(name),
-  read: (max) => readAll(request.body, max),
-  stream: () => chunksOf(request.body),
-  signal: request.signal,
-  ...(conn.remoteAddress === undefined ? {} : { remoteAddress: conn.remoteAddress }),
+    method: request.method.toUpperCase(),
+    path: url.pathname,
+    url,
+    header: (name) => request.headers.get(name),
+    read: (max) => readAll(request.body, max),
+    stream: () => chunksOf(request.body),
+    signal: request.signal,
+    ...(conn.remoteAddress === undefined ? {} : { remoteAddress: conn.remoteAddress }),
   };
 };
 
