@@ -276,9 +276,10 @@ export class TokenIssuer {
    * const who = await tokens.identify(bearer); // ok({ kind: 'admin' }) | ok(verified) | err(...)
    */
   async identify(token: string): Promise<Result<Admin | Verified, MatchError>> {
+    const jwt = bareJwt(token);
     // A token seen valid before is no admin token: skip the digest (the hot path of a find).
-    if (!this.#checked.has(bareJwt(token)) && (await this.isAdmin(token))) return ok(ADMIN);
-    return this.verify(token);
+    if (!this.#checked.has(jwt) && (await this.isAdmin(token))) return ok(ADMIN);
+    return this.#verifyBare(jwt);
   }
 
   /**
@@ -288,8 +289,12 @@ export class TokenIssuer {
    * public token comes with every find of its players): expiry and revocation are still checked on
    * every use.
    */
-  async verify(token: string): Promise<Result<Verified, MatchError>> {
-    const jwt = bareJwt(token);
+  verify(token: string): Promise<Result<Verified, MatchError>> {
+    return this.#verifyBare(bareJwt(token));
+  }
+
+  /** {@link verify} of a JWT without its label. */
+  async #verifyBare(jwt: string): Promise<Result<Verified, MatchError>> {
     const nowS = this.#deps.clock.now() / 1000;
     let entry = this.#checked.get(jwt);
     if (entry === undefined) {
