@@ -2,7 +2,8 @@
  * The simulation's event queue: a 4-ary min-heap ordered by `(time, seq)`, where `seq` counts
  * insertions so events at the same time leave in the order they were pushed (the order is total, so
  * the heap's shape never shows). Four children per node halve the depth of a binary heap: a day at
- * scale keeps tens of thousands of events queued. The queue remembers
+ * scale keeps tens of thousands of events queued. Times are whole milliseconds, like the server's
+ * clock (and cheap to write into the trace). The queue remembers
  * the time of the last popped event and refuses anything earlier: virtual time never goes back.
  */
 
@@ -47,9 +48,9 @@ export class EventQueue<E> {
     return this.#last;
   }
 
-  /** Queues `event` at `time`; throws if `time` is NaN or earlier than the last popped time. */
+  /** Queues `event` at `time`; throws if `time` is not a whole number (of milliseconds) or is earlier than the last popped time. */
   push(time: number, event: E): Scheduled<E> {
-    if (Number.isNaN(time)) throw new RangeError('time must be a number, got NaN');
+    if (!Number.isSafeInteger(time)) throw new RangeError(`time must be a whole number of milliseconds, got ${time}`);
     if (time < this.#last) throw new RangeError(`time ${time} is before the current time ${this.#last}`);
     const item: Scheduled<E> = { time, seq: this.#seq++, event };
     this.#heap.push(item);

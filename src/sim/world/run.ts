@@ -339,7 +339,8 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
         const schedule = (after: number): void => {
           const at = nextArrival(demand.arrivals, after, stream);
           if (at === undefined || at >= scenario.durationMs) return;
-          sim.schedule(at, () => {
+          // Observed at whole milliseconds, like the server's clock; the process goes on from `at`.
+          sim.schedule(Math.ceil(at), () => {
             schedule(at);
             arrive(drawArrival(mode, region, demand, stream));
           });
@@ -377,10 +378,9 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   let monotone = true;
   const step = Math.max(1, scenario.durationMs / 100);
   let nextReport = step;
-  // A run is one chain of microtasks: the event loop only gets a turn when a task waits on
-  // something other than virtual time, and then this fails the run instead of hanging it.
-  const watchdog = setImmediate(() => quiet?.(new Error('a simulated task waits on something other than virtual time')));
-  try {
+  // Waits once per event that woke a task; in a function of its own, because an async function's
+  // frame is saved and restored at every await, and runScenario's is large.
+  const drive = async (): Promise<void> => {
     for (let head = sim.peek(); head !== undefined && head.time <= scenario.durationMs; head = sim.peek()) {
       const item = sim.next();
       if (item === undefined) break;
@@ -402,6 +402,12 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
         nextReport = (Math.floor(item.time / step) + 1) * step;
       }
     }
+  };
+  // A run is one chain of microtasks: the event loop only gets a turn when a task waits on
+  // something other than virtual time, and then this fails the run instead of hanging it.
+  const watchdog = setImmediate(() => quiet?.(new Error('a simulated task waits on something other than virtual time')));
+  try {
+    await drive();
   } finally {
     clearImmediate(watchdog);
   }

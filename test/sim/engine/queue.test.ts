@@ -46,12 +46,14 @@ describe('EventQueue', () => {
     );
   });
 
-  it('peeks without removing and rejects NaN', () => {
+  it('peeks without removing and rejects NaN, infinite and fractional times', () => {
     const q = new EventQueue<string>(10);
     expect(q.peek()).toBeUndefined();
     expect(q.pop()).toBeUndefined();
     expect(() => q.push(9, 'early')).toThrow(RangeError);
     expect(() => q.push(NaN, 'nan')).toThrow(RangeError);
+    expect(() => q.push(Infinity, 'never')).toThrow(RangeError);
+    expect(() => q.push(12.5, 'between')).toThrow(/whole number of milliseconds/);
     q.push(12, 'a');
     expect(q.peek()?.event).toBe('a');
     expect(q.size).toBe(1);
