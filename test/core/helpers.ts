@@ -9,6 +9,7 @@ import { addNamespace, publishVersion } from '../../src/core/namespace.js';
 import { PMap } from '../../src/core/pmap.js';
 import type { Result } from '../../src/core/result.js';
 import type { RoutingIndex } from '../../src/core/routing/index.js';
+import { bucketList } from '../../src/core/routing/pool.js';
 import { STOP_GRACE_MS, STOPPED_RETENTION_MS } from '../../src/core/tick.js';
 import type { Decision } from '../../src/core/tx.js';
 import {
@@ -161,13 +162,9 @@ export const scannedLobbyIndexes = (ns: NamespaceState): ReturnType<typeof lobby
 export const routingRows = (index: RoutingIndex): string[] => {
   const out: string[] = [];
   for (const [pool, p] of index.entries()) {
-    p.all.byCount.forEach((b, c) => {
-      for (const id of b?.keys() ?? []) out.push(`${pool}|${c}|${id}`);
-    });
+    for (const { count, ids } of bucketList(p.all)) for (const id of ids.keys()) out.push(`${pool}|${count}|${id}`);
     for (const [tag, buckets] of p.tags.entries()) {
-      buckets.byCount.forEach((b, c) => {
-        for (const id of b?.keys() ?? []) out.push(`${pool}|${tag}|${c}|${id}`);
-      });
+      for (const { count, ids } of bucketList(buckets)) for (const id of ids.keys()) out.push(`${pool}|${tag}|${count}|${id}`);
     }
   }
   return out.sort();

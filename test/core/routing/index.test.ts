@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Lobby } from '../../../src/core/lobby/lobby.js';
 import { choose, EMPTY_INDEX, poolKey, reindex, type RoutingIndex } from '../../../src/core/routing/index.js';
-import { makeLobby } from '../helpers.js';
+import { EMPTY_BUCKETS, bucketList } from '../../../src/core/routing/pool.js';
+import { makeLobby, routingRows } from '../helpers.js';
 
 const lobby = (id: string, over: Partial<Lobby> = {}): Lobby =>
   makeLobby({ id, maxPlayers: { normal: 4, direct: 6, party: 5 }, ...over });
@@ -10,6 +11,7 @@ const lobby = (id: string, over: Partial<Lobby> = {}): Lobby =>
 const build = (lobbies: readonly Lobby[]): RoutingIndex =>
   lobbies.reduce<RoutingIndex>((idx, l) => reindex(idx, undefined, l, 'v1'), EMPTY_INDEX);
 
+const BIG = { normal: 256, direct: 256, party: 256 };
 const POOL = poolKey('v1', 'default', 'local', undefined);
 const NO_TAGS = {};
 const TAGS = { x: { t: 'x' }, y: { t: 'y' } };
@@ -49,13 +51,15 @@ describe('routing index', () => {
     idx = reindex(idx, a, fuller, 'v1');
     ls.set('a', fuller);
     expect(choose(idx, POOL, 4, 2, { map: 'dust', mode: 'ranked' }, of)).toBeUndefined();
-    expect(idx.get(POOL)?.tags.get('mode\u0001ranked')?.byCount[3]?.has('a')).toBe(true);
+    const ranked = bucketList(idx.get(POOL)?.tags.get('mode\u0001ranked') ?? EMPTY_BUCKETS);
+    expect(ranked.find((b) => b.count === 3)?.ids.has('a')).toBe(true);
   });
 
   it('built incrementally equals built from scratch, for any sequence of changes', () => {
     const change = fc.record({
       id: fc.constantFrom('a', 'b', 'c', 'd'),
-      playerCount: fc.integer({ min: 0, max: 5 }),
+      // Counts on both sides of the 16-count chunk boundaries, up to a 256-player lobby.
+      playerCount: fc.constantFrom(0, 1, 3, 5, 14, 15, 16, 17, 31, 32, 33, 200, 254, 255, 256),
       closed: fc.boolean(),
       tag: fc.constantFrom(undefined, 'x', 'y'),
       gone: fc.boolean(),
@@ -68,17 +72,22 @@ describe('routing index', () => {
           const before = current.get(c.id);
           // Tags objects are reused, as a lobby's are across its changes, so the in-place move path runs.
           const tags = c.tag === undefined ? NO_TAGS : TAGS[c.tag];
-          const after = c.gone ? undefined : lobby(c.id, { playerCount: c.playerCount, closed: c.closed, tags: before?.tags ?? tags });
+          const after = c.gone ? undefined : lobby(c.id, { playerCount: c.playerCount, closed: c.closed, tags: before?.tags ?? tags, maxPlayers: BIG });
           idx = reindex(idx, before, after, 'v1');
           if (after) current.set(c.id, after);
           else current.delete(c.id);
         }
-        const flat = (i: RoutingIndex) =>
-          [...i.entries()].flatMap(([k, p]) => [
-            ...p.all.byCount.flatMap((b, n) => [...(b?.keys() ?? [])].map((id) => `${k}|${n}|${id}`)),
-            ...[...p.tags.entries()].flatMap(([t, bs]) => bs.byCount.flatMap((b, n) => [...(b?.keys() ?? [])].map((id) => `${k}|${t}|${n}|${id}`))),
-          ]).sort();
-        expect(flat(idx)).toEqual(flat(build([...current.values()])));
+        const all = [...current.values()];
+        expect(routingRows(idx)).toEqual(routingRows(build(all)));
+        // The fullest lobby with room agrees with a scan, for any limit and need.
+        const of = (id: string) => current.get(id);
+        for (const [limit, need] of [[256, 1], [256, 2], [16, 1], [33, 17], [6, 1]] as const) {
+          const fits = all.filter((l) => !l.closed && l.playerCount + need <= limit && l.playerCount < 256);
+          const best = Math.max(-1, ...fits.map((l) => l.playerCount));
+          const chosen = choose(idx, POOL, limit, need, {}, of);
+          if (best < 0) expect(chosen).toBeUndefined();
+          else expect(of(chosen ?? '')?.playerCount).toBe(best);
+        }
       }),
     );
   });
