@@ -110,10 +110,58 @@ const linkedSignal = (a: AbortSignal, b: AbortSignal): { readonly signal: AbortS
   };
 };
 
-const memo = <T>(f: () => Promise<T>): (() => Promise<T>) => {
-  let p: Promise<T> | undefined;
-  return () => (p ??= f());
-};
+/**
+ * One request's {@link Ctx}: a class, so every request's context has one shape (an object literal
+ * with getters and a spread was built slowly and read through a dictionary), with the body, the
+ * caller and the abort signal made on first use only.
+ */
+class RequestCtx implements Ctx {
+  #body: Promise<{ readonly value: unknown; readonly empty: boolean }> | undefined;
+  #agent: Promise<Agent | undefined> | undefined;
+  #linked: ReturnType<typeof linkedSignal> | undefined;
+
+  constructor(
+    readonly services: Services,
+    readonly request: Incoming,
+    readonly params: Readonly<Record<string, string>>,
+    readonly rayId: string,
+    private readonly closing: AbortSignal,
+  ) {}
+
+  get url(): URL {
+    return this.request.url;
+  }
+
+  get remoteAddress(): string | undefined {
+    return this.request.remoteAddress;
+  }
+
+  #read(): Promise<{ readonly value: unknown; readonly empty: boolean }> {
+    return (this.#body ??= readJsonBody(this.request, this.services.settings.maxBodyBytes));
+  }
+
+  async body(): Promise<unknown> {
+    return (await this.#read()).value;
+  }
+
+  async bodyWasEmpty(): Promise<boolean> {
+    return (await this.#read()).empty;
+  }
+
+  get signal(): AbortSignal {
+    this.#linked ??= linkedSignal(this.request.signal, this.closing);
+    return this.#linked.signal;
+  }
+
+  agent(): Promise<Agent | undefined> {
+    return (this.#agent ??= resolveAgent(this.services.tokens, this.request));
+  }
+
+  /** Drops the signal's listeners on the app's long-lived one. */
+  done(): void {
+    this.#linked?.unlink();
+  }
+}
 
 /**
  * @example
@@ -151,23 +199,7 @@ export function createApp(deps: AppDeps): App {
       return errorResponse(matchError(match.kind === 'not-found' ? 'API_NOT_FOUND' : 'API_METHOD_NOT_ALLOWED', where));
     }
     await ready();
-    const body = memo(() => readJsonBody(request, services.settings.maxBodyBytes));
-    // Made only when a handler waits on it (long polls, seat waits).
-    let linked: ReturnType<typeof linkedSignal> | undefined;
-    const ctx: Ctx = {
-      services, request, params: match.params, rayId,
-      get url() {
-        return request.url;
-      },
-      ...(request.remoteAddress === undefined ? {} : { remoteAddress: request.remoteAddress }),
-      body: async () => (await body()).value,
-      bodyWasEmpty: async () => (await body()).empty,
-      get signal() {
-        linked ??= linkedSignal(request.signal, closing.signal);
-        return linked.signal;
-      },
-      agent: memo((): Promise<Agent | undefined> => resolveAgent(services.tokens, request)),
-    };
+    const ctx = new RequestCtx(services, request, match.params, rayId, closing.signal);
     try {
       const result = await match.handler(ctx);
       return json(result === undefined ? {} : result);
@@ -175,7 +207,7 @@ export function createApp(deps: AppDeps): App {
       if (e instanceof HttpError) return errorResponse(e.error);
       throw e;
     } finally {
-      linked?.unlink();
+      ctx.done();
     }
   };
 

@@ -51,7 +51,7 @@ export interface Ctx {
   readonly params: Readonly<Record<string, string>>;
   readonly rayId: string;
   /** The TCP peer's address, when the bridge knows it. */
-  readonly remoteAddress?: string;
+  readonly remoteAddress: string | undefined;
   /** The JSON body (`{}` when empty); read once. */
   body(): Promise<unknown>;
   /** Whether the body was empty (only `PUT lobbies/state` tells `{}` from nothing). */
