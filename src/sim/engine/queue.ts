@@ -3,8 +3,8 @@
  * insertions so events at the same time leave in the order they were pushed (the order is total, so
  * the heap's shape never shows). Four children per node halve the depth of a binary heap: a day at
  * scale keeps tens of thousands of events queued. Times are whole milliseconds, like the server's
- * clock (and cheap to write into the trace). The queue remembers
- * the time of the last popped event and refuses anything earlier: virtual time never goes back.
+ * clock (and cheap to write into the trace). The queue remembers the time of the last popped event
+ * and refuses anything earlier: virtual time never goes back.
  */
 
 /** One queued event with its virtual time and insertion number. */
