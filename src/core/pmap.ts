@@ -1,7 +1,7 @@
 /**
  * A persistent hash map (a hash array mapped trie): every update returns a new map that shares all
  * untouched nodes with the old one, so changing one entry of a 100,000-entry map copies at most a
- * handful of 32-slot nodes, never the whole map. Old values stay valid and unchanged forever.
+ * handful of small nodes, never the whole map. Old values stay valid and unchanged forever.
  *
  * The core keeps lobbies, players and the routing index in these maps, so a decision on a large
  * world costs about as much as one on a small world ("immutability must not mean copying the
@@ -15,36 +15,22 @@
  */
 export type Key = string | number;
 
-const LEAF = 0;
-const BRANCH = 1;
-const COLLISION = 2;
-
 /**
- * One node shape for leaves, branches and collision lists, so every property access stays
- * monomorphic (V8 keeps one hidden class): a leaf has `key`/`value`; a branch has `bitmap` and
- * `slots`; a collision node has `hash` and its leaves in `slots`.
+ * A node is one array (the CHAMP layout): `[datamap, nodemap, k0, v0, k1, v1, …, child0, child1, …]`.
+ * A bit of `datamap` says an entry sits inline at that slot, a bit of `nodemap` that a child node
+ * does; both are compacted in slot order. Entries inline and one object per level halve the
+ * pointers a lookup follows, and a set allocates one array per level instead of a node, its slot
+ * array and a leaf. Keys whose 32-bit hashes are equal share a collision node
+ * `[0, 0, hash, k0, v0, …]` (both maps empty, which no branch is), its entries in key order.
  */
-class Node<K, V> {
-  constructor(
-    readonly kind: number,
-    readonly hash: number,
-    readonly key: K | undefined,
-    readonly value: V | undefined,
-    readonly bitmap: number,
-    readonly slots: readonly Node<K, V>[],
-  ) {}
-}
-
-const NO_SLOTS: readonly never[] = Object.freeze([]);
-const leaf = <K, V>(hash: number, key: K, value: V): Node<K, V> => new Node(LEAF, hash, key, value, 0, NO_SLOTS);
-const branch = <K, V>(bitmap: number, slots: readonly Node<K, V>[]): Node<K, V> =>
-  new Node<K, V>(BRANCH, 0, undefined, undefined, bitmap, slots);
-const collision = <K, V>(hash: number, leaves: readonly Node<K, V>[]): Node<K, V> =>
-  new Node<K, V>(COLLISION, hash, undefined, undefined, 0, leaves);
+type Node = unknown[];
 
 const BITS = 5;
 const MASK = 31;
 const MAX_SHIFT = 30;
+/** Index of the first entry's key in a branch, and in a collision node. */
+const DATA = 2;
+const COLLIDED = 3;
 
 const popcount = (x: number): number => {
   let v = x - ((x >>> 1) & 0x55555555);
@@ -59,45 +45,59 @@ export const hashKey = (key: Key): number => {
     h ^= h >>> 16;
     return Math.imul(h, 0x7feb352d) >>> 0;
   }
-  let h = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  // `| 0` keeps the loop in int32: the basis is above 2^31, and without it V8 runs it in float64 (2× slower).
+  let h = 0x811c9dc5 | 0;
+  const n = key.length;
+  for (let i = 0; i < n; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
   return h >>> 0;
 };
 
-const replaced = <T>(arr: readonly T[], i: number, v: T): T[] => {
-  const out = arr.slice();
-  out[i] = v;
-  return out;
-};
-
-const inserted = <T>(arr: readonly T[], i: number, v: T): T[] => {
-  const n = arr.length;
-  const out = new Array<T>(n + 1);
-  for (let j = 0; j < i; j++) out[j] = arr[j] as T;
-  out[i] = v;
-  for (let j = i; j < n; j++) out[j + 1] = arr[j] as T;
-  return out;
-};
-
-const removed = <T>(arr: readonly T[], i: number): T[] => {
-  const n = arr.length;
-  const out = new Array<T>(n - 1);
-  for (let j = 0; j < i; j++) out[j] = arr[j] as T;
-  for (let j = i + 1; j < n; j++) out[j - 1] = arr[j] as T;
-  return out;
-};
+const datamap = (n: Node): number => n[0] as number;
+const nodemap = (n: Node): number => n[1] as number;
+const isCollision = (n: Node): boolean => ((n[0] as number) | (n[1] as number)) === 0;
+/** Where a branch's children start. */
+const childBase = (n: Node): number => DATA + 2 * popcount(datamap(n));
 
 /** The order of keys within a collision node: numbers before strings, then ascending. */
-const keyBefore = <K>(a: K, b: K): boolean =>
-  typeof a === typeof b ? (a as Key) < (b as Key) : typeof a === 'number';
+const keyBefore = (a: Key, b: Key): boolean => (typeof a === typeof b ? a < b : typeof a === 'number');
 
-/** A branch holding two leaves whose hashes differ at or below `shift`, or a collision node. */
-const merge = <K, V>(a: Node<K, V>, b: Node<K, V>, shift: number): Node<K, V> => {
-  if (shift > MAX_SHIFT || a.hash === b.hash) return collision(a.hash, keyBefore(a.key as K, b.key as K) ? [a, b] : [b, a]);
-  const ia = (a.hash >>> shift) & MASK;
-  const ib = (b.hash >>> shift) & MASK;
-  if (ia === ib) return branch(1 << ia, [merge(a, b, shift + BITS)]);
-  return branch((1 << ia) | (1 << ib), ia < ib ? [a, b] : [b, a]);
+/** A copy of `n` with `count` slots replaced by `items` at `at` (a splice that never mutates `n`). */
+const spliced = (n: Node, at: number, count: number, items: readonly unknown[]): Node => {
+  const len = n.length - count + items.length;
+  const out = new Array<unknown>(len);
+  for (let j = 0; j < at; j++) out[j] = n[j];
+  for (let j = 0; j < items.length; j++) out[at + j] = items[j];
+  for (let j = at + count; j < n.length; j++) out[j - count + items.length] = n[j];
+  return out;
+};
+
+/** A copy of `n` with slot `i` set to `v`. */
+const withSlot = (n: Node, i: number, v: unknown): Node => {
+  const out = n.slice();
+  out[i] = v;
+  return out;
+};
+
+const branchOf = (dm: number, nm: number, items: readonly unknown[]): Node => {
+  const out = new Array<unknown>(DATA + items.length);
+  out[0] = dm;
+  out[1] = nm;
+  for (let j = 0; j < items.length; j++) out[DATA + j] = items[j];
+  return out;
+};
+
+/** A collision node of `hash` holding `items` (key, value, …) in key order. */
+const collisionOf = (hash: number, items: readonly unknown[]): Node => branchOf(0, 0, [hash, ...items]);
+
+/** The node holding two entries whose hashes agree below `shift`. */
+const merge = (k1: Key, v1: unknown, h1: number, k2: Key, v2: unknown, h2: number, shift: number): Node => {
+  if (shift > MAX_SHIFT || h1 === h2) {
+    return collisionOf(h1, keyBefore(k1, k2) ? [k1, v1, k2, v2] : [k2, v2, k1, v1]);
+  }
+  const c1 = (h1 >>> shift) & MASK;
+  const c2 = (h2 >>> shift) & MASK;
+  if (c1 === c2) return branchOf(0, 1 << c1, [merge(k1, v1, h1, k2, v2, h2, shift + BITS)]);
+  return branchOf((1 << c1) | (1 << c2), 0, c1 < c2 ? [k1, v1, k2, v2] : [k2, v2, k1, v1]);
 };
 
 /** Per-call scratch: whether the set added a key (so the size grows). */
@@ -105,102 +105,160 @@ interface Added {
   added: boolean;
 }
 
-/** The node with `l` set in it, or the same node when nothing changes. */
-function setIn<K, V>(s: Node<K, V>, l: Node<K, V>, shift: number, out: Added): Node<K, V> {
-  if (s.kind === BRANCH) {
-    const bit = 1 << ((l.hash >>> shift) & MASK);
-    const i = popcount(s.bitmap & (bit - 1));
-    if ((s.bitmap & bit) === 0) {
-      out.added = true;
-      return branch(s.bitmap | bit, inserted(s.slots, i, l));
-    }
-    const child = s.slots[i] as Node<K, V>;
-    const next = setIn(child, l, shift + BITS, out);
-    return next === child ? s : branch(s.bitmap, replaced(s.slots, i, next));
+function setInCollision(n: Node, key: Key, value: unknown, hash: number, shift: number, out: Added): Node {
+  if ((n[2] as number) !== hash) {
+    // Another hash reached this slot: the collision moves one level down, under a branch.
+    return setIn(branchOf(0, 1 << (((n[2] as number) >>> shift) & MASK), [n]), key, value, hash, shift, out);
   }
-  if (s.kind === COLLISION) {
-    if (s.hash !== l.hash) return setIn(branch(1 << ((s.hash >>> shift) & MASK), [s]), l, shift, out);
-    const i = s.slots.findIndex((x) => x.key === l.key);
-    if (i < 0) {
-      out.added = true;
-      // Kept in key order, so iteration order depends on the keys alone, never on insertion order.
-      let at = 0;
-      while (at < s.slots.length && keyBefore(s.slots[at]?.key as K, l.key as K)) at++;
-      return collision(s.hash, inserted(s.slots, at, l));
-    }
-    return (s.slots[i] as Node<K, V>).value === l.value ? s : collision(s.hash, replaced(s.slots, i, l));
+  let at = COLLIDED;
+  for (; at < n.length; at += 2) {
+    const k = n[at] as Key;
+    if (k === key) return n[at + 1] === value ? n : withSlot(n, at + 1, value);
+    if (!keyBefore(k, key)) break;
   }
-  if (s.key === l.key) return s.value === l.value ? s : l;
+  // Kept in key order, so iteration order depends on the keys alone, never on insertion order.
   out.added = true;
-  return merge(s, l, shift);
+  return spliced(n, at, 0, [key, value]);
 }
 
+/** The node with `key` bound to `value`, or the same node when nothing changes. */
+function setIn(n: Node, key: Key, value: unknown, hash: number, shift: number, out: Added): Node {
+  if (isCollision(n)) return setInCollision(n, key, value, hash, shift, out);
+  const dm = datamap(n);
+  const nm = nodemap(n);
+  const bit = 1 << ((hash >>> shift) & MASK);
+  if ((dm & bit) !== 0) {
+    const at = DATA + 2 * popcount(dm & (bit - 1));
+    const k = n[at] as Key;
+    if (k === key) return n[at + 1] === value ? n : withSlot(n, at + 1, value);
+    // Two keys in one slot: they move one level down, into a new child.
+    out.added = true;
+    const child = merge(k, n[at + 1], hashKey(k), key, value, hash, shift + BITS);
+    const without = spliced(n, at, 2, []);
+    const ci = childBase(n) - 2 + popcount(nm & (bit - 1));
+    const next = spliced(without, ci, 0, [child]);
+    next[0] = dm ^ bit;
+    next[1] = nm | bit;
+    return next;
+  }
+  if ((nm & bit) !== 0) {
+    const ci = childBase(n) + popcount(nm & (bit - 1));
+    const child = n[ci] as Node;
+    const next = setIn(child, key, value, hash, shift + BITS, out);
+    return next === child ? n : withSlot(n, ci, next);
+  }
+  out.added = true;
+  const next = spliced(n, DATA + 2 * popcount(dm & (bit - 1)), 0, [key, value]);
+  next[0] = dm | bit;
+  return next;
+}
+
+/** Where the first entry of a node holding entries sits. */
+const entryAt = (n: Node): number => (isCollision(n) ? COLLIDED : DATA);
+
+/** A node that should live inline in its parent: one entry and no children, or a collision of one. */
+const loneEntry = (n: Node): number => {
+  if (isCollision(n)) return n.length === COLLIDED + 2 ? COLLIDED : -1;
+  return nodemap(n) === 0 && n.length === DATA + 2 ? DATA : -1;
+};
+
 /** The node without `key` (undefined when it became empty), or the same node when absent. */
-function deleteIn<K, V>(s: Node<K, V>, key: K, hash: number, shift: number): Node<K, V> | undefined {
-  if (s.kind === BRANCH) {
-    const bit = 1 << ((hash >>> shift) & MASK);
-    if ((s.bitmap & bit) === 0) return s;
-    const i = popcount(s.bitmap & (bit - 1));
-    const child = s.slots[i] as Node<K, V>;
-    const next = deleteIn(child, key, hash, shift + BITS);
-    if (next === child) return s;
-    if (next !== undefined) {
-      return s.slots.length === 1 && next.kind !== BRANCH ? next : branch(s.bitmap, replaced(s.slots, i, next));
-    }
-    if (s.slots.length === 1) return undefined;
-    const slots = removed(s.slots, i);
-    const last = slots[0] as Node<K, V>;
-    // A branch left with one leaf collapses into that leaf so lookups stay short.
-    return slots.length === 1 && last.kind !== BRANCH ? last : branch(s.bitmap ^ bit, slots);
+function deleteIn(n: Node, key: Key, hash: number, shift: number): Node | undefined {
+  if (isCollision(n)) {
+    for (let at = COLLIDED; at < n.length; at += 2) if (n[at] === key) return n.length === COLLIDED + 2 ? undefined : spliced(n, at, 2, []);
+    return n;
   }
-  if (s.kind === COLLISION) {
-    const i = s.slots.findIndex((x) => x.key === key);
-    if (i < 0) return s;
-    const leaves = removed(s.slots, i);
-    return leaves.length === 1 ? leaves[0] : collision(s.hash, leaves);
+  const dm = datamap(n);
+  const nm = nodemap(n);
+  const bit = 1 << ((hash >>> shift) & MASK);
+  if ((dm & bit) !== 0) {
+    const at = DATA + 2 * popcount(dm & (bit - 1));
+    if (n[at] !== key) return n;
+    if (n.length === DATA + 2) return undefined;
+    const next = spliced(n, at, 2, []);
+    next[0] = dm ^ bit;
+    return next;
   }
-  return s.key === key ? undefined : s;
+  if ((nm & bit) === 0) return n;
+  const ci = childBase(n) + popcount(nm & (bit - 1));
+  const child = n[ci] as Node;
+  const next = deleteIn(child, key, hash, shift + BITS);
+  if (next === child) return n;
+  if (next === undefined) {
+    if (n.length === DATA + 1) return undefined;
+    const out = spliced(n, ci, 1, []);
+    out[1] = nm ^ bit;
+    return out;
+  }
+  const lone = loneEntry(next);
+  if (lone < 0) return withSlot(n, ci, next);
+  // A child left with one entry: the entry moves up into this node, so lookups stay short.
+  const out = spliced(spliced(n, ci, 1, []), DATA + 2 * popcount(dm & (bit - 1)), 0, [next[lone], next[lone + 1]]);
+  out[0] = dm | bit;
+  out[1] = nm ^ bit;
+  return out;
 }
 
 /**
- * The leaves under a node in trie order, through an explicit stack: a recursive generator pays a
- * generator frame per level per leaf, and ticks and idle plans iterate whole namespaces.
+ * The entries under a node in trie order (slot by slot; a collision node's in key order), through
+ * an explicit stack: ticks and idle plans iterate whole namespaces.
  */
-class Leaves<K, V, T> implements IterableIterator<T> {
-  readonly #nodes: Node<K, V>[] = [];
-  readonly #next: number[] = [];
-  readonly #pick: (leaf: Node<K, V>) => T;
+class Entries<T> implements IterableIterator<T> {
+  readonly #nodes: Node[] = [];
+  /** Per node on the stack: the slots not visited yet, and the next entry and child indexes. */
+  readonly #rest: number[] = [];
+  readonly #data: number[] = [];
+  readonly #child: number[] = [];
+  readonly #pick: (key: Key, value: unknown) => T;
 
-  constructor(root: Node<K, V> | undefined, pick: (leaf: Node<K, V>) => T) {
+  constructor(root: Node | undefined, pick: (key: Key, value: unknown) => T) {
     this.#pick = pick;
-    if (root !== undefined) {
-      this.#nodes.push(root);
-      this.#next.push(0);
-    }
+    if (root !== undefined) this.#push(root);
+  }
+
+  #push(n: Node): void {
+    const collision = isCollision(n);
+    this.#nodes.push(n);
+    this.#rest.push(collision ? 0 : datamap(n) | nodemap(n));
+    this.#data.push(collision ? COLLIDED : DATA);
+    this.#child.push(collision ? n.length : childBase(n));
+  }
+
+  #pop(): void {
+    this.#nodes.pop();
+    this.#rest.pop();
+    this.#data.pop();
+    this.#child.pop();
   }
 
   next(): IteratorResult<T> {
-    const nodes = this.#nodes;
-    const next = this.#next;
-    while (nodes.length > 0) {
-      const top = nodes.length - 1;
-      const node = nodes[top] as Node<K, V>;
-      if (node.kind === LEAF) {
-        nodes.pop();
-        next.pop();
-        return { value: this.#pick(node), done: false };
+    while (this.#nodes.length > 0) {
+      const top = this.#nodes.length - 1;
+      const n = this.#nodes[top] as Node;
+      if (isCollision(n)) {
+        const at = this.#data[top] as number;
+        if (at >= n.length) {
+          this.#pop();
+          continue;
+        }
+        this.#data[top] = at + 2;
+        return { value: this.#pick(n[at] as Key, n[at + 1]), done: false };
       }
-      const i = next[top] as number;
-      if (i >= node.slots.length) {
-        nodes.pop();
-        next.pop();
+      const rest = this.#rest[top] as number;
+      if (rest === 0) {
+        this.#pop();
         continue;
       }
-      next[top] = i + 1;
-      const child = node.slots[i] as Node<K, V>;
-      if (child.kind === LEAF) return { value: this.#pick(child), done: false };
-      nodes.push(child);
-      next.push(0);
+      const bit = rest & -rest;
+      this.#rest[top] = rest ^ bit;
+      if ((datamap(n) & bit) !== 0) {
+        const at = this.#data[top] as number;
+        this.#data[top] = at + 2;
+        return { value: this.#pick(n[at] as Key, n[at + 1]), done: false };
+      }
+      const ci = this.#child[top] as number;
+      this.#child[top] = ci + 1;
+      this.#push(n[ci] as Node);
     }
     return { value: undefined, done: true };
   }
@@ -210,51 +268,100 @@ class Leaves<K, V, T> implements IterableIterator<T> {
   }
 }
 
-const asLeaf = <K, V>(l: Node<K, V>): Node<K, V> => l;
-const asKey = <K, V>(l: Node<K, V>): K => l.key as K;
-const asValue = <K, V>(l: Node<K, V>): V => l.value as V;
-const asEntry = <K, V>(l: Node<K, V>): readonly [K, V] => [l.key as K, l.value as V];
+const asKey = (k: Key): Key => k;
+const asValue = (_: Key, v: unknown): unknown => v;
+const asEntry = (k: Key, v: unknown): readonly [Key, unknown] => [k, v];
 
-/** Every leaf under `s` (none when `s` is undefined). */
-const leavesOf = <K, V>(s: Node<K, V> | undefined): Iterable<Node<K, V>> => new Leaves(s, asLeaf);
+function forEachIn(n: Node, f: (value: unknown, key: Key) => void): void {
+  if (isCollision(n)) {
+    for (let at = COLLIDED; at < n.length; at += 2) f(n[at + 1], n[at] as Key);
+    return;
+  }
+  const dm = datamap(n);
+  let rest = dm | nodemap(n);
+  let at = DATA;
+  let ci = childBase(n);
+  while (rest !== 0) {
+    const bit = rest & -rest;
+    rest ^= bit;
+    if ((dm & bit) !== 0) {
+      f(n[at + 1], n[at] as Key);
+      at += 2;
+    } else forEachIn(n[ci++] as Node, f);
+  }
+}
+
+type OnChange = (key: Key, before: unknown, after: unknown) => void;
+
+/** Every entry of `n` reported as added (`side` 1) or removed (`side` 0). */
+const reportAll = (n: Node, side: 0 | 1, onChange: OnChange): void =>
+  forEachIn(n, (v, k) => (side === 0 ? onChange(k, v, undefined) : onChange(k, undefined, v)));
+
+/** The slot `bit` of a branch: an entry (its key index), a child (its index, negated minus one), or absent (undefined). */
+const slotOf = (n: Node, bit: number): number | undefined => {
+  const dm = datamap(n);
+  if ((dm & bit) !== 0) return DATA + 2 * popcount(dm & (bit - 1));
+  const nm = nodemap(n);
+  return (nm & bit) !== 0 ? -1 - (childBase(n) + popcount(nm & (bit - 1))) : undefined;
+};
+
+/** Compares two sides of one trie position by their entries (collision nodes, an entry against a child). */
+function diffEntries(a: Node | undefined, b: Node | undefined, onChange: OnChange): void {
+  const before = new Map<Key, unknown>();
+  if (a !== undefined) forEachIn(a, (v, k) => before.set(k, v));
+  if (b !== undefined) {
+    forEachIn(b, (v, k) => {
+      const old = before.get(k);
+      if (old !== v) onChange(k, old, v);
+      before.delete(k);
+    });
+  }
+  for (const [k, old] of before) onChange(k, old, undefined);
+}
+
+/** A one-entry collision node: an inline entry, compared like a node. */
+const single = (k: Key, v: unknown): Node => collisionOf(0, [k, v]);
 
 /**
  * Reports every key whose value differs between the subtrees `a` (before) and `b` (after) at the
- * same trie position (so their branches split on the same hash bits). Identical nodes are skipped whole; two branches are compared slot by slot;
- * anything else (leaves, collision lists, a leaf against a branch) by its leaves.
+ * same trie position. Identical nodes are skipped whole; two branches are compared slot by slot;
+ * anything else (collision nodes, an entry against a child) by their entries.
  */
-function diffNodes<K, V>(
-  a: Node<K, V> | undefined,
-  b: Node<K, V> | undefined,
-  onChange: (key: K, before: V | undefined, after: V | undefined) => void,
-): void {
+function diffNodes(a: Node | undefined, b: Node | undefined, onChange: OnChange): void {
   if (a === b) return;
-  if (a !== undefined && b !== undefined && a.kind === BRANCH && b.kind === BRANCH) {
-    let bits = a.bitmap | b.bitmap;
-    while (bits !== 0) {
-      const bit = bits & -bits;
-      bits ^= bit;
-      const below = bit - 1;
-      const ca = (a.bitmap & bit) === 0 ? undefined : a.slots[popcount(a.bitmap & below)];
-      const cb = (b.bitmap & bit) === 0 ? undefined : b.slots[popcount(b.bitmap & below)];
-      diffNodes(ca, cb, onChange);
-    }
+  if (a === undefined || b === undefined || isCollision(a) || isCollision(b)) {
+    diffEntries(a, b, onChange);
     return;
   }
-  const before = new Map<K, V>();
-  for (const l of leavesOf(a)) before.set(l.key as K, l.value as V);
-  for (const l of leavesOf(b)) {
-    const key = l.key as K;
-    const old = before.get(key);
-    if (old !== l.value) onChange(key, old, l.value);
-    before.delete(key);
+  let bits = datamap(a) | nodemap(a) | datamap(b) | nodemap(b);
+  while (bits !== 0) {
+    const bit = bits & -bits;
+    bits ^= bit;
+    const sa = slotOf(a, bit);
+    const sb = slotOf(b, bit);
+    if (sa !== undefined && sb !== undefined && sa >= 0 && sb >= 0) {
+      const ka = a[sa] as Key;
+      const kb = b[sb] as Key;
+      if (ka === kb) {
+        if (a[sa + 1] !== b[sb + 1]) onChange(ka, a[sa + 1], b[sb + 1]);
+      } else {
+        onChange(ka, a[sa + 1], undefined);
+        onChange(kb, undefined, b[sb + 1]);
+      }
+    } else if (sa !== undefined && sb !== undefined && sa < 0 && sb < 0) {
+      diffNodes(a[-1 - sa] as Node, b[-1 - sb] as Node, onChange);
+    } else if (sb === undefined) {
+      if (sa !== undefined && sa >= 0) onChange(a[sa] as Key, a[sa + 1], undefined);
+      else if (sa !== undefined) reportAll(a[-1 - sa] as Node, 0, onChange);
+    } else if (sa === undefined) {
+      if (sb >= 0) onChange(b[sb] as Key, undefined, b[sb + 1]);
+      else reportAll(b[-1 - sb] as Node, 1, onChange);
+    } else {
+      const na = sa >= 0 ? single(a[sa] as Key, a[sa + 1]) : (a[-1 - sa] as Node);
+      const nb = sb >= 0 ? single(b[sb] as Key, b[sb + 1]) : (b[-1 - sb] as Node);
+      diffEntries(na, nb, onChange);
+    }
   }
-  for (const [key, old] of before) onChange(key, old, undefined);
-}
-
-function forEachIn<K, V>(s: Node<K, V>, f: (value: V, key: K) => void): void {
-  if (s.kind === LEAF) f(s.value as V, s.key as K);
-  else for (const child of s.slots) forEachIn(child, f);
 }
 
 export class PMap<K extends Key, V> {
@@ -263,7 +370,7 @@ export class PMap<K extends Key, V> {
   private constructor(
     /** Number of entries. */
     readonly size: number,
-    private readonly root: Node<K, V> | undefined,
+    private readonly root: Node | undefined,
   ) {}
 
   static empty<K extends Key, V>(): PMap<K, V> {
@@ -279,19 +386,23 @@ export class PMap<K extends Key, V> {
 
   get(key: K): V | undefined {
     const hash = hashKey(key);
-    let s = this.root;
+    let n = this.root;
     let shift = 0;
-    while (s !== undefined) {
-      if (s.kind === BRANCH) {
-        const bit = 1 << ((hash >>> shift) & MASK);
-        if ((s.bitmap & bit) === 0) return undefined;
-        s = s.slots[popcount(s.bitmap & (bit - 1))];
-        shift += BITS;
-      } else if (s.kind === COLLISION) {
-        return s.slots.find((l) => l.key === key)?.value;
-      } else {
-        return s.key === key ? s.value : undefined;
+    while (n !== undefined) {
+      const dm = n[0] as number;
+      const nm = n[1] as number;
+      if ((dm | nm) === 0) {
+        for (let at = COLLIDED; at < n.length; at += 2) if (n[at] === key) return n[at + 1] as V;
+        return undefined;
       }
+      const bit = 1 << ((hash >>> shift) & MASK);
+      if ((dm & bit) !== 0) {
+        const at = DATA + 2 * popcount(dm & (bit - 1));
+        return n[at] === key ? (n[at + 1] as V) : undefined;
+      }
+      if ((nm & bit) === 0) return undefined;
+      n = n[DATA + 2 * popcount(dm) + popcount(nm & (bit - 1))] as Node;
+      shift += BITS;
     }
     return undefined;
   }
@@ -302,10 +413,10 @@ export class PMap<K extends Key, V> {
 
   /** A map with `key` bound to `value`; `this` when nothing changes. Values must not be `undefined`. */
   set(key: K, value: V): PMap<K, V> {
-    const l = leaf(hashKey(key), key, value);
-    if (this.root === undefined) return new PMap(1, l);
+    const hash = hashKey(key);
+    if (this.root === undefined) return new PMap(1, branchOf(1 << (hash & MASK), 0, [key, value]));
     const out: Added = { added: false };
-    const root = setIn(this.root, l, 0, out);
+    const root = setIn(this.root, key, value, hash, 0, out);
     return root === this.root ? this : new PMap(this.size + (out.added ? 1 : 0), root);
   }
 
@@ -325,19 +436,28 @@ export class PMap<K extends Key, V> {
 
   /** Some entry, the same one for the same contents: the leftmost in hash order. O(depth). */
   first(): readonly [K, V] | undefined {
-    const l = this.firstLeaf();
-    return l === undefined ? undefined : [l.key as K, l.value as V];
+    const n = this.firstNode();
+    if (n === undefined) return undefined;
+    const at = entryAt(n);
+    return [n[at] as K, n[at + 1] as V];
   }
 
   /** The key of {@link first}, without allocating an entry. */
   firstKey(): K | undefined {
-    return this.firstLeaf()?.key;
+    const n = this.firstNode();
+    return n === undefined ? undefined : (n[entryAt(n)] as K);
   }
 
-  private firstLeaf(): Node<K, V> | undefined {
-    let s = this.root;
-    while (s !== undefined && s.kind !== LEAF) s = s.slots[0];
-    return s;
+  /** The node holding the leftmost entry. */
+  private firstNode(): Node | undefined {
+    let n = this.root;
+    while (n !== undefined && !isCollision(n)) {
+      const dm = datamap(n);
+      const rest = dm | nodemap(n);
+      if ((dm & rest & -rest) !== 0) return n;
+      n = n[childBase(n)] as Node;
+    }
+    return n;
   }
 
   /**
@@ -351,7 +471,7 @@ export class PMap<K extends Key, V> {
    * a.diff(a.set('x', 3).delete('y'), (k, before, after) => log(k, before, after)); // x 1 3, y 2 undefined
    */
   diff(other: PMap<K, V>, onChange: (key: K, before: V | undefined, after: V | undefined) => void): void {
-    diffNodes(this.root, other.root, onChange);
+    diffNodes(this.root, other.root, onChange as OnChange);
   }
 
   /**
@@ -362,19 +482,19 @@ export class PMap<K extends Key, V> {
    * PMap.from([['a', 1]]).forEach((v, k) => log(k, v)); // a 1
    */
   forEach(f: (value: V, key: K) => void): void {
-    if (this.root !== undefined) forEachIn(this.root, f);
+    if (this.root !== undefined) forEachIn(this.root, f as (value: unknown, key: Key) => void);
   }
 
   entries(): IterableIterator<readonly [K, V]> {
-    return new Leaves<K, V, readonly [K, V]>(this.root, asEntry);
+    return new Entries(this.root, asEntry) as IterableIterator<readonly [K, V]>;
   }
 
   keys(): IterableIterator<K> {
-    return new Leaves<K, V, K>(this.root, asKey);
+    return new Entries(this.root, asKey) as IterableIterator<K>;
   }
 
   values(): IterableIterator<V> {
-    return new Leaves<K, V, V>(this.root, asValue);
+    return new Entries(this.root, asValue) as IterableIterator<V>;
   }
 
   [Symbol.iterator](): IterableIterator<readonly [K, V]> {

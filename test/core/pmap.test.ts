@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PMap } from '../../src/core/pmap.js';
+import { hashKey, PMap } from '../../src/core/pmap.js';
 
 type Op = { kind: 'set'; key: string | number; value: number } | { kind: 'delete'; key: string | number };
 
@@ -99,6 +99,86 @@ describe('PMap', () => {
         const b = PMap.from([...keys].reverse().map((k) => [k, 0] as const));
         expect(a.first()?.[0]).toBe(b.first()?.[0]);
       }),
+    );
+  });
+
+  /** Trie order: the hashes' 5-bit chunks compared lowest first, then keys (numbers first) for equal hashes. */
+  const trieBefore = (a: string | number, b: string | number): number => {
+    const ha = hashKey(a);
+    const hb = hashKey(b);
+    for (let shift = 0; shift < 32; shift += 5) {
+      const d = ((ha >>> shift) & 31) - ((hb >>> shift) & 31);
+      if (d !== 0) return d;
+    }
+    if (typeof a !== typeof b) return typeof a === 'number' ? -1 : 1;
+    return a < b ? -1 : a > b ? 1 : 0;
+  };
+
+  /** Pairs of distinct keys with one 32-bit hash, so collision nodes appear in large maps too. */
+  const colliding = (() => {
+    const seen = new Map<number, string>();
+    const out: string[] = [];
+    for (let i = 0; out.length < 8 && i < 3_000_000; i++) {
+      const k = `k${i}`;
+      const h = hashKey(k);
+      const prev = seen.get(h);
+      if (prev === undefined) seen.set(h, k);
+      else out.push(prev, k);
+    }
+    return out;
+  })();
+  const wideKey = fc.oneof(fc.integer({ min: 0, max: 20_000 }), fc.uuid(), fc.constantFrom(...colliding));
+
+  it('iterates in hash-trie order, whatever the history, and first() is the first of it', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.boolean(), wideKey), { minLength: 500, maxLength: 3000 }), (ops) => {
+        let m = PMap.empty<string | number, number>();
+        const model = new Map<string | number, number>();
+        ops.forEach(([del, k], i) => {
+          if (del) {
+            m = m.delete(k);
+            model.delete(k);
+          } else {
+            m = m.set(k, i);
+            model.set(k, i);
+          }
+        });
+        const expected = [...model.keys()].sort(trieBefore);
+        expect([...m.keys()]).toEqual(expected);
+        expect(m.firstKey()).toBe(expected[0]);
+        for (const [k, v] of model) expect(m.get(k)).toBe(v);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('diff reports exactly the keys whose values differ', () => {
+    const op = fc.tuple(fc.boolean(), wideKey, fc.integer({ min: 0, max: 2 }));
+    fc.assert(
+      fc.property(fc.array(op, { minLength: 200, maxLength: 1500 }), fc.array(op, { maxLength: 60 }), (base, more) => {
+        const apply = (m: PMap<string | number, number>, model: Map<string | number, number>, [del, k, v]: [boolean, string | number, number]) => {
+          if (del) model.delete(k);
+          else model.set(k, v);
+          return del ? m.delete(k) : m.set(k, v);
+        };
+        const before = new Map<string | number, number>();
+        let a = PMap.empty<string | number, number>();
+        for (const o of base) a = apply(a, before, o);
+        const after = new Map(before);
+        let b = a;
+        for (const o of more) b = apply(b, after, o);
+        const reported = new Map<string | number, [number | undefined, number | undefined]>();
+        a.diff(b, (k, x, y) => {
+          expect(reported.has(k)).toBe(false);
+          reported.set(k, [x, y]);
+        });
+        const expected = new Map<string | number, [number | undefined, number | undefined]>();
+        for (const k of new Set([...before.keys(), ...after.keys()])) {
+          if (before.get(k) !== after.get(k)) expected.set(k, [before.get(k), after.get(k)]);
+        }
+        expect(reported).toEqual(expected);
+      }),
+      { numRuns: 150 },
     );
   });
 });
