@@ -6,7 +6,7 @@
  */
 import type { MatchEvent } from '../../core/events.js';
 import type { ErrorCode } from '../../core/errors.js';
-import { percentiles } from '../engine/stats.js';
+import { binOf, emptyHistogram, percentiles, type Histogram, type HistogramSpec } from '../engine/stats.js';
 
 const HOUR_MS = 3_600_000;
 
@@ -77,6 +77,9 @@ export interface RunMetrics {
   readonly captchaCalls: number;
 }
 
+/** Lobby fill (seated / max players) in tenths; a full lobby counts in the last bin. */
+const FILL_SPEC: HistogramSpec = { min: 0, max: 1.0000001, bins: 10 };
+
 const round = (n: number, digits = 3): number => (Number.isFinite(n) ? Math.round(n * 10 ** digits) / 10 ** digits : n);
 
 const percentilesOf = (values: readonly number[]): Percentiles => {
@@ -106,7 +109,7 @@ export class MetricsCollector {
   #windowWaits: number[] = [];
   #fillSum = 0;
   #fillCount = 0;
-  readonly fills: number[] = [];
+  readonly #fillBins: number[] = emptyHistogram(FILL_SPEC).counts.slice();
   readonly samples: Sample[] = [];
   readonly violations: string[] = [];
   readonly rejections: Partial<Record<ErrorCode, number>> = {};
@@ -265,6 +268,11 @@ export class MetricsCollector {
     return this.#ports;
   }
 
+  /** The fill of every ready lobby at every sample, in tenths. */
+  get fillHistogram(): Histogram {
+    return { spec: FILL_SPEC, counts: this.#fillBins.slice(), under: 0, over: 0 };
+  }
+
   /** Record a sample at virtual time `t` (ms since start); `now` is the services' clock. */
   sample(t: number, now: number): void {
     this.#advance(now);
@@ -273,7 +281,8 @@ export class MetricsCollector {
       const fill = Math.min(1, track.players / Math.max(1, track.maxNormal));
       this.#fillSum += fill;
       this.#fillCount += 1;
-      this.fills.push(fill);
+      const bin = binOf(FILL_SPEC, fill);
+      this.#fillBins[bin] = (this.#fillBins[bin] ?? 0) + 1;
     }
     const w = percentilesOf(this.#windowWaits);
     this.#windowWaits = [];

@@ -14,11 +14,12 @@ import { Matchmaker, type MatchOutcome } from '../../services/matchmaker.js';
 import { Simulation } from '../engine/clock.js';
 import { nextArrival } from '../engine/curve.js';
 import { createStream, sample, split, type Stream } from '../engine/random.js';
-import { histogramOf, type Histogram } from '../engine/stats.js';
+import type { Histogram } from '../engine/stats.js';
 import { jsonString as q, Trace, type TraceRecord } from '../trace/trace.js';
 import type { RecordedRequest, RegionDemand, Scenario } from '../scenario/types.js';
 import { FakeCaptcha, FakeRuntime, FakeVerifier, seededRandom, type SimHost } from './fakes.js';
 import { idleViolations, portViolations } from './checks.js';
+import { Driver } from './driver.js';
 import { MetricsCollector, type RunMetrics, type Sample } from './metrics.js';
 import { traceEventJson } from './trace-events.js';
 
@@ -122,30 +123,12 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   const root = createStream(seed);
   const sim = new Simulation<() => void>(0);
   const trace = new Trace({ keep: options.keepTrace === true });
-  // Tasks in flight, and those of them asleep on virtual time: the others are still running.
-  let inflight = 0;
-  let sleeping = 0;
-  // The run waits here while a task runs; called once every task in flight sleeps or has ended.
-  let quiet: ((stalled?: Error) => void) | undefined;
-  const settled = (): void => {
-    if (quiet === undefined || inflight > sleeping) return;
-    const resume = quiet;
-    quiet = undefined;
-    resume();
-  };
+  const driver = new Driver(sim, scenario.durationMs, options.onProgress);
   const clock = { now: () => SIM_EPOCH + sim.now() };
   const host: SimHost = {
     now: () => sim.now(),
     after: (delay, job) => void sim.scheduleIn(delay, job),
-    sleep: (delay) =>
-      new Promise((resolve) => {
-        sleeping += 1;
-        settled();
-        sim.scheduleIn(delay, () => {
-          sleeping -= 1;
-          resolve();
-        });
-      }),
+    sleep: (delay) => driver.sleep(delay),
     trace: (kind, data) => trace.appendJson(sim.now(), kind, data),
   };
   const infra = scenario.infrastructure;
@@ -172,27 +155,13 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   });
   const metrics = new MetricsCollector(new Map(infra.regions.map((r) => [r.region.id, r.costPerLobbyHour ?? 0])), SIM_EPOCH);
   const violations: string[] = [];
-  let failure: unknown;
-  const spawn = (task: Promise<unknown>): void => {
-    inflight += 1;
-    task.then(
-      () => {
-        inflight -= 1;
-        settled();
-      },
-      (e: unknown) => {
-        inflight -= 1;
-        failure ??= e;
-        settled();
-      },
-    );
-  };
+  const spawn = (task: Promise<unknown>): void => driver.spawn(task);
 
   // Clients: seats waiting for their lobby, and lobbies a join can pick (a server browser).
   const pending = new Map<string, Pending>();
   const earlyReady = new Set<string>();
   const directory = new Map<string, string[]>();
-  const listed = new Map<string, { readonly key: string }>();
+  const listed = new Map<string, { readonly key: string; index: number }>();
   const lobbyKey = (mode: string, region: string): string => `${mode}\u0001${region}`;
   const clientStream = split(root, 'clients');
   let ipCounter = 0;
@@ -208,11 +177,12 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     const entry = listed.get(lobbyId);
     if (entry === undefined) return;
     listed.delete(lobbyId);
-    const list = directory.get(entry.key);
-    const i = list?.indexOf(lobbyId) ?? -1;
-    if (list !== undefined && i >= 0) {
-      list[i] = list[list.length - 1] as string;
-      list.pop();
+    const list = directory.get(entry.key) as string[];
+    // Swap the last lobby into the freed place: O(1), whatever the directory's size.
+    const last = list.pop() as string;
+    if (last !== lobbyId) {
+      list[entry.index] = last;
+      (listed.get(last) as { index: number }).index = entry.index;
     }
   };
 
@@ -221,9 +191,9 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     if (lobby === undefined || lobby.publicity !== 'public') return;
     const key = lobbyKey(lobby.gameMode, lobby.region);
     const entries = directory.get(key) ?? [];
+    listed.set(lobby.id, { key, index: entries.length });
     entries.push(lobby.id);
     directory.set(key, entries);
-    listed.set(lobby.id, { key });
   };
 
   const connect = (playerId: string, lobbyId: string, arrival: Arrival, index: number, readyAt: number, arrivedAt: number): void => {
@@ -373,44 +343,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   host.after(TICK_INTERVAL_MS, maintain);
   sim.schedule(0, () => sampleAt(0));
 
-  let events = 0;
-  let last = 0;
-  let monotone = true;
-  const step = Math.max(1, scenario.durationMs / 100);
-  let nextReport = step;
-  // Waits once per event that woke a task; in a function of its own, because an async function's
-  // frame is saved and restored at every await, and runScenario's is large.
-  const drive = async (): Promise<void> => {
-    for (let head = sim.peek(); head !== undefined && head.time <= scenario.durationMs; head = sim.peek()) {
-      const item = sim.next();
-      if (item === undefined) break;
-      if (item.time < last) monotone = false;
-      last = item.time;
-      item.event();
-      events += 1;
-      // Let every task this event woke run to its next sleep (or its end) before time moves on:
-      // they run as microtasks, and the last one to sleep or end resumes the run (`settled`).
-      if (inflight > sleeping) {
-        const stalled = await new Promise<Error | undefined>((resolve) => {
-          quiet = resolve;
-        });
-        if (stalled !== undefined) throw stalled;
-      }
-      if (failure !== undefined) throw failure instanceof Error ? failure : new Error('a simulated task failed', { cause: failure });
-      if (options.onProgress !== undefined && item.time >= nextReport) {
-        options.onProgress(item.time / scenario.durationMs);
-        nextReport = (Math.floor(item.time / step) + 1) * step;
-      }
-    }
-  };
-  // A run is one chain of microtasks: the event loop only gets a turn when a task waits on
-  // something other than virtual time, and then this fails the run instead of hanging it.
-  const watchdog = setImmediate(() => quiet?.(new Error('a simulated task waits on something other than virtual time')));
-  try {
-    await drive();
-  } finally {
-    clearImmediate(watchdog);
-  }
+  const { events, monotone } = await driver.run();
   if (effectFailures > 0) violations.push(`${effectFailures} effects failed`);
   violations.push(...metrics.violations, ...portViolations(store.world, metrics.ports));
   const waiting = inflightPlayers;
@@ -424,7 +357,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     seed,
     metrics: result,
     samples: metrics.samples,
-    fillHistogram: histogramOf({ min: 0, max: 1.0000001, bins: 10 }, metrics.fills),
+    fillHistogram: metrics.fillHistogram,
     events,
     trace: { hash: trace.hash(), length: trace.length, ...(options.keepTrace === true ? { records: trace.records() } : {}) },
     violations,
