@@ -384,8 +384,11 @@ export class PMap<K extends Key, V> {
     return m;
   }
 
-  get(key: K): V | undefined {
-    const hash = hashKey(key);
+  /**
+   * The value bound to `key`. A caller that works on one key several times may pass its
+   * {@link hashKey} (and must pass exactly that) to spare hashing it again; so may `set` and `delete`.
+   */
+  get(key: K, hash = hashKey(key)): V | undefined {
     let n = this.root;
     let shift = 0;
     while (n !== undefined) {
@@ -407,13 +410,12 @@ export class PMap<K extends Key, V> {
     return undefined;
   }
 
-  has(key: K): boolean {
-    return this.get(key) !== undefined;
+  has(key: K, hash = hashKey(key)): boolean {
+    return this.get(key, hash) !== undefined;
   }
 
   /** A map with `key` bound to `value`; `this` when nothing changes. Values must not be `undefined`. */
-  set(key: K, value: V): PMap<K, V> {
-    const hash = hashKey(key);
+  set(key: K, value: V, hash = hashKey(key)): PMap<K, V> {
     if (this.root === undefined) return new PMap(1, branchOf(1 << (hash & MASK), 0, [key, value]));
     const out: Added = { added: false };
     const root = setIn(this.root, key, value, hash, 0, out);
@@ -421,9 +423,9 @@ export class PMap<K extends Key, V> {
   }
 
   /** A map without `key`; `this` when it was absent. */
-  delete(key: K): PMap<K, V> {
+  delete(key: K, hash = hashKey(key)): PMap<K, V> {
     if (this.root === undefined) return this;
-    const root = deleteIn(this.root, key, hashKey(key), 0);
+    const root = deleteIn(this.root, key, hash, 0);
     if (root === this.root) return this;
     return root === undefined ? PMap.empty() : new PMap(this.size - 1, root);
   }

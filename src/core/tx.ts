@@ -3,7 +3,7 @@ import type { MatchEvent } from './events.js';
 import { isActive, isIdle } from './lobby/flags.js';
 import { type Lobby, type Player, reviseLobby } from './lobby/lobby.js';
 import { hasSeatTimer, lifecycleDue } from './lobby/timers.js';
-import type { PMap } from './pmap.js';
+import { hashKey, type PMap } from './pmap.js';
 import type { PortSpace } from './ports/index.js';
 import { reindex, type RoutingIndex } from './routing/index.js';
 import type { NamespaceState, World } from './world.js';
@@ -20,13 +20,13 @@ type Fields = Pick<NamespaceState, 'settings' | 'currentVersionId' | 'versions' 
 
 type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
-/** A lobby id set after one lobby changed membership (`was` → `is`); itself when it did not. */
-const track = (set: PMap<string, 1>, id: string, was: boolean, is: boolean): PMap<string, 1> =>
-  was === is ? set : is ? set.set(id, 1) : set.delete(id);
+/** A lobby id set after one lobby changed membership (`was` → `is`); itself when it did not. `hash` is the id's. */
+const track = (set: PMap<string, 1>, id: string, hash: number, was: boolean, is: boolean): PMap<string, 1> =>
+  was === is ? set : is ? set.set(id, 1, hash) : set.delete(id, hash);
 
 /** The timed lobbies after one lobby's due time changed (`was` → `is`, undefined: none). */
-const retime = (timed: PMap<string, number>, id: string, was: number | undefined, is: number | undefined): PMap<string, number> =>
-  was === is ? timed : is === undefined ? timed.delete(id) : timed.set(id, is);
+const retime = (timed: PMap<string, number>, id: string, hash: number, was: number | undefined, is: number | undefined): PMap<string, number> =>
+  was === is ? timed : is === undefined ? timed.delete(id, hash) : timed.set(id, is, hash);
 
 const isIdleActive = (lobby: Lobby): boolean => isActive(lobby) && isIdle(lobby);
 
@@ -55,6 +55,11 @@ export class Tx {
   #ports: PMap<string, PortSpace>;
   readonly #effects: Effect[] = [];
   readonly #events: MatchEvent[] = [];
+  /** The last lobby and player ids hashed, and their hashes: a decision works on one lobby many times. */
+  #lobbyKey: string | undefined;
+  #lobbyHash = 0;
+  #playerKey: string | undefined;
+  #playerHash = 0;
 
   constructor(
     private readonly world: World,
@@ -96,8 +101,25 @@ export class Tx {
     return view;
   }
 
+  /** `hashKey(id)` of a lobby id, remembered for the next call with the same id. */
+  #lobbyHashOf(id: string): number {
+    if (id !== this.#lobbyKey) {
+      this.#lobbyKey = id;
+      this.#lobbyHash = hashKey(id);
+    }
+    return this.#lobbyHash;
+  }
+
+  #playerHashOf(id: string): number {
+    if (id !== this.#playerKey) {
+      this.#playerKey = id;
+      this.#playerHash = hashKey(id);
+    }
+    return this.#playerHash;
+  }
+
   lobby(id: string): Lobby | undefined {
-    return this.#lobbies.get(id);
+    return this.#lobbies.get(id, this.#lobbyHashOf(id));
   }
 
   /** The players seated in a lobby. */
@@ -115,64 +137,71 @@ export class Tx {
 
   /** Insert or replace a lobby; keeps the routing index, the active count and the lobby sets in step. */
   putLobby(next: Lobby): void {
-    this.#replace(this.#lobbies.get(next.id), next);
+    this.#replace(this.lobby(next.id), next);
   }
 
   /** {@link putLobby} when the caller already holds the lobby as it stands (`prev`). */
   #replace(prev: Lobby | undefined, next: Lobby): void {
+    const id = next.id;
+    const h = this.#lobbyHashOf(id);
     this.#active += (isActive(next) ? 1 : 0) - (prev !== undefined && isActive(prev) ? 1 : 0);
-    this.#timed = retime(this.#timed, next.id, prev === undefined ? undefined : lifecycleDue(prev), lifecycleDue(next));
-    this.#seatTimed = track(this.#seatTimed, next.id, prev !== undefined && hasSeatTimer(prev), hasSeatTimer(next));
-    this.#idle = track(this.#idle, next.id, prev !== undefined && isIdleActive(prev), isIdleActive(next));
-    this.#lobbies = this.#lobbies.set(next.id, next);
-    this.#routing = reindex(this.#routing, prev, next, this.#base.currentVersionId);
+    this.#timed = retime(this.#timed, id, h, prev === undefined ? undefined : lifecycleDue(prev), lifecycleDue(next));
+    this.#seatTimed = track(this.#seatTimed, id, h, prev !== undefined && hasSeatTimer(prev), hasSeatTimer(next));
+    this.#idle = track(this.#idle, id, h, prev !== undefined && isIdleActive(prev), isIdleActive(next));
+    this.#lobbies = this.#lobbies.set(id, next, h);
+    this.#routing = reindex(this.#routing, prev, next, this.#base.currentVersionId, h);
     this.#view = undefined;
   }
 
   /** Drop a stopped lobby from the working set. */
   forgetLobby(id: string): void {
-    const prev = this.#lobbies.get(id);
+    const h = this.#lobbyHashOf(id);
+    const prev = this.#lobbies.get(id, h);
     if (prev === undefined) return;
     this.#active -= isActive(prev) ? 1 : 0;
-    this.#timed = retime(this.#timed, id, lifecycleDue(prev), undefined);
-    this.#seatTimed = track(this.#seatTimed, id, hasSeatTimer(prev), false);
-    this.#idle = track(this.#idle, id, isIdleActive(prev), false);
-    this.#lobbies = this.#lobbies.delete(id);
-    this.#routing = reindex(this.#routing, prev, undefined, this.#base.currentVersionId);
+    this.#timed = retime(this.#timed, id, h, lifecycleDue(prev), undefined);
+    this.#seatTimed = track(this.#seatTimed, id, h, hasSeatTimer(prev), false);
+    this.#idle = track(this.#idle, id, h, isIdleActive(prev), false);
+    this.#lobbies = this.#lobbies.delete(id, h);
+    this.#routing = reindex(this.#routing, prev, undefined, this.#base.currentVersionId, h);
     this.#view = undefined;
   }
 
   /** Seat a new player in its lobby (which must exist): lobby counts, client count and index follow. */
   addPlayer(player: Player): void {
-    const lobby = this.#lobbies.get(player.lobbyId);
+    const lobby = this.lobby(player.lobbyId);
     if (lobby === undefined) throw new Error(`addPlayer: no lobby ${player.lobbyId}`);
-    const players = lobby.players.set(player.id, player);
+    const players = lobby.players.set(player.id, player, this.#playerHashOf(player.id));
     if (players.size === lobby.players.size) throw new Error(`addPlayer: player id ${player.id} is already taken`);
     this.#replace(lobby, reviseLobby(lobby, { players, playerCount: players.size }));
-    this.#sources = this.#sources.set(player.source, (this.#sources.get(player.source) ?? 0) + 1);
+    const sh = hashKey(player.source);
+    this.#sources = this.#sources.set(player.source, (this.#sources.get(player.source, sh) ?? 0) + 1, sh);
   }
 
   /** Replace a seated player (status, deadline). */
   updatePlayer(player: Player): void {
-    const lobby = this.#lobbies.get(player.lobbyId);
-    const prev = lobby?.players.get(player.id);
+    const lobby = this.lobby(player.lobbyId);
+    const h = this.#playerHashOf(player.id);
+    const prev = lobby?.players.get(player.id, h);
     if (lobby === undefined || prev === undefined) throw new Error(`updatePlayer: no player ${player.id} in ${player.lobbyId}`);
     const delta = (player.status === 'connected' ? 1 : 0) - (prev.status === 'connected' ? 1 : 0);
-    this.#replace(lobby, reviseLobby(lobby, { players: lobby.players.set(player.id, player), connectedCount: lobby.connectedCount + delta }));
+    this.#replace(lobby, reviseLobby(lobby, { players: lobby.players.set(player.id, player, h), connectedCount: lobby.connectedCount + delta }));
   }
 
   /** Free a player's seat; returns the removed player, or undefined if there was none. */
   removePlayer(lobbyId: string, id: string): Player | undefined {
-    const lobby = this.#lobbies.get(lobbyId);
-    const player = lobby?.players.get(id);
+    const lobby = this.lobby(lobbyId);
+    const h = this.#playerHashOf(id);
+    const player = lobby?.players.get(id, h);
     if (lobby === undefined || player === undefined) return undefined;
-    const players = lobby.players.delete(id);
+    const players = lobby.players.delete(id, h);
     this.#replace(
       lobby,
       reviseLobby(lobby, { players, playerCount: players.size, connectedCount: lobby.connectedCount - (player.status === 'connected' ? 1 : 0) }),
     );
-    const left = (this.#sources.get(player.source) ?? 1) - 1;
-    this.#sources = left === 0 ? this.#sources.delete(player.source) : this.#sources.set(player.source, left);
+    const sh = hashKey(player.source);
+    const left = (this.#sources.get(player.source, sh) ?? 1) - 1;
+    this.#sources = left === 0 ? this.#sources.delete(player.source, sh) : this.#sources.set(player.source, left, sh);
     return player;
   }
 

@@ -16,10 +16,9 @@ export interface LobbyRef {
 type Step = Result<Decision<undefined>, MatchError>;
 
 const withLobby = (world: World, ref: LobbyRef, ctx: Ctx, f: (tx: Tx, lobby: Lobby) => MatchError | undefined): Step => {
-  const ns = namespaceOf(world, ref.namespaceId);
-  const lobby = ns.lobbies.get(ref.lobbyId);
+  const tx = new Tx(world, namespaceOf(world, ref.namespaceId), ctx.now);
+  const lobby = tx.lobby(ref.lobbyId);
   if (lobby === undefined) return err(matchError('MATCHMAKER_LOBBY_NOT_FOUND'));
-  const tx = new Tx(world, ns, ctx.now);
   const problem = f(tx, lobby);
   return problem ? err(problem) : ok(tx.commit(undefined));
 };

@@ -153,7 +153,7 @@ export const find = (world: World, cmd: FindCommand, ctx: Ctx): Admission<Seat> 
   if (stop) return stop;
   const chosen = chooseLobby(ns, version, pairs, cmd, ctx.seed);
   if (chosen !== undefined) {
-    const lobby = ns.lobbies.get(chosen);
+    const lobby = tx.lobby(chosen);
     if (lobby === undefined) throw new Error(`routing index names unknown lobby ${chosen}`);
     return { kind: 'admitted', decision: tx.commit(reserveSeats(tx, lobby, cmd.playerIds, cmd.client, false)) };
   }

@@ -1,6 +1,6 @@
 import { isFindable } from '../lobby/flags.js';
 import type { Lobby } from '../lobby/lobby.js';
-import { PMap } from '../pmap.js';
+import { hashKey, PMap } from '../pmap.js';
 import { addToBuckets, type Buckets, EMPTY_BUCKETS, fullest, fullestFirst, moveInBuckets, removeFromBuckets } from './pool.js';
 
 /**
@@ -44,12 +44,13 @@ const poolOf = (lobby: Lobby): string => poolKey(lobby.versionId, lobby.gameMode
 const samePool = (a: Lobby, b: Lobby): boolean =>
   a.versionId === b.versionId && a.gameMode === b.gameMode && a.region === b.region && a.dynamicMaxPlayers === b.dynamicMaxPlayers;
 
-/** The index with `lobby` (as it stands: pool, tags, player count) added or removed. */
-const withEntry = (index: RoutingIndex, lobby: Lobby, add: boolean): RoutingIndex => {
+/** The index with `lobby` (as it stands: pool, tags, player count) added or removed; `hash` is `hashKey(lobby.id)`. */
+const withEntry = (index: RoutingIndex, lobby: Lobby, add: boolean, hash: number): RoutingIndex => {
   const key = poolOf(lobby);
+  const keyHash = hashKey(key);
   const { id, tags: lobbyTags, playerCount: count } = lobby;
-  const pool = index.get(key) ?? { all: EMPTY_BUCKETS, tags: PMap.empty<string, Buckets>() };
-  const apply = (b: Buckets): Buckets => (add ? addToBuckets(b, id, count) : removeFromBuckets(b, id, count));
+  const pool = index.get(key, keyHash) ?? { all: EMPTY_BUCKETS, tags: PMap.empty<string, Buckets>() };
+  const apply = (b: Buckets): Buckets => (add ? addToBuckets(b, id, count, hash) : removeFromBuckets(b, id, count, hash));
   let tags = pool.tags;
   for (const name of Object.keys(lobbyTags)) {
     const tag = tagKey(name, lobbyTags[name] as string);
@@ -57,27 +58,29 @@ const withEntry = (index: RoutingIndex, lobby: Lobby, add: boolean): RoutingInde
     tags = next.size === 0 ? tags.delete(tag) : tags.set(tag, next);
   }
   const all = apply(pool.all);
-  return all.size === 0 ? index.delete(key) : index.set(key, { all, tags });
+  return all.size === 0 ? index.delete(key, keyHash) : index.set(key, { all, tags }, keyHash);
 };
 
 /** The same lobby in the same pool with the same tags, only its player count changed (`from` → its count now). */
-const movedEntry = (index: RoutingIndex, lobby: Lobby, from: number): RoutingIndex => {
+const movedEntry = (index: RoutingIndex, lobby: Lobby, from: number, hash: number): RoutingIndex => {
   const key = poolOf(lobby);
-  const pool = index.get(key);
+  const keyHash = hashKey(key);
+  const pool = index.get(key, keyHash);
   if (pool === undefined) return index;
   const { id, tags: lobbyTags, playerCount: to } = lobby;
   let tags = pool.tags;
   for (const name of Object.keys(lobbyTags)) {
     const tag = tagKey(name, lobbyTags[name] as string);
     const b = tags.get(tag);
-    if (b !== undefined) tags = tags.set(tag, moveInBuckets(b, id, from, to));
+    if (b !== undefined) tags = tags.set(tag, moveInBuckets(b, id, from, to, hash));
   }
-  return index.set(key, { all: moveInBuckets(pool.all, id, from, to), tags });
+  return index.set(key, { all: moveInBuckets(pool.all, id, from, to, hash), tags }, keyHash);
 };
 
 /**
  * The index after a lobby changed from `before` to `after` (either may be undefined: created,
- * forgotten). Untouched pools and buckets are shared with the old index.
+ * forgotten; both are one lobby, `hash` is `hashKey` of its id). Untouched pools and buckets are
+ * shared with the old index.
  *
  * @example
  * index = reindex(index, undefined, newLobby, currentVersionId);
@@ -87,15 +90,16 @@ export const reindex = (
   before: Lobby | undefined,
   after: Lobby | undefined,
   currentVersionId: string | undefined,
+  hash = hashKey((after ?? before)?.id ?? ''),
 ): RoutingIndex => {
   const a = indexed(before, currentVersionId);
   const b = indexed(after, currentVersionId);
   if (a && b && samePool(before, after) && before.tags === after.tags) {
-    return before.playerCount === after.playerCount ? index : movedEntry(index, after, before.playerCount);
+    return before.playerCount === after.playerCount ? index : movedEntry(index, after, before.playerCount, hash);
   }
   let next = index;
-  if (a) next = withEntry(next, before, false);
-  if (b) next = withEntry(next, after, true);
+  if (a) next = withEntry(next, before, false, hash);
+  if (b) next = withEntry(next, after, true, hash);
   return next;
 };
 

@@ -1,4 +1,4 @@
-import { PMap } from '../pmap.js';
+import { hashKey, PMap } from '../pmap.js';
 
 /** Counts per chunk of {@link Buckets}: a move copies a 16-slot chunk, not one slot per possible count. */
 const CHUNK_BITS = 4;
@@ -37,12 +37,14 @@ const putBucket = (chunks: (Chunk | undefined)[], count: number, bucket: Bucket)
 const topCount = (b: Buckets): number => b.chunks.length * CHUNK - 1;
 
 /**
+ * The buckets with lobby `id` added at `count` (`hash`, when given, is `hashKey(id)`; so below).
+ *
  * @example
  * addToBuckets(EMPTY_BUCKETS, 'lobby-a', 3).size // 1
  */
-export const addToBuckets = (b: Buckets, id: string, count: number): Buckets => {
+export const addToBuckets = (b: Buckets, id: string, count: number, hash = hashKey(id)): Buckets => {
   const bucket = bucketAt(b, count) ?? PMap.empty<string, 1>();
-  const next = bucket.set(id, 1);
+  const next = bucket.set(id, 1, hash);
   if (next === bucket) return b;
   const chunks = b.chunks.slice();
   putBucket(chunks, count, next);
@@ -50,10 +52,10 @@ export const addToBuckets = (b: Buckets, id: string, count: number): Buckets => 
 };
 
 /** @example removeFromBuckets(addToBuckets(EMPTY_BUCKETS, 'a', 1), 'a', 1).size // 0 */
-export const removeFromBuckets = (b: Buckets, id: string, count: number): Buckets => {
+export const removeFromBuckets = (b: Buckets, id: string, count: number, hash = hashKey(id)): Buckets => {
   const bucket = bucketAt(b, count);
   if (bucket === undefined) return b;
-  const next = bucket.delete(id);
+  const next = bucket.delete(id, hash);
   if (next === bucket) return b;
   const chunks = b.chunks.slice();
   putBucket(chunks, count, next.size === 0 ? undefined : next);
@@ -95,12 +97,12 @@ export const fullest = (b: Buckets, limit: number, need: number): string | undef
  * @example
  * moveInBuckets(b, 'lobby-a', 3, 4)
  */
-export const moveInBuckets = (b: Buckets, id: string, from: number, to: number): Buckets => {
+export const moveInBuckets = (b: Buckets, id: string, from: number, to: number, hash = hashKey(id)): Buckets => {
   const source = bucketAt(b, from);
-  const left = source?.delete(id);
-  if (left === undefined || left === source) return addToBuckets(b, id, to);
+  const left = source?.delete(id, hash);
+  if (left === undefined || left === source) return addToBuckets(b, id, to, hash);
   const chunks = b.chunks.slice();
-  const target = (bucketAt(b, to) ?? PMap.empty<string, 1>()).set(id, 1);
+  const target = (bucketAt(b, to) ?? PMap.empty<string, 1>()).set(id, 1, hash);
   if (from >> CHUNK_BITS === to >> CHUNK_BITS) {
     const chunk = (chunks[from >> CHUNK_BITS] as Chunk).slice();
     chunk[from & LOW] = left.size === 0 ? undefined : left;
