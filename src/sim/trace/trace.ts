@@ -39,16 +39,18 @@ export class Trace {
   #digest: string | undefined;
   /** Lines not yet fed to the hash: hashing in 64 KiB chunks costs far less than once per record. */
   #pending = '';
-  /** The last time {@link appendJson} wrote, as text: records come in runs at one virtual time, and writing a fractional number costs more than the rest of the line. */
+  /** The last time {@link appendJson} wrote, as the end of a line (`1204}\n`): records come in runs at one virtual time. */
   #lastT = Number.NaN;
   #lastTText = '';
+  /** Each record kind's part of a line (`,"kind":"event","t":`), written once: a run uses a handful of kinds. */
+  readonly #kinds = new Map<string, string>();
 
   constructor(options: { readonly keep: boolean }) {
     this.#keep = options.keep;
   }
 
   append(record: TraceRecord): void {
-    this.#add(canonicalJson(record));
+    this.#add(`${canonicalJson(record)}\n`);
     if (this.#keep) this.#records.push(record);
   }
 
@@ -65,15 +67,18 @@ export class Trace {
     if (t !== this.#lastT) {
       if (!Number.isFinite(t)) throw new TypeError(`cannot trace the time ${t}`);
       this.#lastT = t;
-      this.#lastTText = String(t);
+      this.#lastTText = `${String(t)}}\n`;
     }
-    this.#add(`{"data":${data},"kind":${jsonString(kind)},"t":${this.#lastTText}}`);
+    let kindText = this.#kinds.get(kind);
+    if (kindText === undefined) this.#kinds.set(kind, (kindText = `,"kind":${jsonString(kind)},"t":`));
+    this.#add(`{"data":${data}${kindText}${this.#lastTText}`);
     if (this.#keep) this.#records.push({ data: JSON.parse(data) as unknown, kind, t });
   }
 
+  /** Adds one line, its newline included. */
   #add(line: string): void {
     if (this.#digest !== undefined) throw new Error('trace: append after hash()');
-    this.#pending += `${line}\n`;
+    this.#pending += line;
     if (this.#pending.length >= 65_536) this.#flush();
     this.#length += 1;
   }
