@@ -4,10 +4,10 @@
  */
 import { DEFAULT_NAMESPACE_SETTINGS } from '../../core/world.js';
 import type { GameRecord, NamespaceRecord, VersionRecord } from '../../io/catalog.js';
+import { publishNamespace } from '../../services/publish.js';
 import { agentOf, requireAdmin, requireAgent, requireGame } from '../auth.js';
 import { param, type Ctx, type Handler, type Services } from '../context.js';
 import { fail } from '../errors.js';
-import { publishNamespace } from '../publish.js';
 import { renderGameSummary, renderGroupSummary, renderNamespaceSummary, renderRegionSummary, renderVersionSummary } from '../render.js';
 import type { Router } from '../router.js';
 import { anyJson, collect, object, opt, req, uuid } from '../validate.js';

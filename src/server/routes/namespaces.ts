@@ -4,10 +4,10 @@
  */
 import { DEFAULT_NAMESPACE_SETTINGS, type NamespaceSettings } from '../../core/world.js';
 import type { NamespaceRecord } from '../../io/catalog.js';
+import { publishNamespace } from '../../services/publish.js';
 import { requireGame, requireNamespace } from '../auth.js';
 import { param, ts, type Ctx, type Handler } from '../context.js';
 import { fail } from '../errors.js';
-import { publishNamespace } from '../publish.js';
 import { renderNamespace } from '../render.js';
 import type { Router } from '../router.js';
 import { anyJson, bool, collect, int, object, oneOf, opt, parse, req, uuid, type Problem } from '../validate.js';
