@@ -8,7 +8,7 @@ import { MemoryMatchStore } from '../../src/adapters/memory/match-store.js';
 import type { MatchError } from '../../src/core/errors.js';
 import type { Result } from '../../src/core/result.js';
 import { createWorld, DEFAULT_NAMESPACE_SETTINGS, type RegionInfo } from '../../src/core/world.js';
-import type { GameRecord, NamespaceRecord, VersionRecord } from '../../src/io/catalog.js';
+import type { CatalogStore, GameRecord, NamespaceRecord, VersionRecord } from '../../src/io/catalog.js';
 import type { Random } from '../../src/io/index.js';
 import { Matchmaker } from '../../src/services/matchmaker.js';
 import { publishNamespace } from '../../src/services/publish.js';
@@ -40,6 +40,22 @@ export const expectError = <T>(r: Result<T, MatchError>): MatchError => {
   if (r.ok) throw new Error(`expected an error, got ${JSON.stringify(r.value)}`);
   return r.error;
 };
+
+/**
+ * The catalog with some methods replaced; the others call through (races and failures the memory
+ * catalog cannot be made to show).
+ *
+ * @example
+ * overriding(catalog, { listNamespaces: () => Promise.resolve([]) })
+ */
+export const overriding = (catalog: CatalogStore, over: Partial<CatalogStore>): CatalogStore =>
+  new Proxy(catalog, {
+    get(target, key) {
+      if (Object.hasOwn(over, key)) return over[key as keyof CatalogStore];
+      const value = Reflect.get(target, key, target) as unknown;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 
 /** A version config the core accepts: one game mode in `local` running the build `buildId`. */
 export const versionConfig = (buildId: string): Record<string, unknown> => ({

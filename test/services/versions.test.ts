@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { conflict } from '../../src/io/catalog.js';
 import { createVersion, findVersion, versionProblems } from '../../src/services/versions.js';
-import { cloud, expectError, expectOk, T0, versionConfig } from './cloud.js';
+import { cloud, expectError, expectOk, overriding, T0, versionConfig } from './cloud.js';
 
 const pathsOf = (e: { readonly metadata?: unknown }): string[] =>
   (e.metadata as { errors: { path: string[] }[] }).errors.map((p) => p.path.join('.'));
@@ -53,13 +53,7 @@ describe('createVersion', () => {
   it('answers display-name.not-unique when the catalog refuses the record (a version stored in between)', async () => {
     const c = cloud();
     const game = await c.game();
-    const catalog = {
-      listVersions: (id: string) => c.catalog.listVersions(id),
-      getBuild: (id: string) => c.catalog.getBuild(id),
-      getCdnSite: (id: string) => c.catalog.getCdnSite(id),
-      getUpload: (id: string) => c.catalog.getUpload(id),
-      createVersion: () => Promise.resolve(conflict<never>('id', 'x')),
-    };
+    const catalog = overriding(c.catalog, { createVersion: () => Promise.resolve(conflict('id', 'x')) });
     const error = expectError(await createVersion({ ...c.deps, catalog }, game.id, { display_name: 'v1', config: {} }));
     expect(error).toMatchObject({ code: 'VALIDATION_ERROR', params: { error: 'display-name.not-unique' } });
   });
