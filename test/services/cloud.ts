@@ -1,6 +1,6 @@
 /**
  * What the cloud services' tests run on: the memory catalog, a real matchmaker on the memory match
- * store (a runtime that starts every lobby at once), a fixed clock and sequential UUIDs, and
+ * store (a runtime whose starts always succeed), a fixed clock and sequential UUIDs, and
  * helpers that put games, versions and completed uploads into the catalog directly.
  */
 import { MemoryCatalogStore } from '../../src/adapters/memory/catalog.js';
@@ -71,12 +71,11 @@ export function cloud(options: { readonly settings?: { readonly egressAllow?: re
   const random = sequentialRandom();
   const catalog = new MemoryCatalogStore();
   const store = new MemoryMatchStore(createWorld(REGIONS));
-  const started: string[] = [];
   const matchmaker = new Matchmaker({
     store, clock, random,
     verifier: { verify: () => Promise.resolve({ kind: 'status', status: 200 }) },
     captcha: { verify: () => Promise.resolve({ success: true }) },
-    runtime: { start: (l) => (started.push(l.lobbyId), Promise.resolve()), stop: () => Promise.resolve() },
+    runtime: { start: () => Promise.resolve(), stop: () => Promise.resolve() },
     routes: { bind: () => Promise.resolve(), unbind: () => Promise.resolve() },
     logs: { append: () => Promise.resolve() },
   });
@@ -103,6 +102,13 @@ export function cloud(options: { readonly settings?: { readonly egressAllow?: re
       cdn: { authType: 'none', authUsers: [], enableDomainPublicAuth: true }, domains: [],
     }));
 
+  /** Two games with a version each: `game` and `version` the game under test, `other` and `foreign` another's. */
+  const twoGames = async () => {
+    const g = await game();
+    const other = await game('other');
+    return { game: g, version: await version(g.id), other, foreign: await version(other.id) };
+  };
+
   /** A build of the game whose upload is complete (or not), straight into the catalog. */
   const build = async (gameId: string, complete = true): Promise<string> => {
     const uploadId = random.uuid();
@@ -123,5 +129,5 @@ export function cloud(options: { readonly settings?: { readonly egressAllow?: re
     return { game: g, version: v, ns, buildId };
   };
 
-  return { deps, catalog, matchmaker, store, clock, random, settings, started, game, version, namespace, build, published };
+  return { deps, catalog, matchmaker, store, clock, random, settings, game, version, twoGames, namespace, build, published };
 }

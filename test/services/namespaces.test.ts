@@ -27,10 +27,7 @@ describe('newNamespaceRecord', () => {
 describe('namespaceProblems', () => {
   it("finds a name id taken within the game (not another game's) and a version that is not the game's", async () => {
     const c = cloud();
-    const game = await c.game();
-    const other = await c.game('other');
-    const version = await c.version(game.id);
-    const foreign = await c.version(other.id);
+    const { game, version, other, foreign } = await c.twoGames();
     await c.namespace(game.id, version.id, 'prod');
     await c.namespace(other.id, foreign.id, 'staging');
     expect(await namespaceProblems(c.deps, game.id, { nameId: 'prod', versionId: foreign.id })).toEqual({

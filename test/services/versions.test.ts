@@ -113,10 +113,7 @@ describe('versionProblems', () => {
 describe('findVersion', () => {
   it("finds the game's version; VERSION_NOT_FOUND for an unknown id or another game's", async () => {
     const c = cloud();
-    const game = await c.game();
-    const other = await c.game('other');
-    const version = await c.version(game.id);
-    const foreign = await c.version(other.id);
+    const { game, version, foreign } = await c.twoGames();
     expect(expectOk(await findVersion(c.deps, game.id, version.id))).toEqual(version);
     expect(expectError(await findVersion(c.deps, game.id, foreign.id)).code).toBe('VERSION_NOT_FOUND');
     expect(expectError(await findVersion(c.deps, game.id, '00000000-0000-4000-8000-0000000000ff')).code).toBe('VERSION_NOT_FOUND');
