@@ -14,7 +14,7 @@ import type { FileToUpload, PreparedUpload, PrepareUpload } from './uploads.js';
 export const MAX_BUILD_BYTES = 8_000_000_000;
 export const MAX_SITE_BYTES = 1_000_000_000;
 
-/** {@link Uploads.prepare}: builds and sites need nothing else of the uploads service. */
+/** The uploads service's `prepare` (`services/uploads.ts`): builds and sites need nothing else of it. */
 export interface UploadPreparer {
   prepare(request: PrepareUpload): Promise<Result<PreparedUpload, MatchError>> | Result<PreparedUpload, MatchError>;
 }
@@ -75,7 +75,7 @@ const prepare = async (deps: UploadDeps, request: PrepareUpload): Promise<Result
  * `VALIDATION_ERROR`, an image of 8 GB or more `UPLOAD_TOO_LARGE`; the uploads service's own
  * refusals come back as they are.
  *
- * @effects catalog (listBuilds, createBuild, and the upload), clock, random
+ * @effects catalog (listBuilds, createBuild), uploads (prepare), clock, random
  * @example
  * const r = await createBuild(deps, gameId, build); if (r.ok) r.value.presigned[0].url
  */
@@ -99,7 +99,7 @@ export async function createBuild(deps: UploadDeps, gameId: string, build: NewBu
  * Records a CDN site of the game and prepares the upload of its files (`UPLOAD_TOO_LARGE` at 1 GB
  * or more in all; the uploads service's own refusals come back as they are).
  *
- * @effects catalog (createCdnSite, and the upload), clock, random
+ * @effects catalog (createCdnSite), uploads (prepare), clock, random
  * @example
  * const r = await createSite(deps, gameId, { displayName: 'Site', files }); if (r.ok) r.value.presigned.length
  */
@@ -136,6 +136,8 @@ const withUpload = async <R extends { readonly uploadId: string }>(catalog: List
  * The game's builds, newest first, with their uploads' state.
  *
  * @effects catalog (listBuilds, getUpload)
+ * @example
+ * (await listBuilds({ catalog }, gameId)).filter((b) => b.complete)
  */
 export async function listBuilds(deps: { readonly catalog: Listing & Pick<CatalogStore, 'listBuilds'> }, gameId: string): Promise<Uploaded<BuildRecord>[]> {
   return withUpload(deps.catalog, await deps.catalog.listBuilds(gameId));
@@ -145,6 +147,8 @@ export async function listBuilds(deps: { readonly catalog: Listing & Pick<Catalo
  * The game's CDN sites, newest first, with their uploads' state.
  *
  * @effects catalog (listCdnSites, getUpload)
+ * @example
+ * (await listSites({ catalog }, gameId))[0]?.record // the newest
  */
 export async function listSites(deps: { readonly catalog: Listing & Pick<CatalogStore, 'listCdnSites'> }, gameId: string): Promise<Uploaded<CdnSiteRecord>[]> {
   return withUpload(deps.catalog, await deps.catalog.listCdnSites(gameId));

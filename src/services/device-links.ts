@@ -43,6 +43,8 @@ export async function prepareDeviceLink(
  * The cloud token of a completed link (undefined while it is pending).
  *
  * @effects catalog (getSetting)
+ * @example
+ * const cloudToken = await linkedCloudToken({ catalog }, token); // polled by a waiting CLI
  */
 export function linkedCloudToken(deps: Reads, token: string): Promise<string | undefined> {
   return deps.catalog.getSetting(doneKey(token));

@@ -114,6 +114,8 @@ export async function versionProblems(deps: VersionCheckDeps, gameId: string, re
  * The version, if it exists and belongs to the game.
  *
  * @effects catalog (getVersion)
+ * @example
+ * if ((await gameVersion(catalog, game.id, versionId)) === undefined) problems.push(notFound)
  */
 export async function gameVersion(catalog: Pick<CatalogStore, 'getVersion'>, gameId: string, versionId: string): Promise<VersionRecord | undefined> {
   const version = await catalog.getVersion(versionId);
