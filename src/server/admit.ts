@@ -6,10 +6,10 @@ import { matchError, type MatchError } from '../core/errors.js';
 import { isActive, isReady } from '../core/lobby/flags.js';
 import type { NamespaceRecord } from '../io/catalog.js';
 import type { Matchmaker, MatchOutcome } from '../services/matchmaker.js';
+import { ensureNamespace } from '../services/publish.js';
 import type { Ctx } from './context.js';
 import { fail, failWith } from './errors.js';
 import { joinResponse } from './join-response.js';
-import { ensureNamespace } from './publish.js';
 import { SeatWatch, type SeatOutcome } from './seat-wait.js';
 
 /** The seat as the shared store has it: ready, failed (lobby gone or stopping, player removed), or still waiting. */

@@ -3,6 +3,7 @@
  * {@link MatchError} from the one catalog (`ERRORS`); this file maps it to its status and body.
  */
 import { ERRORS, errorMessage, matchError, type ErrorCode, type MatchError } from '../core/errors.js';
+import type { Result } from '../core/result.js';
 import type { Outgoing } from './incoming.js';
 
 /** `{code, message, documentation?, metadata?}`; absent optionals are omitted, never null. */
@@ -37,6 +38,14 @@ export function fail(code: ErrorCode, params?: Readonly<Record<string, string | 
 export function failWith(error: MatchError): never {
   throw new HttpError(error);
 }
+
+/**
+ * A service's result, or its error thrown as an {@link HttpError}.
+ *
+ * @example
+ * const version = unwrap(await findVersion(ctx.services, game.id, versionId));
+ */
+export const unwrap = <T>(r: Result<T, MatchError>): T => (r.ok ? r.value : failWith(r.error));
 
 /** The JSON body of an error. */
 export const errorBody = (e: MatchError): ErrorBody => ({

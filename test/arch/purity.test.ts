@@ -47,6 +47,28 @@ describe.each(['engine', 'charts'])('src/sim/%s is deterministic', (dir) => {
   });
 });
 
+/**
+ * The services sequence load → decide → persist → perform through the io interfaces (STYLE.md's
+ * layout): they import the core, io and each other, never the server, adapters or simulator, and
+ * read no clock or randomness of their own. `node:crypto` is allowed: the uploads service signs its
+ * URLs with an HMAC.
+ */
+describe('src/services reach the world only through io', () => {
+  const root = fileURLToPath(new URL('../../src/services', import.meta.url));
+  const io = fileURLToPath(new URL('../../src/io', import.meta.url));
+  const allow = (spec: string, file: string): boolean =>
+    spec === 'node:crypto' || [root, CORE, io].some((dir) => resolvesWithin(spec, file, dir));
+
+  it('imports only itself, the core, io and node:crypto', () => {
+    expect(tsFiles(root).length).toBeGreaterThan(10);
+    expect(scanImports(root, allow)).toEqual([]);
+  });
+
+  it('reads no clock, randomness, process, timer, console or network', () => {
+    expect(scanTokens(root, IMPURE_TOKENS)).toEqual([]);
+  });
+});
+
 describe('the scanner', () => {
   const root = mkdtempSync(join(tmpdir(), 'tavern-purity-'));
   afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -1,46 +1,34 @@
 /**
- * Device links (wire.md §6.4, the CLI's `rivet login`): the CLI prepares a link and polls it; the
- * developer completes it for a game with a token that may access that game (Rivet's hub did this;
- * with Tavern it is one call with the admin token), and the CLI's next poll gets a cloud token.
- * Links live in the catalog's set-once settings, so every instance sees them.
+ * Device links (wire.md §6.4, the CLI's `rivet login`; the device-links service keeps them): the
+ * CLI prepares a link and polls it, the developer completes it for a game with a token that may
+ * access that game (e.g. the admin token).
  */
+import { completeDeviceLink, deviceLinkStatus, linkedCloudToken, prepareDeviceLink } from '../../services/device-links.js';
 import { requireGame } from '../auth.js';
-import type { Ctx, Handler, Services } from '../context.js';
-import { fail } from '../errors.js';
+import type { Ctx, Handler } from '../context.js';
+import { fail, unwrap } from '../errors.js';
 import type { Router } from '../router.js';
 import { object, parse, req, str, uuid } from '../validate.js';
-
-const pendingKey = (token: string): string => `device-link:${token}`;
-const doneKey = (token: string): string => `device-link-token:${token}`;
 
 const secret = (): string => Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url');
 
 async function prepare(ctx: Ctx): Promise<unknown> {
   await ctx.agent();
-  const { catalog, random, settings } = ctx.services;
-  const id = random.uuid();
-  const token = `device_link.${secret()}`;
-  await catalog.putSettingIfAbsent(pendingKey(token), id);
+  const { id, token } = await prepareDeviceLink(ctx.services, secret());
   return {
     device_link_id: id,
     device_link_token: token,
-    device_link_url: `${settings.publicOrigin}/cloud/devices/links/${id}`,
+    device_link_url: `${ctx.services.settings.publicOrigin}/cloud/devices/links/${id}`,
   };
-}
-
-async function linkedToken(services: Services, token: string): Promise<string | undefined> {
-  return services.catalog.getSetting(doneKey(token));
 }
 
 /** The cloud token once the link is completed; with `watch_index`, waits for it (like the logs long poll). */
 async function get(ctx: Ctx): Promise<unknown> {
   const token = ctx.url.searchParams.get('device_link_token');
   if (token === null || token === '') fail('API_BAD_QUERY', { name: 'device_link_token', reason: 'required' });
-  const { services } = ctx;
-  if ((await services.catalog.getSetting(pendingKey(token))) === undefined) fail('API_BAD_QUERY', { name: 'device_link_token', reason: 'unknown device link' });
-  let cloudToken = await linkedToken(services, token);
+  let cloudToken = unwrap(await deviceLinkStatus(ctx.services, token));
   if (cloudToken === undefined && ctx.url.searchParams.has('watch_index')) cloudToken = await waitForLink(ctx, token);
-  return { ...(cloudToken === undefined ? {} : { cloud_token: cloudToken }), watch: { index: String(services.clock.now() + 1) } };
+  return { ...(cloudToken === undefined ? {} : { cloud_token: cloudToken }), watch: { index: String(ctx.services.clock.now() + 1) } };
 }
 
 function waitForLink(ctx: Ctx, token: string): Promise<string | undefined> {
@@ -58,7 +46,7 @@ function waitForLink(ctx: Ctx, token: string): Promise<string | undefined> {
     const onAbort = (): void => finish(undefined);
     const poll = (): void => {
       cancels.push(timers.after(settings.logPollMs, () => {
-        linkedToken(ctx.services, token).then((t) => (t === undefined ? poll() : finish(t)), () => finish(undefined));
+        linkedCloudToken(ctx.services, token).then((t) => (t === undefined ? poll() : finish(t)), () => finish(undefined));
       }));
     };
     ctx.signal.addEventListener('abort', onAbort, { once: true });
@@ -71,11 +59,7 @@ function waitForLink(ctx: Ctx, token: string): Promise<string | undefined> {
 async function complete(ctx: Ctx): Promise<unknown> {
   const body = parse(await ctx.body(), object({ device_link_token: req(str), game_id: req(uuid) }));
   const game = await requireGame(ctx, body.game_id);
-  const { catalog, tokens } = ctx.services;
-  if ((await catalog.getSetting(pendingKey(body.device_link_token))) === undefined) fail('API_BAD_QUERY', { name: 'device_link_token', reason: 'unknown device link' });
-  if ((await linkedToken(ctx.services, body.device_link_token)) === undefined) {
-    await catalog.putSettingIfAbsent(doneKey(body.device_link_token), await tokens.issue({ kind: 'cloud', gameId: game.id }));
-  }
+  unwrap(await completeDeviceLink(ctx.services, body.device_link_token, game.id));
   return {};
 }
 

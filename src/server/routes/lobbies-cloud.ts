@@ -1,52 +1,20 @@
 /**
- * The developer's view of lobbies: live analytics (wire.md §2.3) and lobby logs with their long
- * poll (§2.4). Log lines are base64 of the raw bytes; the watch index is the catalog's sequence
- * number of the last line returned (an opaque string to clients).
+ * The developer's view of lobbies (the cloud-lobbies service): live analytics (wire.md §2.3) and
+ * lobby logs with their long poll (§2.4). Log lines are base64 of the raw bytes; the watch index is
+ * the catalog's sequence number of the last line returned (an opaque string to clients).
  */
-import { summarize } from '../../core/analytics.js';
-import { isActive } from '../../core/lobby/flags.js';
-import type { Lobby } from '../../core/lobby/lobby.js';
-import type { LogLine, LogPage, LogStream } from '../../io/catalog.js';
+import type { LogStream } from '../../io/catalog.js';
+import { findGameLobby, liveLobbies, stopGameLobby, tailLogs } from '../../services/cloud-lobbies.js';
 import { requireGame, requireNamespace } from '../auth.js';
-import { param, ts, type Ctx, type Handler, type Services } from '../context.js';
-import { fail } from '../errors.js';
+import { param, ts, type Ctx, type Handler } from '../context.js';
+import { fail, unwrap } from '../errors.js';
 import { waitForLines } from '../log-watch.js';
 import { renderLobbySummary } from '../render.js';
 import type { Router } from '../router.js';
 
 async function liveAnalytics(ctx: Ctx): Promise<unknown> {
   const { ns } = await requireNamespace(ctx, param(ctx, 'game_id'), param(ctx, 'namespace_id'));
-  const state = (await ctx.services.matchmaker.snapshot()).namespaces.get(ns.id);
-  const lobbies = [...(state?.lobbies.values() ?? [])].filter(isActive);
-  lobbies.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
-  return { lobbies: lobbies.map((l) => renderLobbySummary(summarize(l, state?.currentVersionId))) };
-}
-
-/** Lines without a watch index: the newest 256. */
-export const TAIL_LINES = 256;
-const PAGE = 1024;
-
-/** The lobby, if it belongs to one of the game's namespaces (stopped lobbies are kept for a while). */
-async function gameLobby(services: Services, gameId: string, lobbyId: string): Promise<Lobby | undefined> {
-  const world = await services.matchmaker.snapshot();
-  for (const ns of await services.catalog.listNamespaces(gameId)) {
-    const lobby = world.namespaces.get(ns.id)?.lobbies.get(lobbyId);
-    if (lobby !== undefined) return lobby;
-  }
-  return undefined;
-}
-
-async function tail(services: Services, lobbyId: string, stream: LogStream): Promise<LogPage> {
-  let last = 0;
-  let lines: LogLine[] = [];
-  for (;;) {
-    const page = await services.catalog.readLogs(lobbyId, stream, last, PAGE);
-    if (page.lines.length === 0) break;
-    lines = [...lines, ...page.lines].slice(-TAIL_LINES);
-    last = page.last;
-    if (page.lines.length < PAGE) break;
-  }
-  return { lines, last };
+  return { lobbies: (await liveLobbies(ctx.services, ns.id)).map(renderLobbySummary) };
 }
 
 const streamOf = (ctx: Ctx): LogStream => {
@@ -69,9 +37,9 @@ async function lobbyLogs(ctx: Ctx): Promise<unknown> {
   const stream = streamOf(ctx);
   const watchIndex = watchIndexOf(ctx);
   const lobbyId = param(ctx, 'lobby_id');
-  if ((await gameLobby(ctx.services, game.id, lobbyId)) === undefined) fail('LOBBY_NOT_FOUND');
+  unwrap(await findGameLobby(ctx.services, game.id, lobbyId));
   const page = watchIndex === undefined
-    ? await tail(ctx.services, lobbyId, stream)
+    ? await tailLogs(ctx.services, lobbyId, stream)
     : await waitForLines(ctx.services, lobbyId, stream, watchIndex, ctx.signal);
   return {
     lines: page.lines.map((l) => base64(l.line)),
@@ -83,11 +51,7 @@ async function lobbyLogs(ctx: Ctx): Promise<unknown> {
 /** `DELETE .../matchmaker/lobbies/{lobby_id}`: stop a lobby (`did_remove` false when it was already stopping). */
 async function deleteLobby(ctx: Ctx): Promise<unknown> {
   const game = await requireGame(ctx, param(ctx, 'game_id'));
-  const lobby = await gameLobby(ctx.services, game.id, param(ctx, 'lobby_id'));
-  if (lobby === undefined) fail('LOBBY_NOT_FOUND');
-  if (!isActive(lobby)) return { did_remove: false };
-  const stopped = await ctx.services.matchmaker.stopLobby({ namespaceId: lobby.namespaceId, lobbyId: lobby.id });
-  return { did_remove: stopped.ok };
+  return { did_remove: unwrap(await stopGameLobby(ctx.services, game.id, param(ctx, 'lobby_id'))) };
 }
 
 export function registerCloudLobbies(router: Router<Handler>): void {

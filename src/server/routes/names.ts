@@ -12,12 +12,18 @@ export function displayNameProblems(name: unknown, taken?: ReadonlySet<string>):
   return out;
 }
 
-/** `name-id.*` problems (Rivet's ident: lowercase `a-z0-9-`, 1–16 chars, no `--`). */
-export function nameIdProblems(nameId: unknown, taken?: ReadonlySet<string>): Problem[] {
+/**
+ * `name-id.*` problems of form (Rivet's ident: lowercase `a-z0-9-`, 1–16 chars, no `--`); whether
+ * it is taken is the services' to say, for well-formed ones only ({@link wellFormedNameId}).
+ */
+export function nameIdProblems(nameId: unknown): Problem[] {
   if (typeof nameId !== 'string') return [{ path: ['name-id', nameId === undefined ? 'missing' : 'invalid-type'] }];
-  if (!isIdent(nameId)) return [{ path: ['name-id', 'invalid'] }];
-  return taken?.has(nameId) === true ? [{ path: ['name-id', 'not-unique'] }] : [];
+  return isIdent(nameId) ? [] : [{ path: ['name-id', 'invalid'] }];
 }
+
+/** The name id, if it has no {@link nameIdProblems}. */
+export const wellFormedNameId = (nameId: unknown): string | undefined =>
+  typeof nameId === 'string' && isIdent(nameId) ? nameId : undefined;
 
 /** Throws `VALIDATION_ERROR` when there are problems. */
 export function assertValid(problems: readonly Problem[]): void {

@@ -1,0 +1,94 @@
+/**
+ * A game's lobbies as its developer sees them: the live ones of a namespace (wire.md §2.3), one
+ * found within the game (stopped lobbies are kept for a while), its newest log lines (§2.4), and
+ * stopping it.
+ */
+import { summarize, type LobbySummary } from '../core/analytics.js';
+import { matchError, type MatchError } from '../core/errors.js';
+import { isActive } from '../core/lobby/flags.js';
+import type { Lobby } from '../core/lobby/lobby.js';
+import { err, ok, type Result } from '../core/result.js';
+import type { CatalogStore, LogLine, LogPage, LogStream } from '../io/catalog.js';
+import type { Matchmaker } from './matchmaker.js';
+
+/** Lines of a log tail (a read without a watch index). */
+export const TAIL_LINES = 256;
+/** Lines per catalog read while looking for the tail. */
+const PAGE = 1024;
+
+/**
+ * The namespace's active lobbies, oldest first, as analytics summaries (`is_outdated` against the
+ * current version).
+ *
+ * @effects matchmaker (snapshot)
+ * @example
+ * (await liveLobbies({ matchmaker }, ns.id)).map((s) => s.totalPlayerCount)
+ */
+export async function liveLobbies(deps: { readonly matchmaker: Pick<Matchmaker, 'snapshot'> }, namespaceId: string): Promise<LobbySummary[]> {
+  const state = (await deps.matchmaker.snapshot()).namespaces.get(namespaceId);
+  const lobbies = [...(state?.lobbies.values() ?? [])].filter(isActive);
+  lobbies.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
+  return lobbies.map((l) => summarize(l, state?.currentVersionId));
+}
+
+type FindDeps = {
+  readonly catalog: Pick<CatalogStore, 'listNamespaces'>;
+  readonly matchmaker: Pick<Matchmaker, 'snapshot'>;
+};
+
+/**
+ * The lobby, if it belongs to one of the game's namespaces (`LOBBY_NOT_FOUND` otherwise).
+ *
+ * @effects matchmaker (snapshot), catalog (listNamespaces)
+ * @example
+ * const r = await findGameLobby(deps, game.id, lobbyId); if (r.ok) r.value.namespaceId
+ */
+export async function findGameLobby(deps: FindDeps, gameId: string, lobbyId: string): Promise<Result<Lobby, MatchError>> {
+  const world = await deps.matchmaker.snapshot();
+  for (const ns of await deps.catalog.listNamespaces(gameId)) {
+    const lobby = world.namespaces.get(ns.id)?.lobbies.get(lobbyId);
+    if (lobby !== undefined) return ok(lobby);
+  }
+  return err(matchError('LOBBY_NOT_FOUND'));
+}
+
+/**
+ * Stops one of the game's lobbies: whether this call stopped it (false when it was already
+ * stopping or stopped); `LOBBY_NOT_FOUND` when the game has no such lobby.
+ *
+ * @effects matchmaker (snapshot, stopLobby), catalog (listNamespaces)
+ * @example
+ * const r = await stopGameLobby(deps, game.id, lobbyId); // ok(true)
+ */
+export async function stopGameLobby(
+  deps: FindDeps & { readonly matchmaker: Pick<Matchmaker, 'stopLobby'> },
+  gameId: string,
+  lobbyId: string,
+): Promise<Result<boolean, MatchError>> {
+  const found = await findGameLobby(deps, gameId, lobbyId);
+  if (!found.ok) return found;
+  if (!isActive(found.value)) return ok(false);
+  const stopped = await deps.matchmaker.stopLobby({ namespaceId: found.value.namespaceId, lobbyId });
+  return ok(stopped.ok);
+}
+
+/**
+ * The newest {@link TAIL_LINES} lines of a lobby stream, old to new, and the sequence number to
+ * watch from.
+ *
+ * @effects catalog (readLogs)
+ * @example
+ * const { lines, last } = await tailLogs({ catalog }, lobbyId, 'std_out');
+ */
+export async function tailLogs(deps: { readonly catalog: Pick<CatalogStore, 'readLogs'> }, lobbyId: string, stream: LogStream): Promise<LogPage> {
+  let last = 0;
+  let lines: LogLine[] = [];
+  for (;;) {
+    const page = await deps.catalog.readLogs(lobbyId, stream, last, PAGE);
+    if (page.lines.length === 0) break;
+    lines = [...lines, ...page.lines].slice(-TAIL_LINES);
+    last = page.last;
+    if (page.lines.length < PAGE) break;
+  }
+  return { lines, last };
+}
