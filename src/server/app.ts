@@ -18,7 +18,7 @@ import type { AppConfig, AppDeps, Logger } from './deps.js';
 import { errorResponse, HttpError, json } from './errors.js';
 import { fromRequest, toResponse, type Incoming, type Outgoing } from './incoming.js';
 import { MemoryLobbyStates } from './lobby-states.js';
-import { syncNamespaces } from './publish.js';
+import { syncNamespaces } from '../services/publish.js';
 import { canonicalPath, Router } from './router.js';
 import { registerDevices } from './routes/devices.js';
 import { registerDomains } from './routes/domains.js';

@@ -10,10 +10,6 @@ import type { BuildRecord, CatalogStore, CdnSiteRecord, UploadRecord } from '../
 import type { Clock, Random } from '../io/index.js';
 import type { FileToUpload, PreparedUpload, PrepareUpload } from './uploads.js';
 
-/** Decimal size caps of wire.md §6.1 (a build or site must stay below them). */
-export const MAX_BUILD_BYTES = 8_000_000_000;
-export const MAX_SITE_BYTES = 1_000_000_000;
-
 /** The uploads service's `prepare` (`services/uploads.ts`): builds and sites need nothing else of it. */
 export interface UploadPreparer {
   prepare(request: PrepareUpload): Promise<Result<PreparedUpload, MatchError>> | Result<PreparedUpload, MatchError>;
@@ -72,8 +68,7 @@ const prepare = async (deps: UploadDeps, request: PrepareUpload): Promise<Result
 
 /**
  * Records a build of the game and prepares the upload of its image: a taken image tag is a
- * `VALIDATION_ERROR`, an image of 8 GB or more `UPLOAD_TOO_LARGE`; the uploads service's own
- * refusals come back as they are.
+ * `VALIDATION_ERROR`; the uploads service's refusals (sizes, paths, types) come back as they are.
  *
  * @effects catalog (listBuilds, createBuild), uploads (prepare), clock, random
  * @example
@@ -82,7 +77,6 @@ const prepare = async (deps: UploadDeps, request: PrepareUpload): Promise<Result
 export async function createBuild(deps: UploadDeps, gameId: string, build: NewBuild): Promise<Result<Prepared<BuildRecord>, MatchError>> {
   const taken = await imageTagProblems(deps, gameId, build.imageTag);
   if (taken.length > 0) return err(validationError(taken));
-  if (build.file.contentLength >= MAX_BUILD_BYTES) return err(matchError('UPLOAD_TOO_LARGE', { max: MAX_BUILD_BYTES }));
   const file = { ...build.file, path: buildFileName(build.kind, build.compression) };
   const prepared = await prepare(deps, { gameId, kind: 'build', files: [file], multipart: build.multipart });
   if (!prepared.ok) return prepared;
@@ -96,16 +90,14 @@ export async function createBuild(deps: UploadDeps, gameId: string, build: NewBu
 }
 
 /**
- * Records a CDN site of the game and prepares the upload of its files (`UPLOAD_TOO_LARGE` at 1 GB
- * or more in all; the uploads service's own refusals come back as they are).
+ * Records a CDN site of the game and prepares the upload of its files (the uploads service's
+ * refusals, sizes among them, come back as they are).
  *
  * @effects catalog (createCdnSite), uploads (prepare), clock, random
  * @example
  * const r = await createSite(deps, gameId, { displayName: 'Site', files }); if (r.ok) r.value.presigned.length
  */
 export async function createSite(deps: UploadDeps, gameId: string, site: NewSite): Promise<Result<Prepared<CdnSiteRecord>, MatchError>> {
-  const total = site.files.reduce((n, f) => n + f.contentLength, 0);
-  if (total >= MAX_SITE_BYTES) return err(matchError('UPLOAD_TOO_LARGE', { max: MAX_SITE_BYTES }));
   const prepared = await prepare(deps, { gameId, kind: 'cdn', files: site.files });
   if (!prepared.ok) return prepared;
   const record: CdnSiteRecord = { id: deps.random.uuid(), gameId, uploadId: prepared.value.upload.id, displayName: site.displayName, createdAt: deps.clock.now() };

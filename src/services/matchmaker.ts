@@ -100,6 +100,8 @@ export class Matchmaker implements RuntimeListener {
   readonly hub: EventHub;
   readonly #deps: MatchmakerDeps;
   readonly #ports: EffectPorts;
+  /** Namespaces seen in the world: a world never drops one, so they are not looked up again. */
+  readonly #known = new Set<string>();
 
   constructor(deps: MatchmakerDeps) {
     this.#deps = deps;
@@ -256,9 +258,22 @@ export class Matchmaker implements RuntimeListener {
     void this.lobbyExited({ namespaceId, lobbyId }, reason);
   }
 
+  /**
+   * Whether the world holds the namespace (added here or by another instance sharing the store).
+   *
+   * @effects store (snapshot, until the namespace is seen)
+   */
+  async hasNamespace(id: string): Promise<boolean> {
+    if (this.#known.has(id)) return true;
+    if (!(await this.#deps.store.snapshot()).namespaces.has(id)) return false;
+    this.#known.add(id);
+    return true;
+  }
+
   /** Add a namespace (no version yet); adding it again changes nothing. */
   async addNamespace(id: string, settings?: NamespaceSettings): Promise<void> {
     await this.#run((world) => ({ result: undefined, decision: { world: addNamespace(world, id, settings), effects: [], events: [], value: undefined } }));
+    this.#known.add(id);
   }
 
   /** Replace a namespace's matchmaker limits. */

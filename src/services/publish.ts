@@ -10,7 +10,7 @@ import type { Matchmaker } from './matchmaker.js';
 /** What publishing reads and drives. */
 export interface PublishDeps {
   readonly catalog: Pick<CatalogStore, 'getVersion' | 'listGames' | 'listNamespaces'>;
-  readonly matchmaker: Pick<Matchmaker, 'snapshot' | 'addNamespace' | 'publish'>;
+  readonly matchmaker: Pick<Matchmaker, 'snapshot' | 'hasNamespace' | 'addNamespace' | 'publish'>;
 }
 
 /** The matchmaker's {@link Version} of a stored version (its config was validated when it was created). */
@@ -52,22 +52,14 @@ export async function syncNamespaces(deps: PublishDeps): Promise<void> {
   }
 }
 
-/** Namespaces each matchmaker is known to hold (the world never drops a namespace). */
-const known = new WeakMap<object, Set<string>>();
-
 /**
  * Whether the matchmaker knows the namespace (calls into it need that); adds it when missing.
- * Once seen, a namespace is not looked up again: the matchmaker's world never drops one.
+ * Once seen, a namespace is not looked up again (the matchmaker remembers: its world never drops one).
  *
- * @effects matchmaker (snapshot; addNamespace and publish when missing), catalog (getVersion when missing)
+ * @effects matchmaker (hasNamespace; addNamespace and publish when missing), catalog (getVersion when missing)
  * @example
  * await ensureNamespace(services, ns); // before a find in `ns`
  */
 export async function ensureNamespace(deps: PublishDeps, ns: NamespaceRecord): Promise<void> {
-  let seen = known.get(deps.matchmaker);
-  if (seen === undefined) known.set(deps.matchmaker, (seen = new Set()));
-  if (seen.has(ns.id)) return;
-  const world = await deps.matchmaker.snapshot();
-  if (!world.namespaces.has(ns.id)) await publishNamespace(deps, ns);
-  seen.add(ns.id);
+  if (!(await deps.matchmaker.hasNamespace(ns.id))) await publishNamespace(deps, ns);
 }

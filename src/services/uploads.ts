@@ -13,9 +13,9 @@ import type { Clock, Random } from '../io/index.js';
 
 /** Upload bounds; every size is in bytes and inclusive. */
 export interface UploadLimits {
-  /** A build's total (Rivet: < 8 GB). */
+  /** A build's total (Rivet: under 8 GB). */
   readonly maxBuildBytes: number;
-  /** A CDN site's total (Rivet: < 1 GB). */
+  /** A CDN site's total (Rivet: under 1 GB). */
   readonly maxCdnBytes: number;
   readonly maxFileBytes: number;
   /** Files per upload (Rivet has no limit; reliability.md §1.2 asks for one). */
@@ -41,8 +41,8 @@ export interface UploadLimits {
  * new Uploads({ ...deps, limits: { ...DEFAULT_UPLOAD_LIMITS, chunkBytes: 8 * 2 ** 20 } })
  */
 export const DEFAULT_UPLOAD_LIMITS: UploadLimits = Object.freeze({
-  maxBuildBytes: 8_000_000_000,
-  maxCdnBytes: 1_000_000_000,
+  maxBuildBytes: 8_000_000_000 - 1,
+  maxCdnBytes: 1_000_000_000 - 1,
   maxFileBytes: 8_000_000_000,
   maxFiles: 10_000,
   maxPathBytes: 1024,

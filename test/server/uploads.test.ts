@@ -56,8 +56,12 @@ describe('builds', () => {
     await h.call('POST', `/cloud/games/${gameId}/builds`, { token: cloud, body: { display_name: 'a', image_tag: 'game:dup', image_file: { path: 'i', content_length: 1 } } });
     const dup = await h.call('POST', `/cloud/games/${gameId}/builds`, { token: cloud, body: { display_name: 'a', image_tag: 'game:dup', image_file: { path: 'i', content_length: 1 } } });
     expect(dup.body['message']).toBe('did not pass validation: image-tag.not-unique');
+    // Builds stay under 8 GB (wire.md §6.1): one byte less is accepted (multipart), 8 GB is not.
     const big = await h.call('POST', `/cloud/games/${gameId}/builds`, { token: cloud, body: { display_name: 'a', image_tag: 'game:big', image_file: { path: 'i', content_length: 8_000_000_000 } } });
+    expect(big.status).toBe(400);
     expect(big.body['code']).toBe('UPLOAD_TOO_LARGE');
+    const under = await h.call('POST', `/cloud/games/${gameId}/builds`, { token: cloud, body: { display_name: 'a', image_tag: 'game:under', multipart_upload: true, image_file: { path: 'i', content_length: 7_999_999_999 } } });
+    expect(under.status, JSON.stringify(under.body)).toBe(200);
     const kind = await h.call('POST', `/cloud/games/${gameId}/builds`, { token: cloud, body: { display_name: 'a', image_tag: 'game:k', kind: 'zip', image_file: { path: 'i', content_length: 1 } } });
     expect(kind.body['message']).toBe('did not pass validation: kind.invalid');
   });
@@ -80,11 +84,14 @@ describe('CDN sites', () => {
     expect(list.body['sites']).toEqual([expect.objectContaining({ site_id: r.body['site_id'], content_length: 6, complete: true })]);
   });
 
-  it('UPLOAD_TOO_LARGE at 1 GB; errors of the uploads service pass through', async () => {
+  it('UPLOAD_TOO_LARGE at 1 GB in all, not a byte less; errors of the uploads service pass through', async () => {
     h = harness();
     const { gameId, cloud } = await h.setup();
-    const big = await h.call('POST', `/cloud/games/${gameId}/cdn/sites`, { token: cloud, body: { display_name: 'Site', files: [{ path: 'a', content_length: 1_000_000_000 }] } });
+    const big = await h.call('POST', `/cloud/games/${gameId}/cdn/sites`, { token: cloud, body: { display_name: 'Site', files: [{ path: 'a', content_length: 600_000_000 }, { path: 'b', content_length: 400_000_000 }] } });
+    expect(big.status).toBe(400);
     expect(big.body['code']).toBe('UPLOAD_TOO_LARGE');
+    const under = await h.call('POST', `/cloud/games/${gameId}/cdn/sites`, { token: cloud, body: { display_name: 'Site', files: [{ path: 'a', content_length: 600_000_000 }, { path: 'b', content_length: 399_999_999 }] } });
+    expect(under.status, JSON.stringify(under.body)).toBe(200);
     const escape = await h.call('POST', `/cloud/games/${gameId}/cdn/sites`, { token: cloud, body: { display_name: 'Site', files: [{ path: '../etc/passwd', content_length: 1 }] } });
     expect(escape.status).toBe(400);
     expect(str(escape.body['code'])).toMatch(/^(UPLOAD_INVALID|VALIDATION_ERROR)$/);

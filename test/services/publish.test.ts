@@ -1,13 +1,27 @@
 import { describe, expect, it } from 'vitest';
 import type { NamespaceSettings, Version } from '../../src/core/world.js';
 import { ensureNamespace, publishNamespace, syncNamespaces, type PublishDeps } from '../../src/services/publish.js';
+import type { MemoryMatchStore } from '../../src/adapters/memory/match-store.js';
+import { Matchmaker, type MatchmakerDeps } from '../../src/services/matchmaker.js';
 import { cloud, versionConfig } from './cloud.js';
+
+/** The matchmaker's own dependencies in a {@link cloud} fixture, to build a second instance over its store. */
+const matchmakerDeps = (c: ReturnType<typeof cloud>): MatchmakerDeps => ({
+  store: c.store,
+  clock: c.clock,
+  random: c.random,
+  verifier: { verify: () => Promise.resolve({ kind: 'failed', reason: 'no verifier' }) },
+  captcha: { verify: () => Promise.resolve({ success: false, reason: 'no captcha' }) },
+  routes: { bind: () => Promise.resolve(), unbind: () => Promise.resolve() },
+  logs: { append: () => Promise.resolve() },
+});
 
 /** The deps with the matchmaker's calls counted. */
 const counting = (deps: PublishDeps) => {
-  const calls = { snapshot: 0, addNamespace: [] as string[], publish: [] as string[] };
+  const calls = { snapshot: 0, has: 0, addNamespace: [] as string[], publish: [] as string[] };
   const matchmaker: PublishDeps['matchmaker'] = {
     snapshot: () => (calls.snapshot++, deps.matchmaker.snapshot()),
+    hasNamespace: (id: string) => (calls.has++, deps.matchmaker.hasNamespace(id)),
     addNamespace: (id: string, settings?: NamespaceSettings) => (calls.addNamespace.push(id), deps.matchmaker.addNamespace(id, settings)),
     publish: (id: string, version: Version) => (calls.publish.push(`${id} ${version.id}`), deps.matchmaker.publish(id, version)),
   };
@@ -71,9 +85,9 @@ describe('ensureNamespace', () => {
     const ns = await c.namespace(game.id, version.id);
     const { deps, calls } = counting(c.deps);
     await ensureNamespace(deps, ns);
-    expect(calls).toEqual({ snapshot: 1, addNamespace: [ns.id], publish: [`${ns.id} ${version.id}`] });
+    expect(calls).toEqual({ snapshot: 0, has: 1, addNamespace: [ns.id], publish: [`${ns.id} ${version.id}`] });
     await ensureNamespace(deps, ns);
-    expect(calls.snapshot).toBe(1);
+    expect(calls).toEqual({ snapshot: 0, has: 2, addNamespace: [ns.id], publish: [`${ns.id} ${version.id}`] });
     expect(c.store.world.namespaces.get(ns.id)?.currentVersionId).toBe(version.id);
   });
 
@@ -83,7 +97,7 @@ describe('ensureNamespace', () => {
     const v2 = await c.version(game.id, 'v2');
     const { deps, calls } = counting(c.deps);
     await ensureNamespace(deps, { ...ns, versionId: v2.id });
-    expect(calls).toEqual({ snapshot: 1, addNamespace: [], publish: [] });
+    expect(calls).toEqual({ snapshot: 0, has: 1, addNamespace: [], publish: [] });
   });
 
   it('remembers namespaces per matchmaker: another matchmaker looks again', async () => {
@@ -96,6 +110,34 @@ describe('ensureNamespace', () => {
     await ensureNamespace(second.deps, ns);
     expect(second.calls.publish).toHaveLength(1);
     expect(other.store.world.namespaces.has(ns.id)).toBe(true);
+  });
+});
+
+describe('Matchmaker.hasNamespace', () => {
+  /** A memory store that counts its snapshots. */
+  const counted = (c: ReturnType<typeof cloud>) => {
+    let snapshots = 0;
+    const store = Object.assign(Object.create(c.store) as MemoryMatchStore, {
+      snapshot: () => ((snapshots += 1), c.store.snapshot()),
+      transact: c.store.transact.bind(c.store),
+    });
+    return { store, snapshots: () => snapshots };
+  };
+
+  it('reads the store until the namespace is seen, then answers from memory (a world never drops a namespace)', async () => {
+    const c = cloud();
+    const { store, snapshots } = counted(c);
+    const mm = new Matchmaker({ ...matchmakerDeps(c), store });
+    expect(await mm.hasNamespace('ns-added-elsewhere')).toBe(false);
+    expect(snapshots()).toBe(1);
+    // Another instance sharing the store adds it: this one sees it on its next look, then remembers.
+    await c.matchmaker.addNamespace('ns-added-elsewhere');
+    expect(await mm.hasNamespace('ns-added-elsewhere')).toBe(true);
+    expect(await mm.hasNamespace('ns-added-elsewhere')).toBe(true);
+    expect(snapshots()).toBe(2);
+    await mm.addNamespace('ns-added-here');
+    expect(await mm.hasNamespace('ns-added-here')).toBe(true);
+    expect(snapshots()).toBe(2);
   });
 });
 

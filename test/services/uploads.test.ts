@@ -330,7 +330,7 @@ describe('Uploads', () => {
       const e = expectError(
         await h.uploads.prepare({ gameId: GAME, kind: 'cdn', files: [0, 1, 2].map((i) => ({ path: `f${i}`, contentLength: max })) }),
       );
-      expect(e.metadata).toEqual({ errors: [{ code: 'UPLOAD_TOO_LARGE', params: { max: 1e9 }, path: ['files'] }] });
+      expect(e.metadata).toEqual({ errors: [{ code: 'UPLOAD_TOO_LARGE', params: { max: 1e9 - 1 }, path: ['files'] }] });
     });
 
     it('reports every problem, the first as the error', async () => {

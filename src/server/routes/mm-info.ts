@@ -9,7 +9,7 @@ import { requireMatchmakerNamespace } from '../auth.js';
 import { clientCoords } from '../client.js';
 import type { Ctx, Handler } from '../context.js';
 import { DEV_REGION } from '../join-response.js';
-import { ensureNamespace } from '../publish.js';
+import { ensureNamespace } from '../../services/publish.js';
 import type { Router } from '../router.js';
 
 const KM_PER_MILE = 1.609344;
