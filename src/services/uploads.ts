@@ -7,111 +7,13 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { matchError, type MatchError } from '../core/errors.js';
 import { err, ok, type Result } from '../core/result.js';
-import type { BlobReader, BlobWriter, Blobs } from '../io/blobs.js';
+import type { BlobWriter, Blobs } from '../io/blobs.js';
 import type { CatalogStore, UploadFile, UploadRecord } from '../io/catalog.js';
 import type { Clock, Random } from '../io/index.js';
+import { pathProblem, pathSet } from './upload-paths.js';
+import { DEFAULT_UPLOAD_LIMITS, type OpenedFile, type PreparedUpload, type PrepareUpload, type UploadLimits } from './upload-types.js';
 
-/** Upload bounds; every size is in bytes and inclusive. */
-export interface UploadLimits {
-  /** A build's total (Rivet: under 8 GB). */
-  readonly maxBuildBytes: number;
-  /** A CDN site's total (Rivet: under 1 GB). */
-  readonly maxCdnBytes: number;
-  readonly maxFileBytes: number;
-  /** Files per upload (Rivet has no limit; reliability.md §1.2 asks for one). */
-  readonly maxFiles: number;
-  /** A path's length, in UTF-8 bytes. */
-  readonly maxPathBytes: number;
-  /** A path segment's length, in UTF-8 bytes (most filesystems' name limit). */
-  readonly maxSegmentBytes: number;
-  /** A multipart chunk (Rivet: 100 MiB; the last one is shorter). */
-  readonly chunkBytes: number;
-  /** Chunks per file (Rivet and S3: 10 000). */
-  readonly maxParts: number;
-  /** How long the URLs of an upload without multipart files work (Rivet: 1 h). */
-  readonly singleExpiryMs: number;
-  /** How long the URLs of an upload with multipart files work (Rivet: 6 h). */
-  readonly multipartExpiryMs: number;
-}
-
-/**
- * Rivet's bounds where it has them (wire.md §6.1), reliability.md §1.4's elsewhere.
- *
- * @example
- * new Uploads({ ...deps, limits: { ...DEFAULT_UPLOAD_LIMITS, chunkBytes: 8 * 2 ** 20 } })
- */
-export const DEFAULT_UPLOAD_LIMITS: UploadLimits = Object.freeze({
-  maxBuildBytes: 8_000_000_000 - 1,
-  maxCdnBytes: 1_000_000_000 - 1,
-  maxFileBytes: 8_000_000_000,
-  maxFiles: 10_000,
-  maxPathBytes: 1024,
-  maxSegmentBytes: 255,
-  chunkBytes: 100 * 2 ** 20,
-  maxParts: 10_000,
-  singleExpiryMs: 3_600_000,
-  multipartExpiryMs: 6 * 3_600_000,
-});
-
-/**
- * One PUT the client makes: exactly `contentLength` bytes of the file at `path`, starting at
- * `byteOffset` (the wire's `{path, url, byte_offset, content_length}`).
- *
- * @example
- * { path: 'image.tar', url: 'http://127.0.0.1:8080/uploads/…/image.tar?part=1&…', byteOffset: 0, contentLength: 1024 }
- */
-export interface PresignedRequest {
-  readonly path: string;
-  readonly url: string;
-  readonly byteOffset: number;
-  readonly contentLength: number;
-}
-
-/**
- * A file the client means to upload.
- *
- * @example
- * { path: 'assets/logo.png', contentLength: 2048, contentType: 'image/png' }
- */
-export interface FileToUpload {
-  readonly path: string;
-  readonly contentLength: number;
-  readonly contentType?: string;
-}
-
-/**
- * @example
- * { gameId, kind: 'build', files: [{ path: 'image.tar', contentLength: 5e8 }], multipart: true }
- */
-export interface PrepareUpload {
-  readonly gameId: string;
-  readonly kind: 'build' | 'cdn';
-  readonly files: readonly FileToUpload[];
-  /** Split files larger than a chunk into parts (builds only). */
-  readonly multipart?: boolean;
-}
-
-/**
- * The stored upload and its PUTs, one per part, files in the order given.
- *
- * @example
- * prepared.presigned.filter((p) => p.path === 'index.html')
- */
-export interface PreparedUpload {
-  readonly upload: UploadRecord;
-  readonly presigned: readonly PresignedRequest[];
-}
-
-/**
- * A completed upload's file, opened: its record and its bytes.
- *
- * @example
- * res.setHeader('content-length', opened.body.size);
- */
-export interface OpenedFile {
-  readonly file: UploadFile;
-  readonly body: BlobReader;
-}
+export * from './upload-types.js';
 
 /**
  * @example
@@ -140,19 +42,9 @@ interface Target {
   readonly expires: number;
 }
 
-const DRIVE = /^[a-z]:/i;
-const ESCAPE_RUN = /(?:%[0-9a-f]{2})+/gi;
 const CONTENT_TYPE = /^[\x20-\x7e]{1,255}$/;
 const UINT = /^(?:0|[1-9][0-9]{0,15})$/;
 
-/** Whether `s` has a C0 or C1 control character (NUL included) or DEL. */
-const hasControl = (s: string): boolean => {
-  for (let i = 0; i < s.length; i += 1) {
-    const c = s.charCodeAt(i);
-    if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) return true;
-  }
-  return false;
-};
 const SIGNATURE = /^[0-9a-f]{64}$/;
 
 const invalid = (reason: string, path?: readonly string[]): MatchError =>
@@ -160,75 +52,6 @@ const invalid = (reason: string, path?: readonly string[]): MatchError =>
 const tooLarge = (max: number, path: readonly string[]): MatchError => matchError('UPLOAD_TOO_LARGE', { max }, { path });
 const notFound = (): MatchError => matchError('UPLOAD_NOT_FOUND');
 const completed = (): MatchError => invalid('the upload is already complete');
-const utf8Bytes = (s: string): number => Buffer.byteLength(s, 'utf8');
-
-/**
- * What is wrong with one path segment, looking through percent escapes and compatibility forms
- * (`%2e%2e`, fullwidth `．．`), so that no later decoding can turn it into a traversal.
- */
-const segmentProblem = (segment: string): string | undefined => {
-  if (segment === '') return 'has an empty segment';
-  let decoded: string;
-  try {
-    decoded = segment.replace(ESCAPE_RUN, (run) => decodeURIComponent(run));
-  } catch {
-    return 'has a malformed percent escape';
-  }
-  for (const form of [segment, decoded, segment.normalize('NFKC'), decoded.normalize('NFKC')]) {
-    if (form === '.' || form === '..') return 'has a `.` or `..` segment';
-    if (form.includes('\\')) return 'has a backslash';
-    if (form.includes('/')) return 'has an encoded `/`';
-    if (hasControl(form)) return 'has a control character';
-  }
-  return undefined;
-};
-
-/** What is wrong with an upload path on its own, if anything. */
-const pathProblem = (path: string, limits: UploadLimits): string | undefined => {
-  if (path === '') return 'is empty';
-  if (path.startsWith('/')) return 'is absolute';
-  if (DRIVE.test(path)) return 'starts with a drive letter';
-  try {
-    encodeURIComponent(path);
-  } catch {
-    return 'is not well-formed Unicode';
-  }
-  if (utf8Bytes(path) > limits.maxPathBytes) return `is longer than ${limits.maxPathBytes} bytes`;
-  for (const segment of path.split('/')) {
-    if (utf8Bytes(segment) > limits.maxSegmentBytes) return `has a segment longer than ${limits.maxSegmentBytes} bytes`;
-    const problem = segmentProblem(segment);
-    if (problem !== undefined) return problem;
-  }
-  return undefined;
-};
-
-/**
- * The paths of one upload so far, by normalised form (NFC; lowercased for CDN sites, which may be
- * served from a case-insensitive filesystem): `clash` says why a new path collides with an earlier
- * one (a duplicate, or a file where another needs a directory), or records it.
- */
-const pathSet = (foldCase: boolean): { clash(path: string): string | undefined } => {
-  const files = new Map<string, string>();
-  const dirs = new Map<string, string>();
-  return {
-    clash(path) {
-      const key = foldCase ? path.normalize('NFC').toLowerCase() : path.normalize('NFC');
-      const segments = key.split('/');
-      const prefixes = segments.slice(1).map((_, i) => segments.slice(0, i + 1).join('/'));
-      const duplicate = files.get(key);
-      if (duplicate !== undefined) return `duplicates '${duplicate}'`;
-      const below = dirs.get(key);
-      if (below !== undefined) return `is a directory of '${below}'`;
-      for (const prefix of prefixes) {
-        const file = files.get(prefix);
-        if (file !== undefined) return `is inside '${file}', which is a file`;
-      }
-      files.set(key, path);
-      for (const prefix of prefixes) if (!dirs.has(prefix)) dirs.set(prefix, path);
-      return undefined;
-    },
-  };
-};
 
 /** Streams `body` into `writer`, stopping at the first chunk past `limit`; returns the bytes seen. */
 const copy = async (body: AsyncIterable<Uint8Array>, writer: BlobWriter, limit: number): Promise<number> => {
