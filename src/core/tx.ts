@@ -30,6 +30,20 @@ const retime = (timed: PMap<string, number>, id: string, hash: number, was: numb
 
 const isIdleActive = (lobby: Lobby): boolean => isActive(lobby) && isIdle(lobby);
 
+/** `hashKey` of the last key asked for, remembered: a decision works on one lobby (and one player) many times. */
+class LastHash {
+  #key: string | undefined;
+  #hash = 0;
+
+  of(key: string): number {
+    if (key !== this.#key) {
+      this.#key = key;
+      this.#hash = hashKey(key);
+    }
+    return this.#hash;
+  }
+}
+
 /**
  * The working copy of one decision: it reads from the world it started with and records every
  * change through methods that keep the namespace's derived data (routing index, active lobby count,
@@ -55,11 +69,8 @@ export class Tx {
   #ports: PMap<string, PortSpace>;
   readonly #effects: Effect[] = [];
   readonly #events: MatchEvent[] = [];
-  /** The last lobby and player ids hashed, and their hashes: a decision works on one lobby many times. */
-  #lobbyKey: string | undefined;
-  #lobbyHash = 0;
-  #playerKey: string | undefined;
-  #playerHash = 0;
+  readonly #lobbyHash = new LastHash();
+  readonly #playerHash = new LastHash();
 
   constructor(
     private readonly world: World,
@@ -101,25 +112,8 @@ export class Tx {
     return view;
   }
 
-  /** `hashKey(id)` of a lobby id, remembered for the next call with the same id. */
-  #lobbyHashOf(id: string): number {
-    if (id !== this.#lobbyKey) {
-      this.#lobbyKey = id;
-      this.#lobbyHash = hashKey(id);
-    }
-    return this.#lobbyHash;
-  }
-
-  #playerHashOf(id: string): number {
-    if (id !== this.#playerKey) {
-      this.#playerKey = id;
-      this.#playerHash = hashKey(id);
-    }
-    return this.#playerHash;
-  }
-
   lobby(id: string): Lobby | undefined {
-    return this.#lobbies.get(id, this.#lobbyHashOf(id));
+    return this.#lobbies.get(id, this.#lobbyHash.of(id));
   }
 
   /** The players seated in a lobby. */
@@ -143,7 +137,7 @@ export class Tx {
   /** {@link putLobby} when the caller already holds the lobby as it stands (`prev`). */
   #replace(prev: Lobby | undefined, next: Lobby): void {
     const id = next.id;
-    const h = this.#lobbyHashOf(id);
+    const h = this.#lobbyHash.of(id);
     this.#active += (isActive(next) ? 1 : 0) - (prev !== undefined && isActive(prev) ? 1 : 0);
     this.#timed = retime(this.#timed, id, h, prev === undefined ? undefined : lifecycleDue(prev), lifecycleDue(next));
     this.#seatTimed = track(this.#seatTimed, id, h, prev !== undefined && hasSeatTimer(prev), hasSeatTimer(next));
@@ -155,7 +149,7 @@ export class Tx {
 
   /** Drop a stopped lobby from the working set. */
   forgetLobby(id: string): void {
-    const h = this.#lobbyHashOf(id);
+    const h = this.#lobbyHash.of(id);
     const prev = this.#lobbies.get(id, h);
     if (prev === undefined) return;
     this.#active -= isActive(prev) ? 1 : 0;
@@ -171,7 +165,7 @@ export class Tx {
   addPlayer(player: Player): void {
     const lobby = this.lobby(player.lobbyId);
     if (lobby === undefined) throw new Error(`addPlayer: no lobby ${player.lobbyId}`);
-    const players = lobby.players.set(player.id, player, this.#playerHashOf(player.id));
+    const players = lobby.players.set(player.id, player, this.#playerHash.of(player.id));
     if (players.size === lobby.players.size) throw new Error(`addPlayer: player id ${player.id} is already taken`);
     this.#replace(lobby, reviseLobby(lobby, { players, playerCount: players.size }));
     const sh = hashKey(player.source);
@@ -181,7 +175,7 @@ export class Tx {
   /** Replace a seated player (status, deadline). */
   updatePlayer(player: Player): void {
     const lobby = this.lobby(player.lobbyId);
-    const h = this.#playerHashOf(player.id);
+    const h = this.#playerHash.of(player.id);
     const prev = lobby?.players.get(player.id, h);
     if (lobby === undefined || prev === undefined) throw new Error(`updatePlayer: no player ${player.id} in ${player.lobbyId}`);
     const delta = (player.status === 'connected' ? 1 : 0) - (prev.status === 'connected' ? 1 : 0);
@@ -191,7 +185,7 @@ export class Tx {
   /** Free a player's seat; returns the removed player, or undefined if there was none. */
   removePlayer(lobbyId: string, id: string): Player | undefined {
     const lobby = this.lobby(lobbyId);
-    const h = this.#playerHashOf(id);
+    const h = this.#playerHash.of(id);
     const player = lobby?.players.get(id, h);
     if (lobby === undefined || player === undefined) return undefined;
     const players = lobby.players.delete(id, h);
