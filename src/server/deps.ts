@@ -1,36 +1,16 @@
 /**
  * What the HTTP edge is built from ({@link AppDeps}) and its settings ({@link AppConfig}).
  */
-import type { MatchError } from '../core/errors.js';
-import type { Result } from '../core/result.js';
 import type { RegionInfo } from '../core/world.js';
-import type { CatalogStore, UploadRecord } from '../io/catalog.js';
+import type { CatalogStore } from '../io/catalog.js';
 import type { Clock, LobbyStates, Random, Timers } from '../io/index.js';
 import type { LogBook } from '../services/lobby-logs.js';
 import type { Matchmaker } from '../services/matchmaker.js';
+import type { Uploads } from '../services/uploads.js';
 import type { TokenIssuer } from './tokens.js';
 
-/** One presigned PUT of an upload (wire.md §6.1). */
-export interface Presigned {
-  readonly path: string;
-  readonly url: string;
-  readonly byteOffset: number;
-  readonly contentLength: number;
-}
-
-type Maybe<T> = T | Promise<T>;
-
 /** The uploads service (`src/services/uploads.ts`), as the edge uses it. */
-export interface UploadsPort {
-  prepare(request: {
-    readonly gameId: string;
-    readonly kind: 'build' | 'cdn';
-    readonly files: readonly { readonly path: string; readonly contentLength: number; readonly contentType?: string }[];
-    readonly multipart?: boolean;
-  }): Maybe<Result<{ readonly upload: UploadRecord; readonly presigned: readonly Presigned[] }, MatchError>>;
-  put(url: URL, body: AsyncIterable<Uint8Array>, declaredLength?: number): Maybe<Result<void, MatchError>>;
-  complete(uploadId: string, gameId?: string): Maybe<Result<UploadRecord, MatchError>>;
-}
+export type UploadsPort = Pick<Uploads, 'prepare' | 'put' | 'complete'>;
 
 /** The subset of a pino logger the edge writes to. */
 export interface Logger {

@@ -5,10 +5,10 @@ import { validationError } from '../../core/errors.js';
 import { failWith } from '../errors.js';
 import type { Problem } from '../validate.js';
 
-/** `display-name.*` problems (1–128 bytes, single inner spaces, unique among `taken`). */
-export function displayNameProblems(name: unknown, taken?: ReadonlySet<string>): Problem[] {
+/** `display-name.*` problems (1–128 bytes, single inner spaces). */
+export function displayNameProblems(name: unknown): Problem[] {
   const out: Problem[] = [];
-  validateDisplayName(name, { regions: new Set(), ...(taken === undefined ? {} : { versionDisplayNames: taken }) }, out);
+  validateDisplayName(name, { regions: new Set() }, out);
   return out;
 }
 
