@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- http [--json] [--clients 1,64] [--duration 5000] [--warmup 1000]
+ * `npm run bench -- http [--json] [--clients 1,64] [--rounds 3] [--duration 5000] [--warmup 1000]
  * [--max-players 256] [--idle 2] [--servers tavern,colyseus] [--profile DIR] [--no-pin]`:
  * find+seat requests per second over HTTP against a running Tavern server on SQLite, and
  * Colyseus's HTTP seat reservation under the same load in the same run.
@@ -26,10 +26,17 @@
  * (`taskset`), unless `--no-pin`. More than 1% failed requests (non-200 or transport errors) in a
  * run fails the bench.
  *
+ * Rounds: the whole set of runs is repeated `--rounds` times (default 3), Tavern and Colyseus back
+ * to back at each client count, so each round's ratio compares the two servers within seconds of
+ * each other: on a shared machine the speed of both moves by up to 2× from minute to minute. The
+ * table and `--json` give each figure's median over the rounds, and the ratio is the median of the
+ * rounds' ratios (each round's is listed too).
+ *
  * Target (issue): at 64 concurrent clients Tavern ≥ 3× Colyseus's rate and Tavern p99 ≤ 10 ms.
  * In a closed loop the mean latency is concurrency / rate (Little's law), so p99 ≤ 10 ms at 64
  * clients also needs ≥ 6,400 finds/s. `--json` prints one object with `tavern_rps`,
- * `colyseus_rps`, `tavern_p99_ms` (64 clients, or the largest `--clients`) and the other figures.
+ * `colyseus_rps`, `tavern_p99_ms` (medians at 64 clients, or the largest `--clients`), `ratio`,
+ * `ratios` (per round) and every run.
  * `--profile DIR` runs the Tavern servers with `--cpu-prof` and leaves the profiles in DIR.
  */
 import { mkdirSync } from 'node:fs';
@@ -48,6 +55,7 @@ const MAX_ERROR_SHARE = 0.01;
 interface Settings {
   readonly json: boolean;
   readonly clients: readonly number[];
+  readonly rounds: number;
   readonly durationMs: number;
   readonly warmupMs: number;
   readonly maxPlayers: number;
@@ -76,6 +84,7 @@ const parseSettings = (args: readonly string[]): Settings => {
   return {
     json: args.includes('--json'),
     clients,
+    rounds: intArg(value(args, '--rounds'), '--rounds', 3, 1, 20),
     durationMs: intArg(value(args, '--duration'), '--duration', 5_000),
     warmupMs: intArg(value(args, '--warmup'), '--warmup', 1_000, 0),
     maxPlayers: intArg(value(args, '--max-players'), '--max-players', 256, 1, 256),
@@ -114,6 +123,46 @@ const expectKeys = (what: string, paths: readonly (readonly string[])[]) => (bod
 interface Run extends LoadResult {
   readonly server: 'tavern' | 'colyseus';
 }
+
+/** The median of some numbers (the mean of the middle two for an even count); NaN for none. */
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  if (sorted.length === 0) return NaN;
+  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+};
+
+/** One server at one client count over the rounds: each figure's median, errors summed. */
+interface Summary {
+  readonly server: Run['server'];
+  readonly concurrency: number;
+  readonly rounds: number;
+  readonly rps: number;
+  readonly p50_ms: number;
+  readonly p90_ms: number;
+  readonly p99_ms: number;
+  readonly max_ms: number;
+  readonly errors: number;
+  readonly cpu_us_per_request?: number;
+}
+
+const summarize = (runs: readonly Run[]): Summary => {
+  const [first] = runs;
+  if (first === undefined) throw new Error('no runs to summarize');
+  const cpu = runs.flatMap((r) => (r.cpu_us_per_request === undefined ? [] : [r.cpu_us_per_request]));
+  return {
+    server: first.server,
+    concurrency: first.concurrency,
+    rounds: runs.length,
+    rps: median(runs.map((r) => r.rps)),
+    p50_ms: median(runs.map((r) => r.p50_ms)),
+    p90_ms: median(runs.map((r) => r.p90_ms)),
+    p99_ms: median(runs.map((r) => r.p99_ms)),
+    max_ms: Math.max(...runs.map((r) => r.max_ms)),
+    errors: runs.reduce((n, r) => n + r.errors, 0),
+    ...(cpu.length === 0 ? {} : { cpu_us_per_request: median(cpu) }),
+  };
+};
 
 const measureTavern = async (s: Settings, concurrency: number, cpu: number | undefined): Promise<Run> => {
   const tavern = await startTavern({
@@ -186,20 +235,33 @@ export const httpBench = async (args: readonly string[]): Promise<void> => {
   const serverCpu = pinned ? 1 : undefined;
   log(pinned ? 'load generator on CPU 0, servers on CPU 1' : 'not pinned to CPUs');
 
-  const runs: Run[] = [];
-  for (const c of s.clients) {
-    for (const server of s.servers) {
-      const run = await (server === 'tavern' ? measureTavern : measureColyseus)(s, c, serverCpu);
-      runs.push(run);
-      log(`${run.server} @ ${c}: ${rate(run.rps)} req/s, p99 ${ms(run.p99_ms)} ms, ${run.errors} errors`);
+  const runs: (Run & { readonly round: number })[] = [];
+  for (let round = 1; round <= s.rounds; round++) {
+    for (const c of s.clients) {
+      for (const server of s.servers) {
+        const run = await (server === 'tavern' ? measureTavern : measureColyseus)(s, c, serverCpu);
+        runs.push({ ...run, round });
+        log(`round ${round}/${s.rounds}, ${run.server} @ ${c}: ${rate(run.rps)} req/s, p99 ${ms(run.p99_ms)} ms, ${run.errors} errors`);
+      }
     }
   }
 
-  const at = (server: Run['server'], c: number): Run | undefined => runs.find((r) => r.server === server && r.concurrency === c);
+  const runsOf = (server: Run['server'], c: number) => runs.filter((r) => r.server === server && r.concurrency === c);
+  const at = (server: Run['server'], c: number): Summary | undefined => {
+    const of = runsOf(server, c);
+    return of.length === 0 ? undefined : summarize(of);
+  };
+  /** Each round's Tavern / Colyseus rate at `c` clients. */
+  const ratiosAt = (c: number): number[] =>
+    runsOf('tavern', c).flatMap((t) => {
+      const col = runs.find((r) => r.server === 'colyseus' && r.concurrency === c && r.round === t.round);
+      return col === undefined ? [] : [t.rps / col.rps];
+    });
   const headline = s.clients.includes(64) ? 64 : Math.max(...s.clients);
   const tavern = at('tavern', headline);
   const colyseus = at('colyseus', headline);
-  const ratio = tavern && colyseus ? tavern.rps / colyseus.rps : NaN;
+  const ratios = ratiosAt(headline);
+  const ratio = median(ratios);
   const targets = {
     ratio_ok: ratio >= TARGET_RATIO,
     p99_ok: tavern !== undefined && tavern.p99_ms <= TARGET_P99_MS,
@@ -217,20 +279,25 @@ export const httpBench = async (args: readonly string[]): Promise<void> => {
       colyseus_p50_ms: colyseus?.p50_ms ?? null,
       colyseus_p99_ms: colyseus?.p99_ms ?? null,
       ratio: Number.isFinite(ratio) ? ratio : null,
+      ratios,
+      rounds: s.rounds,
       targets: { ratio: TARGET_RATIO, p99_ms: TARGET_P99_MS, ...targets },
       settings: { duration_ms: s.durationMs, warmup_ms: s.warmupMs, max_players: s.maxPlayers, idle_lobbies: s.idleLobbies, pinned },
       runs: runs.map(({ errorSample: _sample, ...r }) => r),
     })}\n`);
   } else {
-    const rows = runs.map((r) => [
+    const summaries = s.clients.flatMap((c) => s.servers.flatMap((server) => at(server, c) ?? []));
+    const rows = summaries.map((r) => [
       r.server, String(r.concurrency), rate(r.rps), ms(r.p50_ms), ms(r.p90_ms), ms(r.p99_ms), ms(r.max_ms), String(r.errors),
       r.cpu_us_per_request === undefined ? '-' : r.cpu_us_per_request.toFixed(0),
     ]);
+    process.stdout.write(`medians over ${s.rounds} round${s.rounds === 1 ? '' : 's'}\n`);
     process.stdout.write(`${table(['server', 'clients', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'errors', 'server cpu µs/req'], rows)}\n`);
     for (const c of s.clients) {
-      const t = at('tavern', c);
-      const col = at('colyseus', c);
-      if (t && col) process.stdout.write(`tavern / colyseus at ${c} client${c === 1 ? '' : 's'}: ${(t.rps / col.rps).toFixed(2)}x\n`);
+      const each = ratiosAt(c);
+      if (each.length > 0) {
+        process.stdout.write(`tavern / colyseus at ${c} client${c === 1 ? '' : 's'}: ${median(each).toFixed(2)}x (rounds: ${each.map((x) => `${x.toFixed(2)}x`).join(', ')})\n`);
+      }
     }
     process.stdout.write(
       `target at ${headline} clients: >= ${TARGET_RATIO}x colyseus (${Number.isFinite(ratio) ? ratio.toFixed(2) : '-'}x: ${targets.ratio_ok ? 'met' : 'NOT met'}), ` +
