@@ -132,19 +132,10 @@ const median = (values: readonly number[]): number => {
   return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 };
 
-/** One server at one client count over the rounds: each figure's median, errors summed. */
-interface Summary {
-  readonly server: Run['server'];
-  readonly concurrency: number;
+/** One server at one client count over the rounds: each figure's median (the max's max), errors summed. */
+type Summary = Pick<Run, 'server' | 'concurrency' | 'rps' | 'p50_ms' | 'p90_ms' | 'p99_ms' | 'max_ms' | 'errors' | 'cpu_us_per_request'> & {
   readonly rounds: number;
-  readonly rps: number;
-  readonly p50_ms: number;
-  readonly p90_ms: number;
-  readonly p99_ms: number;
-  readonly max_ms: number;
-  readonly errors: number;
-  readonly cpu_us_per_request?: number;
-}
+};
 
 const summarize = (runs: readonly Run[]): Summary => {
   const [first] = runs;
