@@ -158,13 +158,13 @@ export const scannedLobbyIndexes = (ns: NamespaceState): ReturnType<typeof lobby
   };
 };
 
-/** Every entry of a routing index as `pool|count|id` (and `pool|tag|count|id`), sorted: compare indexes as data. */
+/** Every entry of a routing index as `pool|rank|id` (and `pool|tag|rank|id`), sorted: compare indexes as data. */
 export const routingRows = (index: RoutingIndex): string[] => {
   const out: string[] = [];
   for (const [pool, p] of index.entries()) {
-    for (const { count, ids } of bucketList(p.all)) for (const id of ids.keys()) out.push(`${pool}|${count}|${id}`);
+    for (const { rank, ids } of bucketList(p.all)) for (const id of ids.keys()) out.push(`${pool}|${rank}|${id}`);
     for (const [tag, buckets] of p.tags.entries()) {
-      for (const { count, ids } of bucketList(buckets)) for (const id of ids.keys()) out.push(`${pool}|${tag}|${count}|${id}`);
+      for (const { rank, ids } of bucketList(buckets)) for (const id of ids.keys()) out.push(`${pool}|${tag}|${rank}|${id}`);
     }
   }
   return out.sort();

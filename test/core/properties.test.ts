@@ -83,11 +83,14 @@ describe('matchmaking rules, as properties', () => {
         expect(['creating', 'ready']).toContain(chosen.lifecycle.status);
         expect(chosen.versionId).toBe(before.currentVersionId);
         expect(chosen.playerCount + n).toBeLessThanOrEqual(n > 1 ? chosen.maxPlayers.party : chosen.maxPlayers.normal);
-        // And it is the fullest such lobby.
+        // And it is the fullest such lobby, a ready one if any of the fullest is ready.
         const open = (l: typeof chosen) =>
           !l.closed && l.publicity === 'public' && (l.lifecycle.status === 'creating' || l.lifecycle.status === 'ready') && l.versionId === before.currentVersionId;
         const fits = [...before.lobbies.values()].filter((l) => open(l) && l.playerCount + n <= (n > 1 ? l.maxPlayers.party : l.maxPlayers.normal));
-        expect(chosen.playerCount).toBe(Math.max(...fits.map((l) => l.playerCount)));
+        const most = Math.max(...fits.map((l) => l.playerCount));
+        expect(chosen.playerCount).toBe(most);
+        const readyAmongFullest = fits.some((l) => l.playerCount === most && l.lifecycle.status === 'ready');
+        expect(chosen.lifecycle.status === 'ready').toBe(readyAmongFullest);
       }),
     );
   });

@@ -1,12 +1,13 @@
-import { isFindable } from '../lobby/flags.js';
+import { isFindable, isReady } from '../lobby/flags.js';
 import type { Lobby } from '../lobby/lobby.js';
 import { hashKey, PMap } from '../pmap.js';
-import { addToBuckets, type Buckets, EMPTY_BUCKETS, fullest, fullestFirst, moveInBuckets, removeFromBuckets } from './pool.js';
+import { addToBuckets, best, bestFirst, type Buckets, EMPTY_BUCKETS, moveInBuckets, removeFromBuckets } from './pool.js';
 
 /**
  * The routing index of one namespace: findable lobbies grouped into pools of interchangeable
  * lobbies (same version, game mode, region and dynamic max players, hence the same limits), each
- * pool bucketed by player count, with one sub-index per tag (name = value).
+ * pool bucketed by {@link rankOf} (player count, then readiness), with one sub-index per tag
+ * (name = value).
  *
  * Every lobby change goes through {@link reindex}, so the index never disagrees with the lobbies.
  */
@@ -38,6 +39,19 @@ const indexed = (lobby: Lobby | undefined, currentVersionId: string | undefined)
   isFindable(lobby, currentVersionId) &&
   lobby.playerCount < Math.max(lobby.maxPlayers.normal, lobby.maxPlayers.party);
 
+/**
+ * A lobby's place in its pool's buckets: twice its player count, plus one when it is ready. Find
+ * takes the highest rank that fits, so the fullest lobby wins (as in Rivet) and, among equally full
+ * ones, a ready lobby before one still starting (Rivet broke that tie by lobby id, so a find could
+ * wait out a cold start while an idle lobby sat ready).
+ *
+ * @example
+ * rankOf(3, true) // 7
+ */
+export const rankOf = (playerCount: number, ready: boolean): number => 2 * playerCount + (ready ? 1 : 0);
+
+const rank = (lobby: Lobby): number => rankOf(lobby.playerCount, isReady(lobby));
+
 const poolOf = (lobby: Lobby): string => poolKey(lobby.versionId, lobby.gameMode, lobby.region, lobby.dynamicMaxPlayers);
 
 /** Whether two lobbies (two versions of one lobby) belong to the same pool. */
@@ -48,9 +62,10 @@ const samePool = (a: Lobby, b: Lobby): boolean =>
 const withEntry = (index: RoutingIndex, lobby: Lobby, add: boolean, hash: number): RoutingIndex => {
   const key = poolOf(lobby);
   const keyHash = hashKey(key);
-  const { id, tags: lobbyTags, playerCount: count } = lobby;
+  const { id, tags: lobbyTags } = lobby;
+  const at = rank(lobby);
   const pool = index.get(key, keyHash) ?? { all: EMPTY_BUCKETS, tags: PMap.empty<string, Buckets>() };
-  const apply = (b: Buckets): Buckets => (add ? addToBuckets(b, id, count, hash) : removeFromBuckets(b, id, count, hash));
+  const apply = (b: Buckets): Buckets => (add ? addToBuckets(b, id, at, hash) : removeFromBuckets(b, id, at, hash));
   let tags = pool.tags;
   for (const name of Object.keys(lobbyTags)) {
     const tag = tagKey(name, lobbyTags[name] as string);
@@ -61,13 +76,14 @@ const withEntry = (index: RoutingIndex, lobby: Lobby, add: boolean, hash: number
   return all.size === 0 ? index.delete(key, keyHash) : index.set(key, { all, tags }, keyHash);
 };
 
-/** The same lobby in the same pool with the same tags, only its player count changed (`from` → its count now). */
+/** The same lobby in the same pool with the same tags, only its rank changed (`from` → its rank now). */
 const movedEntry = (index: RoutingIndex, lobby: Lobby, from: number, hash: number): RoutingIndex => {
   const key = poolOf(lobby);
   const keyHash = hashKey(key);
   const pool = index.get(key, keyHash);
   if (pool === undefined) return index;
-  const { id, tags: lobbyTags, playerCount: to } = lobby;
+  const { id, tags: lobbyTags } = lobby;
+  const to = rank(lobby);
   let tags = pool.tags;
   for (const name of Object.keys(lobbyTags)) {
     const tag = tagKey(name, lobbyTags[name] as string);
@@ -95,7 +111,8 @@ export const reindex = (
   const a = indexed(before, currentVersionId);
   const b = indexed(after, currentVersionId);
   if (a && b && samePool(before, after) && before.tags === after.tags) {
-    return before.playerCount === after.playerCount ? index : movedEntry(index, after, before.playerCount, hash);
+    const from = rank(before);
+    return from === rank(after) ? index : movedEntry(index, after, from, hash);
   }
   let next = index;
   if (a) next = withEntry(next, before, false, hash);
@@ -104,9 +121,10 @@ export const reindex = (
 };
 
 /**
- * The fullest lobby of a pool where `need` more players fit under `limit` and whose tags include
- * every requested tag. Without tags it is one bucket lookup; with tags it walks the smallest tag
- * sub-index, fullest first, checking the other tags on the lobby.
+ * The fullest lobby of a pool where `need` more players fit under `limit` (a ready one first among
+ * equally full ones, see {@link rankOf}) and whose tags include every requested tag. Without tags
+ * it is one bucket lookup; with tags it walks the smallest tag sub-index, best first, checking the
+ * other tags on the lobby.
  *
  * @example
  * choose(index, poolKey('v1', 'default', 'local', undefined), 16, 1, {}, (id) => lobbies.get(id))
@@ -122,14 +140,15 @@ export const choose = (
   const p = index.get(pool);
   if (p === undefined) return undefined;
   const names = Object.keys(tags);
-  if (names.length === 0) return fullest(p.all, limit, need);
+  const top = rankOf(limit - need, true);
+  if (names.length === 0) return best(p.all, top);
   let smallest: Buckets | undefined;
   for (const name of names) {
     const b = p.tags.get(tagKey(name, tags[name] as string));
     if (b === undefined) return undefined;
     if (smallest === undefined || b.size < smallest.size) smallest = b;
   }
-  for (const id of fullestFirst(smallest ?? EMPTY_BUCKETS, limit, need)) {
+  for (const id of bestFirst(smallest ?? EMPTY_BUCKETS, top)) {
     const lobbyTags = lobbyOf(id)?.tags ?? {};
     if (names.every((n) => lobbyTags[n] === tags[n])) return id;
   }

@@ -1,6 +1,6 @@
 import { hashKey, PMap } from '../pmap.js';
 
-/** Counts per chunk of {@link Buckets}: a move copies a 16-slot chunk, not one slot per possible count. */
+/** Ranks per chunk of {@link Buckets}: a move copies a 16-slot chunk, not one slot per possible rank. */
 const CHUNK_BITS = 4;
 const CHUNK = 1 << CHUNK_BITS;
 const LOW = CHUNK - 1;
@@ -9,11 +9,12 @@ type Bucket = PMap<string, 1> | undefined;
 type Chunk = readonly Bucket[];
 
 /**
- * Lobby ids of one routing pool, bucketed by player count: the bucket of count `c` holds the
- * lobbies with `c` players. "Fullest first with room for n under limit L" is then a downward scan
- * from bucket `L - n`: at most `maxPlayers + 1` steps, whatever the number of lobbies. Buckets sit
- * in chunks of 16 counts (`chunks[c >> 4][c & 15]`), so a seat in a 256-player lobby copies two
- * short arrays instead of one of 257 slots.
+ * Lobby ids of one routing pool, bucketed by rank (a small integer, higher is chosen first; the
+ * routing index ranks a lobby by its player count, then its readiness): the bucket of rank `r`
+ * holds the lobbies of rank `r`. "The best lobby ranked at most R" is then a downward scan from
+ * bucket `R`: a few hundred steps at most, whatever the number of lobbies. Buckets sit in chunks of
+ * 16 ranks (`chunks[r >> 4][r & 15]`), so a seat in a 256-player lobby copies two short arrays
+ * instead of one of 513 slots.
  */
 export interface Buckets {
   readonly chunks: readonly (Chunk | undefined)[];
@@ -22,63 +23,62 @@ export interface Buckets {
 
 export const EMPTY_BUCKETS: Buckets = Object.freeze({ chunks: Object.freeze([]), size: 0 });
 
-const bucketAt = (b: Buckets, count: number): Bucket => b.chunks[count >> CHUNK_BITS]?.[count & LOW];
+const bucketAt = (b: Buckets, rank: number): Bucket => b.chunks[rank >> CHUNK_BITS]?.[rank & LOW];
 
-/** `chunks` (a copy the caller owns) with the bucket of `count` replaced. */
-const putBucket = (chunks: (Chunk | undefined)[], count: number, bucket: Bucket): void => {
-  const at = count >> CHUNK_BITS;
+/** `chunks` (a copy the caller owns) with the bucket of `rank` replaced. */
+const putBucket = (chunks: (Chunk | undefined)[], rank: number, bucket: Bucket): void => {
+  const at = rank >> CHUNK_BITS;
   while (chunks.length <= at) chunks.push(undefined);
   const chunk = chunks[at]?.slice() ?? new Array<Bucket>(CHUNK).fill(undefined);
-  chunk[count & LOW] = bucket;
+  chunk[rank & LOW] = bucket;
   chunks[at] = chunk;
 };
 
-/** The highest count that has a bucket slot: scans start at or below it. */
-const topCount = (b: Buckets): number => b.chunks.length * CHUNK - 1;
+/** The highest rank that has a bucket slot: scans start at or below it. */
+const topRank = (b: Buckets): number => b.chunks.length * CHUNK - 1;
 
 /**
- * The buckets with lobby `id` added at `count` (`hash`, when given, is `hashKey(id)`; so below).
+ * The buckets with lobby `id` added at `rank` (`hash`, when given, is `hashKey(id)`; so below).
  *
  * @example
  * addToBuckets(EMPTY_BUCKETS, 'lobby-a', 3).size // 1
  */
-export const addToBuckets = (b: Buckets, id: string, count: number, hash = hashKey(id)): Buckets => {
-  const bucket = bucketAt(b, count) ?? PMap.empty<string, 1>();
+export const addToBuckets = (b: Buckets, id: string, rank: number, hash = hashKey(id)): Buckets => {
+  const bucket = bucketAt(b, rank) ?? PMap.empty<string, 1>();
   const next = bucket.set(id, 1, hash);
   if (next === bucket) return b;
   const chunks = b.chunks.slice();
-  putBucket(chunks, count, next);
+  putBucket(chunks, rank, next);
   return { chunks, size: b.size + 1 };
 };
 
 /** @example removeFromBuckets(addToBuckets(EMPTY_BUCKETS, 'a', 1), 'a', 1).size // 0 */
-export const removeFromBuckets = (b: Buckets, id: string, count: number, hash = hashKey(id)): Buckets => {
-  const bucket = bucketAt(b, count);
+export const removeFromBuckets = (b: Buckets, id: string, rank: number, hash = hashKey(id)): Buckets => {
+  const bucket = bucketAt(b, rank);
   if (bucket === undefined) return b;
   const next = bucket.delete(id, hash);
   if (next === bucket) return b;
   const chunks = b.chunks.slice();
-  putBucket(chunks, count, next.size === 0 ? undefined : next);
+  putBucket(chunks, rank, next.size === 0 ? undefined : next);
   return { chunks, size: b.size - 1 };
 };
 
 /**
- * The lobbies with the most players such that `need` more still fit under `limit`, fullest first:
- * yields bucket by bucket from count `limit - need` down to 0.
+ * The lobbies ranked at most `top`, best first: yields bucket by bucket from rank `top` down to 0.
  *
  * @example
- * for (const id of fullestFirst(buckets, 16, 1)) { ... }
+ * for (const id of bestFirst(buckets, 31)) { ... }
  */
-export function* fullestFirst(b: Buckets, limit: number, need: number): Generator<string> {
-  for (let c = Math.min(limit - need, topCount(b)); c >= 0; c--) {
-    const bucket = bucketAt(b, c);
+export function* bestFirst(b: Buckets, top: number): Generator<string> {
+  for (let r = Math.min(top, topRank(b)); r >= 0; r--) {
+    const bucket = bucketAt(b, r);
     if (bucket !== undefined) yield* bucket.keys();
   }
 }
 
-/** The single fullest lobby with room, without iterating (the common, tag-less case). */
-export const fullest = (b: Buckets, limit: number, need: number): string | undefined => {
-  for (let c = Math.min(limit - need, topCount(b)); c >= 0; c--) {
+/** The single best lobby ranked at most `top`, without iterating (the common, tag-less case). */
+export const best = (b: Buckets, top: number): string | undefined => {
+  for (let c = Math.min(top, topRank(b)); c >= 0; c--) {
     const chunk = b.chunks[c >> CHUNK_BITS];
     if (chunk === undefined) {
       c &= ~LOW; // skip the rest of an empty chunk
@@ -91,8 +91,8 @@ export const fullest = (b: Buckets, limit: number, need: number): string | undef
 };
 
 /**
- * Move a lobby from bucket `from` to bucket `to` (its player count changed): one copy of the chunk
- * list, and of each chunk touched (one when both counts share a chunk, the usual case).
+ * Move a lobby from bucket `from` to bucket `to` (its rank changed): one copy of the chunk list,
+ * and of each chunk touched (one when both ranks share a chunk, the usual case).
  *
  * @example
  * moveInBuckets(b, 'lobby-a', 3, 4)
@@ -116,17 +116,17 @@ export const moveInBuckets = (b: Buckets, id: string, from: number, to: number, 
 };
 
 /**
- * Every non-empty bucket with its player count, lowest count first: the index as data (tests
- * compare an index built step by step with one built from scratch).
+ * Every non-empty bucket with its rank, lowest rank first: the index as data (tests compare an
+ * index built step by step with one built from scratch).
  *
  * @example
- * bucketList(addToBuckets(EMPTY_BUCKETS, 'a', 3)) // [{ count: 3, ids: PMap { a } }]
+ * bucketList(addToBuckets(EMPTY_BUCKETS, 'a', 3)) // [{ rank: 3, ids: PMap { a } }]
  */
-export const bucketList = (b: Buckets): { readonly count: number; readonly ids: PMap<string, 1> }[] => {
-  const out: { count: number; ids: PMap<string, 1> }[] = [];
+export const bucketList = (b: Buckets): { readonly rank: number; readonly ids: PMap<string, 1> }[] => {
+  const out: { rank: number; ids: PMap<string, 1> }[] = [];
   b.chunks.forEach((chunk, at) =>
     chunk?.forEach((ids, low) => {
-      if (ids !== undefined) out.push({ count: (at << CHUNK_BITS) | low, ids });
+      if (ids !== undefined) out.push({ rank: (at << CHUNK_BITS) | low, ids });
     }),
   );
   return out;

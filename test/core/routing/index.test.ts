@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Lobby } from '../../../src/core/lobby/lobby.js';
-import { choose, EMPTY_INDEX, poolKey, reindex, type RoutingIndex } from '../../../src/core/routing/index.js';
+import { choose, EMPTY_INDEX, poolKey, rankOf, reindex, type RoutingIndex } from '../../../src/core/routing/index.js';
 import { EMPTY_BUCKETS, bucketList } from '../../../src/core/routing/pool.js';
 import { makeLobby, routingRows } from '../helpers.js';
 
@@ -52,14 +52,35 @@ describe('routing index', () => {
     ls.set('a', fuller);
     expect(choose(idx, POOL, 4, 2, { map: 'dust', mode: 'ranked' }, of)).toBeUndefined();
     const ranked = bucketList(idx.get(POOL)?.tags.get('mode\u0001ranked') ?? EMPTY_BUCKETS);
-    expect(ranked.find((b) => b.count === 3)?.ids.has('a')).toBe(true);
+    expect(ranked.find((b) => b.rank === rankOf(3, false))?.ids.has('a')).toBe(true); // a is still starting
+  });
+
+  it('prefers a ready lobby to one still starting when both are as full, and moves a lobby when it becomes ready', () => {
+    // Both orders of the ids, so the tie is not broken by the bucket's own (hash) order.
+    for (const [first, second] of [['a', 'b'], ['b', 'a']] as const) {
+      const starting = lobby(first); // `makeLobby` lobbies are still starting
+      const ready = lobby(second, { lifecycle: { status: 'ready', readyAt: 0 } });
+      let idx = build([starting, ready]);
+      const ls = new Map([[starting.id, starting], [ready.id, ready]]);
+      const of = (id: string) => ls.get(id);
+      expect(choose(idx, POOL, 4, 1, {}, of)).toBe(second);
+      // Fill still comes first: a fuller lobby that is starting beats an emptier ready one.
+      const fuller = { ...starting, playerCount: 1 };
+      idx = reindex(idx, starting, fuller, 'v1');
+      ls.set(first, fuller);
+      expect(choose(idx, POOL, 4, 1, {}, of)).toBe(first);
+      const nowReady: Lobby = { ...fuller, lifecycle: { status: 'ready', readyAt: 1 } };
+      idx = reindex(idx, fuller, nowReady, 'v1');
+      expect(bucketList(idx.get(POOL)?.all ?? EMPTY_BUCKETS).map((b) => b.rank)).toEqual([rankOf(0, true), rankOf(1, true)]);
+    }
   });
 
   it('built incrementally equals built from scratch, for any sequence of changes', () => {
     const change = fc.record({
       id: fc.constantFrom('a', 'b', 'c', 'd'),
       // Counts on both sides of the 16-count chunk boundaries, up to a 256-player lobby.
-      playerCount: fc.constantFrom(0, 1, 3, 5, 14, 15, 16, 17, 31, 32, 33, 200, 254, 255, 256),
+      playerCount: fc.constantFrom(0, 1, 3, 5, 7, 8, 9, 14, 15, 16, 17, 31, 32, 33, 200, 254, 255, 256),
+      ready: fc.boolean(),
       closed: fc.boolean(),
       tag: fc.constantFrom(undefined, 'x', 'y'),
       gone: fc.boolean(),
@@ -72,21 +93,23 @@ describe('routing index', () => {
           const before = current.get(c.id);
           // Tags objects are reused, as a lobby's are across its changes, so the in-place move path runs.
           const tags = c.tag === undefined ? NO_TAGS : TAGS[c.tag];
-          const after = c.gone ? undefined : lobby(c.id, { playerCount: c.playerCount, closed: c.closed, tags: before?.tags ?? tags, maxPlayers: BIG });
+          const lifecycle: Lobby['lifecycle'] = c.ready ? { status: 'ready', readyAt: 0 } : { status: 'creating' };
+          const after = c.gone ? undefined : lobby(c.id, { playerCount: c.playerCount, lifecycle, closed: c.closed, tags: before?.tags ?? tags, maxPlayers: BIG });
           idx = reindex(idx, before, after, 'v1');
           if (after) current.set(c.id, after);
           else current.delete(c.id);
         }
         const all = [...current.values()];
         expect(routingRows(idx)).toEqual(routingRows(build(all)));
-        // The fullest lobby with room agrees with a scan, for any limit and need.
+        // The fullest lobby with room, a ready one among equally full ones, agrees with a scan, for any limit and need.
         const of = (id: string) => current.get(id);
+        const rankOfLobby = (l: Lobby): number => rankOf(l.playerCount, l.lifecycle.status === 'ready');
         for (const [limit, need] of [[256, 1], [256, 2], [16, 1], [33, 17], [6, 1]] as const) {
           const fits = all.filter((l) => !l.closed && l.playerCount + need <= limit && l.playerCount < 256);
-          const best = Math.max(-1, ...fits.map((l) => l.playerCount));
-          const chosen = choose(idx, POOL, limit, need, {}, of);
+          const best = Math.max(-1, ...fits.map(rankOfLobby));
+          const chosen = of(choose(idx, POOL, limit, need, {}, of) ?? '');
           if (best < 0) expect(chosen).toBeUndefined();
-          else expect(of(chosen ?? '')?.playerCount).toBe(best);
+          else expect(chosen === undefined ? undefined : rankOfLobby(chosen)).toBe(best);
         }
       }),
     );
