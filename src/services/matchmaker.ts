@@ -8,7 +8,7 @@ import { type VerificationPass, verificationVerdict } from '../core/admission/ve
 import type { Ctx } from '../core/context.js';
 import type { StartLobby } from '../core/effects.js';
 import { matchError, type MatchError } from '../core/errors.js';
-import { planIdle, applyIdlePlan, type IdleOutcome } from '../core/idle.js';
+import { planIdle, applyIdlePlan, type IdleOutcome, type IdlePlan } from '../core/idle.js';
 import type { Lobby, StopReason } from '../core/lobby/lobby.js';
 import {
   lobbyExited,
@@ -29,7 +29,7 @@ import { addNamespace, publishVersion, updateNamespaceSettings } from '../core/n
 import { ok, type Result } from '../core/result.js';
 import { tick, type TickSummary } from '../core/tick.js';
 import type { Decision } from '../core/tx.js';
-import type { NamespaceSettings, Version, World } from '../core/world.js';
+import type { NamespaceSettings, NamespaceState, Version, World } from '../core/world.js';
 import type {
   CaptchaVerifier,
   Clock,
@@ -124,12 +124,26 @@ export class Matchmaker implements RuntimeListener {
     return { now: this.#deps.clock.now(), seed: this.#deps.random.u32() };
   }
 
-  /** Decide and persist, then perform the effects and publish the events of what was committed. */
-  async #run<T>(decide: (world: World, ctx: Ctx) => Transaction<T>): Promise<T> {
-    const { result, decision } = await this.#deps.store.transact((world) => decide(world, this.#ctx()));
+  /**
+   * Decide and persist, then perform the effects and publish the events of what was committed.
+   * With `idleOf` (the namespace the decision is about): when the decision changed that
+   * namespace's idle lobbies or its lobby count (a find took an idle lobby, a removal emptied one,
+   * a lobby started or went away), the idle update follows at once, as Rivet ran it after every
+   * find and every removal that empties a lobby, not at the next tick.
+   */
+  async #run<T>(decide: (world: World, ctx: Ctx) => Transaction<T>, idleOf?: string): Promise<T> {
+    let before: NamespaceState | undefined;
+    const { result, decision } = await this.#deps.store.transact((world) => {
+      if (idleOf !== undefined) before = world.namespaces.get(idleOf);
+      return decide(world, this.#ctx());
+    });
     if (decision !== undefined) {
       this.hub.publish(decision.events);
       if (decision.effects.length > 0) await performEffects(decision.effects, this.#ports);
+      const after = idleOf === undefined ? undefined : decision.world.namespaces.get(idleOf);
+      if (after !== undefined && (before?.idleLobbies !== after.idleLobbies || before.activeLobbies !== after.activeLobbies) && this.#idlePlan(after) !== undefined) {
+        await this.reconcileIdle(after.id);
+      }
     }
     return result;
   }
@@ -159,7 +173,7 @@ export class Matchmaker implements RuntimeListener {
           return { result: a, decision: a.decision };
         }
         return a.kind === 'rejected' && a.decision !== undefined ? { result: a, decision: a.decision } : { result: a };
-      });
+      }, namespaceId);
       switch (admission.kind) {
         case 'admitted': {
           const { value: seat, world } = admission.decision;
@@ -219,38 +233,38 @@ export class Matchmaker implements RuntimeListener {
     return this.#admit(command.namespaceId, (world, ctx) => create(world, command, ctx), verified);
   }
 
-  #step(decide: (world: World, ctx: Ctx) => Step<undefined>): Promise<Result<undefined, MatchError>> {
-    return this.#run((world, ctx) => asTransaction(decide(world, ctx)));
+  #step(namespaceId: string, decide: (world: World, ctx: Ctx) => Step<undefined>): Promise<Result<undefined, MatchError>> {
+    return this.#run((world, ctx) => asTransaction(decide(world, ctx)), namespaceId);
   }
 
   /** `lobbies/ready`. */
   lobbyReady(ref: LobbyRef): Promise<Result<undefined, MatchError>> {
-    return this.#step((world, ctx) => lobbyReady(world, ref, ctx));
+    return this.#step(ref.namespaceId, (world, ctx) => lobbyReady(world, ref, ctx));
   }
 
   /** `lobbies/closed`. */
   setClosed(ref: LobbyRef, closed: boolean): Promise<Result<undefined, MatchError>> {
-    return this.#step((world, ctx) => setClosed(world, { namespaceId: ref.namespaceId, lobbyId: ref.lobbyId, closed }, ctx));
+    return this.#step(ref.namespaceId, (world, ctx) => setClosed(world, { namespaceId: ref.namespaceId, lobbyId: ref.lobbyId, closed }, ctx));
   }
 
   /** `players/connected`. */
   playerConnected(ref: PlayerRef): Promise<Result<undefined, MatchError>> {
-    return this.#step((world, ctx) => playerConnected(world, ref, ctx));
+    return this.#step(ref.namespaceId, (world, ctx) => playerConnected(world, ref, ctx));
   }
 
   /** `players/disconnected`. */
   playerDisconnected(ref: PlayerRef): Promise<Result<undefined, MatchError>> {
-    return this.#step((world, ctx) => playerDisconnected(world, ref, ctx));
+    return this.#step(ref.namespaceId, (world, ctx) => playerDisconnected(world, ref, ctx));
   }
 
   /** Stop a lobby (an operator or the developer asked). */
   stopLobby(ref: LobbyRef, reason: StopReason = 'requested'): Promise<Result<undefined, MatchError>> {
-    return this.#step((world, ctx) => stopLobby(world, { namespaceId: ref.namespaceId, lobbyId: ref.lobbyId, reason }, ctx));
+    return this.#step(ref.namespaceId, (world, ctx) => stopLobby(world, { namespaceId: ref.namespaceId, lobbyId: ref.lobbyId, reason }, ctx));
   }
 
   /** The runtime reports a container gone. */
   lobbyExited(ref: LobbyRef, reason: ExitReason): Promise<Result<undefined, MatchError>> {
-    return this.#step((world, ctx) => lobbyExited(world, { namespaceId: ref.namespaceId, lobbyId: ref.lobbyId, reason }, ctx));
+    return this.#step(ref.namespaceId, (world, ctx) => lobbyExited(world, { namespaceId: ref.namespaceId, lobbyId: ref.lobbyId, reason }, ctx));
   }
 
   /** {@link RuntimeListener}: a runtime's report, fire and forget. */
@@ -276,9 +290,10 @@ export class Matchmaker implements RuntimeListener {
     this.#known.add(id);
   }
 
-  /** Replace a namespace's matchmaker limits. */
+  /** Replace a namespace's matchmaker limits, then bring the idle pool in line with them (a raised `lobby_count_max` may let it fill). */
   async updateSettings(id: string, settings: NamespaceSettings): Promise<void> {
     await this.#run((world) => ({ result: undefined, decision: { world: updateNamespaceSettings(world, id, settings), effects: [], events: [], value: undefined } }));
+    await this.reconcileIdle(id);
   }
 
   /** Make `version` current, then bring the idle pool in line with it. */
@@ -290,15 +305,20 @@ export class Matchmaker implements RuntimeListener {
     await this.reconcileIdle(namespaceId);
   }
 
-  /** The idle-lobby reconciliation of one namespace (creations only when a runtime can start them). */
+  /** The idle plan of a namespace as this instance can carry it out (creations only when a runtime can start them); undefined when there is nothing to do. */
+  #idlePlan(ns: NamespaceState): IdlePlan | undefined {
+    const plan = planIdle(ns);
+    const runnable = this.#deps.runtime === undefined ? { ...plan, create: [] } : plan;
+    return runnable.create.length === 0 && runnable.stop.length === 0 ? undefined : runnable;
+  }
+
+  /** The idle-lobby reconciliation of one namespace. */
   reconcileIdle(namespaceId: string): Promise<IdleOutcome> {
     return this.#run((world, ctx) => {
       const ns = world.namespaces.get(namespaceId);
-      if (ns === undefined) return { result: { created: [], stopped: [], failed: [] } };
-      const plan = planIdle(ns);
-      const runnable = this.#deps.runtime === undefined ? { ...plan, create: [] } : plan;
-      if (runnable.create.length === 0 && runnable.stop.length === 0) return { result: { created: [], stopped: [], failed: [] } };
-      const decision = applyIdlePlan(world, namespaceId, runnable, this.#ids(runnable.create.length), ctx);
+      const plan = ns === undefined ? undefined : this.#idlePlan(ns);
+      if (plan === undefined) return { result: { created: [], stopped: [], failed: [] } };
+      const decision = applyIdlePlan(world, namespaceId, plan, this.#ids(plan.create.length), ctx);
       return { result: decision.value, decision };
     });
   }

@@ -204,9 +204,29 @@ describe('Matchmaker service', () => {
     expect((await mm.setClosed({ namespaceId: NS, lobbyId }, true)).ok).toBe(true);
     const unknown = await mm.lobbyReady({ namespaceId: NS, lobbyId: 'nope' });
     expect(unknown.ok ? 'ok' : unknown.error.code).toBe('MATCHMAKER_LOBBY_NOT_FOUND');
-    expect((await mm.playerDisconnected({ namespaceId: NS, lobbyId, playerId })).ok).toBe(true);
     expect((await mm.stopLobby({ namespaceId: NS, lobbyId })).ok).toBe(true);
     expect(runtime.stopped.map((s) => [s.lobbyId, s.reason])).toEqual([[lobbyId, 'requested']]);
+    expect((await mm.playerDisconnected({ namespaceId: NS, lobbyId, playerId })).ok).toBe(true);
+  });
+
+  it('runs the idle update right after a find takes an idle lobby and after a removal empties one', async () => {
+    const { mm, runtime } = setup();
+    await mm.addNamespace(NS);
+    await mm.publish(NS, makeVersion('v1', { gameModes: [mode('default', { regions: [{ name: 'local', tier: 'basic-1d1', idleLobbies: { min: 1, max: 1 } }] })] }));
+    const [idle] = runtime.started.map((s) => s.lobbyId);
+    if (idle === undefined) throw new Error('no idle lobby was started');
+    await mm.lobbyReady({ namespaceId: NS, lobbyId: idle });
+    const outcome = await mm.find({ namespaceId: NS, gameModes: ['default'], client });
+    if (!outcome.ok) throw new Error(outcome.error.code);
+    expect(outcome.seat).toMatchObject({ lobbyId: idle, ready: true });
+    // The pool is refilled now, not at the next tick.
+    expect(runtime.started).toHaveLength(2);
+    const replacement = runtime.started[1]?.lobbyId ?? '';
+    // The last player leaves: two idle lobbies for a max of one, so the older (the emptied one) stops at once.
+    expect((await mm.playerDisconnected({ namespaceId: NS, lobbyId: idle, playerId: outcome.seat.playerIds[0] ?? '' })).ok).toBe(true);
+    expect(runtime.stopped.map((s) => [s.lobbyId, s.reason])).toEqual([[idle, 'idle']]);
+    const ns = (await mm.snapshot()).namespaces.get(NS);
+    expect([...(ns?.idleLobbies.keys() ?? [])]).toEqual([replacement]);
   });
 });
 
