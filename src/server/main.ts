@@ -79,6 +79,8 @@ async function main(): Promise<void> {
   const fake = env.runtime === 'fake' ? new FakeRuntime({ readyAfterMs: 0, logs: logBook, clock }) : undefined;
   const runtime: Runtime | undefined = fake === undefined ? undefined : withLobbyEnv(fake, { tokens, catalog, publicOrigin });
   const egress = env.egressAllow.length > 0 ? { egress: { allow: env.egressAllow } } : {};
+  // Follow-up work (the idle update after a find), awaited on shutdown before the stores close.
+  const background = new Set<Promise<unknown>>();
   const matchmaker = new Matchmaker({
     store: stores.match, clock, random,
     verifier: new HttpVerifier({ ...egress, userAgent: 'Tavern' }),
@@ -92,6 +94,12 @@ async function main(): Promise<void> {
     routes: loggedRoutes(logger),
     logs: logBook,
     effectFailed: (effect, error) => logger.warn({ effect, err: error }, 'an effect failed'),
+    background: (task) => {
+      const running: Promise<unknown> = task()
+        .catch((error: unknown) => logger.error({ err: error }, 'background matchmaker work failed'))
+        .finally(() => background.delete(running));
+      background.add(running);
+    },
   });
   fake?.attach(matchmaker);
   const secret = await catalog.putSettingIfAbsent(UPLOAD_KEY_SETTING, Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url'));
@@ -126,7 +134,7 @@ async function main(): Promise<void> {
     clearInterval(tick);
     started.close();
     server.close(() => {
-      Promise.resolve(stores.close()).then(
+      Promise.allSettled([...background]).then(() => stores.close()).then(
         () => process.exit(0),
         (error: unknown) => {
           logger.error({ err: error }, 'closing storage failed');

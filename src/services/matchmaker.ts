@@ -59,6 +59,12 @@ export interface MatchmakerDeps {
   readonly hub?: EventHub;
   /** An effect that failed (other than a container start, which stops its lobby). */
   readonly effectFailed?: (effect: unknown, error: unknown) => void;
+  /**
+   * Runs follow-up work that the answer to a call need not wait for (the idle update after a find
+   * or a removal, which may start containers): the server runs it on its own, the simulator as one
+   * of its tasks. Absent: the call awaits it before returning.
+   */
+  readonly background?: (task: () => Promise<unknown>) => void;
 }
 
 /** An admitted request: where its players sit, and the lobby as committed. */
@@ -102,6 +108,8 @@ export class Matchmaker implements RuntimeListener {
   readonly #ports: EffectPorts;
   /** Namespaces seen in the world: a world never drops one, so they are not looked up again. */
   readonly #known = new Set<string>();
+  /** Namespaces whose idle update is scheduled and not started yet: a burst of finds needs one. */
+  readonly #idleDue = new Set<string>();
 
   constructor(deps: MatchmakerDeps) {
     this.#deps = deps;
@@ -128,8 +136,7 @@ export class Matchmaker implements RuntimeListener {
    * Decide and persist, then perform the effects and publish the events of what was committed.
    * With `idleOf` (the namespace the decision is about): when the decision changed that
    * namespace's idle lobbies or its lobby count (a find took an idle lobby, a removal emptied one,
-   * a lobby started or went away), the idle update follows at once, as Rivet ran it after every
-   * find and every removal that empties a lobby, not at the next tick.
+   * a lobby started or went away), the idle update follows at once (see {@link #followIdle}).
    */
   async #run<T>(decide: (world: World, ctx: Ctx) => Transaction<T>, idleOf?: string): Promise<T> {
     let before: NamespaceState | undefined;
@@ -142,7 +149,7 @@ export class Matchmaker implements RuntimeListener {
       if (decision.effects.length > 0) await performEffects(decision.effects, this.#ports);
       const after = idleOf === undefined ? undefined : decision.world.namespaces.get(idleOf);
       if (after !== undefined && (before?.idleLobbies !== after.idleLobbies || before.activeLobbies !== after.activeLobbies) && this.#idlePlan(after) !== undefined) {
-        await this.reconcileIdle(after.id);
+        await this.#followIdle(after.id);
       }
     }
     return result;
@@ -310,6 +317,23 @@ export class Matchmaker implements RuntimeListener {
     const plan = planIdle(ns);
     const runnable = this.#deps.runtime === undefined ? { ...plan, create: [] } : plan;
     return runnable.create.length === 0 && runnable.stop.length === 0 ? undefined : runnable;
+  }
+
+  /**
+   * The idle update of a namespace right after a decision moved its pool, as Rivet ran it after
+   * every find and every removal that empties a lobby (not only at the next tick): in the
+   * background when one is given, so the caller's answer does not wait for a container start.
+   */
+  async #followIdle(namespaceId: string): Promise<void> {
+    if (this.#idleDue.has(namespaceId)) return;
+    this.#idleDue.add(namespaceId);
+    const update = (): Promise<IdleOutcome> => {
+      // Decisions from here on schedule a new update: this one may already have read the world.
+      this.#idleDue.delete(namespaceId);
+      return this.reconcileIdle(namespaceId);
+    };
+    if (this.#deps.background === undefined) await update();
+    else this.#deps.background(update);
   }
 
   /** The idle-lobby reconciliation of one namespace. */

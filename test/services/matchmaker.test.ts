@@ -228,6 +228,22 @@ describe('Matchmaker service', () => {
     const ns = (await mm.snapshot()).namespaces.get(NS);
     expect([...(ns?.idleLobbies.keys() ?? [])]).toEqual([replacement]);
   });
+
+  it('hands the idle update to the background when one is given, once for a burst of finds', async () => {
+    const tasks: (() => Promise<unknown>)[] = [];
+    const { mm, runtime } = setup({ background: (task) => void tasks.push(task) });
+    await mm.addNamespace(NS);
+    await mm.publish(NS, makeVersion('v1', { gameModes: [mode('default', { maxPlayers: { normal: 1, direct: 1, party: 1 }, regions: [{ name: 'local', tier: 'basic-1d1', idleLobbies: { min: 2, max: 2 } }] })] }));
+    expect(runtime.started).toHaveLength(2);
+    for (const lobby of runtime.started) await mm.lobbyReady({ namespaceId: NS, lobbyId: lobby.lobbyId });
+    // Both idle lobbies taken (one seat each) before the update runs: the answers do not wait for it.
+    const outcomes = await Promise.all([1, 2].map((i) => mm.find({ namespaceId: NS, gameModes: ['default'], client: { ip: `10.0.0.${i}` } })));
+    expect(outcomes.map((o) => o.ok && o.seat.ready)).toEqual([true, true]);
+    expect(runtime.started).toHaveLength(2);
+    expect(tasks).toHaveLength(1);
+    await tasks[0]?.();
+    expect(runtime.started).toHaveLength(4);
+  });
 });
 
 describe('performEffects', () => {

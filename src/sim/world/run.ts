@@ -152,6 +152,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     routes: { bind: () => Promise.resolve(), unbind: () => Promise.resolve() },
     logs: { append: () => Promise.resolve() },
     effectFailed: () => void (effectFailures += 1),
+    background: (task) => driver.spawn(task()),
   });
   const metrics = new MetricsCollector(new Map(infra.regions.map((r) => [r.region.id, r.costPerLobbyHour ?? 0])), SIM_EPOCH);
   const violations: string[] = [];
