@@ -14,8 +14,9 @@
  * Seats: one game mode / room type whose lobbies hold `--max-players` (default 256). Seats are
  * held for the whole run (Tavern: a reserved player expires after its 2-minute connect window;
  * Colyseus: `seatReservationTimeout` 120 s), so lobbies fill and each matchmaker creates new ones
- * as it goes (Tavern: `lobby_count_max` raised to 32768, ~6 lobbies per 1,500 finds; Colyseus:
- * unbounded); `--idle` lobbies are ready before the first find. Every find comes from its own
+ * as it goes (Tavern: `lobby_count_max` raised to 32768, ~6 lobbies per 1,500 finds, and the
+ * idle update after the find that takes an idle lobby starts its replacement, so `--idle` lobbies
+ * stay ready ahead of the finds; Colyseus: unbounded). Every find comes from its own
  * client address (`x-forwarded-for`, trusted by default), as distinct players would, so Tavern's
  * per-address seat cap never binds (it is raised to 256 too).
  *
