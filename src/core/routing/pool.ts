@@ -78,13 +78,13 @@ export function* bestFirst(b: Buckets, top: number): Generator<string> {
 
 /** The single best lobby ranked at most `top`, without iterating (the common, tag-less case). */
 export const best = (b: Buckets, top: number): string | undefined => {
-  for (let c = Math.min(top, topRank(b)); c >= 0; c--) {
-    const chunk = b.chunks[c >> CHUNK_BITS];
+  for (let r = Math.min(top, topRank(b)); r >= 0; r--) {
+    const chunk = b.chunks[r >> CHUNK_BITS];
     if (chunk === undefined) {
-      c &= ~LOW; // skip the rest of an empty chunk
+      r &= ~LOW; // skip the rest of an empty chunk
       continue;
     }
-    const bucket = chunk[c & LOW];
+    const bucket = chunk[r & LOW];
     if (bucket !== undefined) return bucket.firstKey();
   }
   return undefined;
