@@ -21,46 +21,54 @@ export interface IdlePlan {
 
 const byAge = (a: Lobby, b: Lobby): number => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
+/** The plan when the pool is within bounds: most decisions that move the pool leave it so. */
+const NOTHING: IdlePlan = Object.freeze({ create: Object.freeze([]), stop: Object.freeze([]) });
+
 /**
- * The idle reconciliation of one namespace, from its lobbies alone (it visits only the idle ones,
- * `idleLobbies`). A lobby is idle when no player holds a seat. Per (region, mode) of the current
- * version the pool is the idle lobbies find could use (active, public, open, current): below
- * `idle_lobbies.min` create, above `max` stop the oldest. Idle lobbies find can never use (outdated, closed or private) are stopped. Creations stop
- * at the namespace's `lobby_count_max`.
+ * The idle reconciliation of one namespace, from its idle lobbies alone (`idleLobbies`, which holds
+ * them as they stand: no lookup per lobby). A lobby is idle when no player holds a seat. Per
+ * (region, mode) of the current version the pool is the idle lobbies find could use (active,
+ * public, open, current): below `idle_lobbies.min` create, above `max` stop the oldest. Idle lobbies
+ * find can never use (outdated, closed or private) are stopped. Creations stop at the namespace's
+ * `lobby_count_max`. The services run it after every decision that moved the pool, so it allocates
+ * little when there is nothing to do.
  *
  * @example
  * const plan = planIdle(ns); // { create: [{ region: 'local', gameMode: 'default' }], stop: [] }
  */
 export const planIdle = (ns: NamespaceState): IdlePlan => {
-  const version = currentVersion(ns);
-  const pools = new Map<string, Lobby[]>();
+  const modes = currentVersion(ns)?.config.gameModes ?? [];
+  // The usable idle lobbies by game mode, then region.
+  const pools = new Map<string, Map<string, Lobby[]>>();
   const stop: Lobby[] = [];
-  for (const id of ns.idleLobbies.keys()) {
-    const lobby = ns.lobbies.get(id);
-    if (lobby === undefined) throw new Error(`idle lobby ${id} is not in the namespace`);
+  ns.idleLobbies.forEach((lobby) => {
     if (!isFindable(lobby, ns.currentVersionId)) {
       stop.push(lobby);
-      continue;
+      return;
     }
-    const key = `${lobby.region}\u0001${lobby.gameMode}`;
-    const pool = pools.get(key);
-    if (pool === undefined) pools.set(key, [lobby]);
+    let regions = pools.get(lobby.gameMode);
+    if (regions === undefined) pools.set(lobby.gameMode, (regions = new Map<string, Lobby[]>()));
+    const pool = regions.get(lobby.region);
+    if (pool === undefined) regions.set(lobby.region, [lobby]);
     else pool.push(lobby);
-  }
-  const targets = (version?.config.gameModes ?? []).flatMap((mode) =>
-    mode.regions.map((region) => ({ mode, region, pool: (pools.get(`${region.name}\u0001${mode.name}`) ?? []).sort(byAge) })),
-  );
-  for (const { region, pool } of targets) {
-    if (pool.length > region.idleLobbies.max) stop.push(...pool.slice(0, pool.length - region.idleLobbies.max));
+  });
+  for (const mode of modes) {
+    for (const region of mode.regions) {
+      const pool = pools.get(mode.name)?.get(region.name);
+      if (pool !== undefined && pool.length > region.idleLobbies.max) stop.push(...pool.sort(byAge).slice(0, pool.length - region.idleLobbies.max));
+    }
   }
   // Stopped lobbies no longer count against lobby_count_max, so plan creations after the stops.
   let capacity = ns.settings.lobbyCountMax - (ns.activeLobbies - stop.length);
   const create: IdleTarget[] = [];
-  for (const { mode, region, pool } of targets) {
-    for (let n = pool.length; n < region.idleLobbies.min && capacity > 0; n++, capacity--) {
-      create.push({ region: region.name, gameMode: mode.name });
+  for (const mode of modes) {
+    for (const region of mode.regions) {
+      for (let n = pools.get(mode.name)?.get(region.name)?.length ?? 0; n < region.idleLobbies.min && capacity > 0; n++, capacity--) {
+        create.push({ region: region.name, gameMode: mode.name });
+      }
     }
   }
+  if (create.length === 0 && stop.length === 0) return NOTHING;
   return { create, stop: stop.sort(byAge).map((l) => l.id) };
 };
 

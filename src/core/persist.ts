@@ -147,7 +147,7 @@ const hydrateNamespace = (row: NamespaceRow, lobbies: readonly Lobby[]): Namespa
   let active = 0;
   let timed = PMap.empty<string, number>();
   let seatTimed = PMap.empty<string, 1>();
-  let idle = PMap.empty<string, 1>();
+  let idle = PMap.empty<string, Lobby>();
   for (const lobby of lobbies) {
     byId = byId.set(lobby.id, lobby);
     routing = reindex(routing, undefined, lobby, row.currentVersionId);
@@ -155,7 +155,7 @@ const hydrateNamespace = (row: NamespaceRow, lobbies: readonly Lobby[]): Namespa
     const due = lifecycleDue(lobby);
     if (due !== undefined) timed = timed.set(lobby.id, due);
     if (hasSeatTimer(lobby)) seatTimed = seatTimed.set(lobby.id, 1);
-    if (isActive(lobby) && isIdle(lobby)) idle = idle.set(lobby.id, 1);
+    if (isActive(lobby) && isIdle(lobby)) idle = idle.set(lobby.id, lobby);
     for (const p of lobby.players.values()) sources = sources.set(p.source, (sources.get(p.source) ?? 0) + 1);
   }
   return {

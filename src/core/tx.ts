@@ -64,7 +64,7 @@ export class Tx {
   #active: number;
   #timed: PMap<string, number>;
   #seatTimed: PMap<string, 1>;
-  #idle: PMap<string, 1>;
+  #idle: PMap<string, Lobby>;
   #view: NamespaceState | undefined;
   #ports: PMap<string, PortSpace>;
   readonly #effects: Effect[] = [];
@@ -141,7 +141,7 @@ export class Tx {
     this.#active += (isActive(next) ? 1 : 0) - (prev !== undefined && isActive(prev) ? 1 : 0);
     this.#timed = retime(this.#timed, id, h, prev === undefined ? undefined : lifecycleDue(prev), lifecycleDue(next));
     this.#seatTimed = track(this.#seatTimed, id, h, prev !== undefined && hasSeatTimer(prev), hasSeatTimer(next));
-    this.#idle = track(this.#idle, id, h, prev !== undefined && isIdleActive(prev), isIdleActive(next));
+    this.#idle = isIdleActive(next) ? this.#idle.set(id, next, h) : prev !== undefined && isIdleActive(prev) ? this.#idle.delete(id, h) : this.#idle;
     this.#lobbies = this.#lobbies.set(id, next, h);
     this.#routing = reindex(this.#routing, prev, next, this.#base.currentVersionId, h);
     this.#view = undefined;
@@ -155,7 +155,7 @@ export class Tx {
     this.#active -= isActive(prev) ? 1 : 0;
     this.#timed = retime(this.#timed, id, h, lifecycleDue(prev), undefined);
     this.#seatTimed = track(this.#seatTimed, id, h, hasSeatTimer(prev), false);
-    this.#idle = track(this.#idle, id, h, isIdleActive(prev), false);
+    if (isIdleActive(prev)) this.#idle = this.#idle.delete(id, h);
     this.#lobbies = this.#lobbies.delete(id, h);
     this.#routing = reindex(this.#routing, prev, undefined, this.#base.currentVersionId, h);
     this.#view = undefined;

@@ -58,8 +58,8 @@ export interface NamespaceState {
   readonly timedLobbies: PMap<string, number>;
   /** Ids of the lobbies holding a seat `tick` checks (`hasSeatTimer`): reserved, or under a lifetime. */
   readonly seatTimedLobbies: PMap<string, 1>;
-  /** Ids of the active lobbies no player holds a seat in: what the idle reconciliation plans over. */
-  readonly idleLobbies: PMap<string, 1>;
+  /** The active lobbies no player holds a seat in, as they stand, by id: what the idle reconciliation plans over. */
+  readonly idleLobbies: PMap<string, Lobby>;
 }
 
 export interface RegionInfo {

@@ -129,7 +129,7 @@ export const makeLobby = (over: Partial<Lobby> = {}): Lobby => ({
 export const lobbyIndexes = (ns: NamespaceState) => ({
   timed: [...ns.timedLobbies.entries()],
   seatTimed: [...ns.seatTimedLobbies.keys()],
-  idle: [...ns.idleLobbies.keys()],
+  idle: [...ns.idleLobbies.entries()],
 });
 
 /**
@@ -154,7 +154,7 @@ export const scannedLobbyIndexes = (ns: NamespaceState): ReturnType<typeof lobby
     seatTimed: lobbies
       .filter((l) => [...l.players.values()].some((p) => p.status === 'reserved' || l.timeouts.playerMaxLifetimeMs !== undefined))
       .map((l) => l.id),
-    idle: lobbies.filter((l) => (l.lifecycle.status === 'creating' || l.lifecycle.status === 'ready') && l.players.size === 0).map((l) => l.id),
+    idle: lobbies.filter((l) => (l.lifecycle.status === 'creating' || l.lifecycle.status === 'ready') && l.players.size === 0).map((l) => [l.id, l] as const),
   };
 };
 

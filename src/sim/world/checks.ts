@@ -25,9 +25,8 @@ export const idleViolations = (
   if (ns === undefined || version === undefined) return [];
   const counts = new Map<string, number>();
   // Candidates from the namespace's idle set (the core's tests check it against a full scan).
-  for (const id of ns.idleLobbies.keys()) {
-    const lobby = ns.lobbies.get(id);
-    if (lobby === undefined || !isActive(lobby) || !isIdle(lobby) || !isFindable(lobby, ns.currentVersionId)) continue;
+  for (const lobby of ns.idleLobbies.values()) {
+    if (!isActive(lobby) || !isIdle(lobby) || !isFindable(lobby, ns.currentVersionId)) continue;
     const key = `${lobby.region}/${lobby.gameMode}`;
     counts.set(key, (counts.get(key) ?? 0) + 1);
   }
