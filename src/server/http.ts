@@ -46,12 +46,11 @@ const readBody = (req: IncomingMessage, max: number): Promise<BodyRead> =>
 /**
  * The request as the app reads it; `res` tells when the client went away.
  *
- * A class, not an object literal with getters: V8 gives each such literal a map of its own,
- * reachable from the literal's shared map through a transition until the next full collection,
- * and that map holds the getters, their closure and so the whole request. Every request then
- * outlived its answer through the young-generation collections (a few KB each, promoted to the
- * old generation), which made those collections 10x slower and the full ones several times as
- * frequent.
+ * A class, not an object literal with getters: V8 (Node 20) keeps the accessors of such a literal
+ * in a pair allocated in the old generation, so their closure, and through it the whole request,
+ * outlived the answer through every young-generation collection until the next full one
+ * (`--trace-gc-nvp` under the http benchmark's finds: each young collection kept 1.47 MB instead
+ * of 0.62 MB, took 4.4 ms instead of 2.3, and promoted five times as much to the old generation).
  */
 class NodeIncoming implements Incoming {
   readonly method: string;

@@ -101,6 +101,18 @@ describe('node:http bridge', () => {
     }
   });
 
+  it('reads the request through a class: no accessor of its own, which V8 would keep alive with the request', async () => {
+    const own: (PropertyDescriptor | undefined)[] = [];
+    const port = await listen((req, res) => {
+      const incoming = fromNode(req, res);
+      own.push(Object.getOwnPropertyDescriptor(incoming, 'url'), Object.getOwnPropertyDescriptor(incoming, 'signal'));
+      expect(incoming.url.pathname).toBe('/x');
+      res.end();
+    });
+    await raw(port, 'GET /x HTTP/1.1\r\nHost: a\r\n\r\n');
+    expect(own).toEqual([undefined, undefined]);
+  });
+
   it('takes a plain target as its path and any other through URL: the path is always what URL makes of it', () => {
     const res = { closed: false, writableFinished: false, once: () => res } as unknown as ServerResponse;
     const pathOf = (target: string) =>
