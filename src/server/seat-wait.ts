@@ -47,21 +47,21 @@ const openWatches = (hub: EventHub): Set<SeatWatch> => {
  * } finally { watch.close(); }
  */
 export class SeatWatch {
-  readonly #seen = new Map<string, SeatEvent>();
-  readonly #waiters = new Map<string, (e: SeatEvent) => void>();
-  readonly #off: () => void;
+  /** Made on first use: most watches close without hearing anything (the seat was ready). */
+  #seen: Map<string, SeatEvent> | undefined;
+  #waiters: Map<string, (e: SeatEvent) => void> | undefined;
+  readonly #open: Set<SeatWatch>;
 
   constructor(hub: EventHub) {
-    const open = openWatches(hub);
-    open.add(this);
-    this.#off = () => open.delete(this);
+    this.#open = openWatches(hub);
+    this.#open.add(this);
   }
 
   /** A seat event published while this watch is open. */
   hear(e: SeatEvent): void {
-    const waiter = this.#waiters.get(e.playerId);
+    const waiter = this.#waiters?.get(e.playerId);
     if (waiter !== undefined) waiter(e);
-    else this.#seen.set(e.playerId, e);
+    else (this.#seen ??= new Map()).set(e.playerId, e);
   }
 
   /**
@@ -76,8 +76,8 @@ export class SeatWatch {
     signal: AbortSignal,
     poll?: { readonly everyMs: number; readonly check: () => Promise<SeatOutcome | undefined> },
   ): Promise<SeatOutcome> {
-    const seen = this.#seen.get(playerId);
-    this.#seen.clear();
+    const seen = this.#seen?.get(playerId);
+    this.#seen = undefined;
     if (seen !== undefined) return Promise.resolve(outcomeOf(seen));
     if (signal.aborted) return Promise.resolve({ kind: 'aborted' });
     return new Promise<SeatOutcome>((resolve) => {
@@ -86,7 +86,7 @@ export class SeatWatch {
       const finish = (outcome: SeatOutcome): void => {
         if (done) return;
         done = true;
-        this.#waiters.delete(playerId);
+        this.#waiters?.delete(playerId);
         for (const cancel of cancels) cancel();
         signal.removeEventListener('abort', onAbort);
         resolve(outcome);
@@ -98,7 +98,7 @@ export class SeatWatch {
           poll.check().then((outcome) => (outcome === undefined ? schedule() : finish(outcome)), schedule);
         }));
       };
-      this.#waiters.set(playerId, (e) => finish(outcomeOf(e)));
+      (this.#waiters ??= new Map()).set(playerId, (e: SeatEvent) => finish(outcomeOf(e)));
       cancels.push(timers.after(ms, () => finish({ kind: 'timeout' })));
       signal.addEventListener('abort', onAbort, { once: true });
       schedule();
@@ -106,8 +106,8 @@ export class SeatWatch {
   }
 
   close(): void {
-    this.#off();
-    this.#seen.clear();
-    this.#waiters.clear();
+    this.#open.delete(this);
+    this.#seen = undefined;
+    this.#waiters = undefined;
   }
 }
