@@ -47,7 +47,6 @@ import { canPin, cpuSeconds, pinSelf, spawnServer, waitHealthy } from './http-ch
 import { runLoad, type LoadResult, type Shot } from './http-load.js';
 import { startTavern } from './http-tavern.js';
 import { table } from './measure.js';
-import { COLYSEUS_ROOM } from './peers/colyseus-http.js';
 
 const TARGET_RATIO = 3;
 const TARGET_P99_MS = 10;
@@ -179,7 +178,9 @@ const measureTavern = async (s: Settings, concurrency: number, cpu: number | und
   }
 };
 
+/** The Colyseus child's program; only its path is used, so this process never loads Colyseus. */
 const COLYSEUS_MAIN = fileURLToPath(new URL('./peers/colyseus-http.js', import.meta.url));
+const COLYSEUS_ROOM = 'lobby';
 
 const colyseusPort = (line: string): number | undefined => {
   try {
@@ -193,7 +194,7 @@ const colyseusPort = (line: string): number | undefined => {
 const measureColyseus = async (s: Settings, concurrency: number, cpu: number | undefined): Promise<Run> => {
   const child = await spawnServer({
     name: 'colyseus',
-    args: [COLYSEUS_MAIN, '--max-clients', String(s.maxPlayers)],
+    args: [COLYSEUS_MAIN, '--room', COLYSEUS_ROOM, '--max-clients', String(s.maxPlayers)],
     ...(cpu === undefined ? {} : { cpu }),
     portOf: colyseusPort,
   });

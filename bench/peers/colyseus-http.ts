@@ -1,6 +1,6 @@
 /**
  * Colyseus 0.18 as an HTTP peer for the `http` benchmark: this file is the program of a child
- * process (`node colyseus-http.js --max-clients 256`), a real single-process Colyseus server.
+ * process (`node colyseus-http.js --room lobby --max-clients 256`), a real single-process Colyseus server.
  *
  * Setup follows Colyseus's own `Server`: `new Server({ transport: new WebSocketTransport() })`
  * (default local presence and local driver), one room type `lobby`, `listen()` on 127.0.0.1. On
@@ -18,12 +18,8 @@ import { Room, Server } from '@colyseus/core';
 import { silentLogger } from './colyseus.js';
 import { WebSocketTransport } from '@colyseus/ws-transport';
 
-/** The room type the benchmark joins. */
-export const COLYSEUS_ROOM = 'lobby';
-
 /** How long a reserved seat is held (seconds): Tavern's 2-minute connect window. */
 const SEAT_HOLD_SECONDS = 120;
-
 
 const argValue = (args: readonly string[], name: string): string | undefined => {
   const i = args.indexOf(name);
@@ -31,7 +27,7 @@ const argValue = (args: readonly string[], name: string): string | undefined => 
 };
 
 /** Starts the server; resolves with the port it listens on. */
-export async function serveColyseus(maxClients: number, host = '127.0.0.1', port = 0): Promise<number> {
+export async function serveColyseus(room: string, maxClients: number, host = '127.0.0.1', port = 0): Promise<number> {
   /** A lobby: no state to sync (no patch timer), seats held for the run. */
   class LobbyRoom extends Room {
     override maxClients = maxClients;
@@ -40,7 +36,7 @@ export async function serveColyseus(maxClients: number, host = '127.0.0.1', port
   }
   const transport = new WebSocketTransport();
   const server = new Server({ transport, greet: false, logger: silentLogger });
-  server.define(COLYSEUS_ROOM, LobbyRoom);
+  server.define(room, LobbyRoom);
   await server.listen(port, host);
   const address = transport.server?.address() as AddressInfo | null | undefined;
   if (address === null || address === undefined) throw new Error('the Colyseus transport has no listening server');
@@ -51,7 +47,8 @@ const main = async (): Promise<void> => {
   const args = process.argv.slice(2);
   const maxClients = Number(argValue(args, '--max-clients') ?? 256);
   if (!Number.isInteger(maxClients) || maxClients < 1) throw new Error(`--max-clients must be a positive integer, got ${maxClients}`);
-  const port = await serveColyseus(maxClients, argValue(args, '--host') ?? '127.0.0.1', Number(argValue(args, '--port') ?? 0));
+  const room = argValue(args, '--room') ?? 'lobby';
+  const port = await serveColyseus(room, maxClients, argValue(args, '--host') ?? '127.0.0.1', Number(argValue(args, '--port') ?? 0));
   process.stdout.write(`${JSON.stringify({ port })}\n`);
 };
 
