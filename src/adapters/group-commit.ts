@@ -52,21 +52,35 @@ export const decideGroup = (base: World, queue: readonly Pending[]): { readonly 
   };
 };
 
+/** What a flush did with its group: committed it (each call settled), or found the write lock taken. */
+export type Flushed = 'committed' | 'busy';
+
 /**
  * The queue of one store: `enqueue` adds a call and makes sure a flush is scheduled once the
  * current turn of the event loop (every request that arrived with this batch of I/O) is done.
  *
+ * A flush that finds the database's write lock held by another connection (another process, or
+ * the WAL checkpointer's rewind) answers `busy` instead of sleeping in SQLite's busy handler,
+ * which would stop the event loop: the group is tried again `retryMs` later, with the calls that
+ * arrived meanwhile, and fails with `busyError` once the lock has been held for `busyTimeoutMs`.
+ *
  * @example
- * const group = new GroupQueue((queue) => store.commit(queue));
+ * const group = new GroupQueue((queue) => store.commit(queue), { busyTimeoutMs: 10_000 });
  * return group.enqueue(decide);
  */
 export class GroupQueue {
   #queue: Pending[] = [];
   #scheduled = false;
-  readonly #flush: (queue: readonly Pending[]) => void;
+  /** When the current wait for the write lock began (`performance.now()`). */
+  #busySince: number | undefined;
+  readonly #flush: (queue: readonly Pending[]) => Flushed;
+  readonly #busyTimeoutMs: number;
+  readonly #retryMs: number;
 
-  constructor(flush: (queue: readonly Pending[]) => void) {
+  constructor(flush: (queue: readonly Pending[]) => Flushed, options: { readonly busyTimeoutMs?: number; readonly retryMs?: number } = {}) {
     this.#flush = flush;
+    this.#busyTimeoutMs = options.busyTimeoutMs ?? 0;
+    this.#retryMs = options.retryMs ?? 1;
   }
 
   enqueue<T>(decide: (world: World) => Transaction<T>): Promise<Committed<T>> {
@@ -78,16 +92,34 @@ export class GroupQueue {
     });
   }
 
-  /** Flushes what is queued now (also before the database closes); every call is settled or rejected. */
+  /** Flushes what is queued now (also before the database closes); every call is settled, rejected or, while the lock is busy, queued again. */
   drain(): void {
     this.#scheduled = false;
     const queue = this.#queue;
     if (queue.length === 0) return;
     this.#queue = [];
+    let flushed: Flushed;
     try {
-      this.#flush(queue);
+      flushed = this.#flush(queue);
     } catch (error) {
+      this.#busySince = undefined;
       for (const pending of queue) pending.reject(error);
+      return;
     }
+    if (flushed === 'committed') {
+      this.#busySince = undefined;
+      return;
+    }
+    const now = performance.now();
+    this.#busySince ??= now;
+    if (now - this.#busySince >= this.#busyTimeoutMs) {
+      this.#busySince = undefined;
+      const error = new Error(`the database stayed locked by another connection for ${this.#busyTimeoutMs} ms`);
+      for (const pending of [...queue, ...this.#queue.splice(0)]) pending.reject(error);
+      return;
+    }
+    this.#queue = [...queue, ...this.#queue];
+    this.#scheduled = true;
+    setTimeout(() => this.drain(), this.#retryMs);
   }
 }

@@ -32,13 +32,17 @@ interface Stores {
 }
 
 /** Storage adapters are loaded on demand, so a SQLite server never loads `pg` and vice versa. */
-async function openStores(env: ServerEnv): Promise<Stores> {
+async function openStores(env: ServerEnv, logger: ReturnType<typeof createLogger>): Promise<Stores> {
   if (env.databaseUrl !== undefined) {
     const { openPostgres } = await import('../adapters/postgres/index.js');
     return openPostgres(env.databaseUrl, { regions: env.regions, ...(env.postgresSchema === undefined ? {} : { schema: env.postgresSchema }) });
   }
   const { openSqlite } = await import('../adapters/sqlite/index.js');
-  return openSqlite(env.dataDir, { regions: env.regions, synchronous: env.sqliteSync });
+  return openSqlite(env.dataDir, {
+    regions: env.regions,
+    synchronous: env.sqliteSync,
+    onCheckpointError: (error) => logger.warn({ err: error }, 'the WAL checkpointer failed: checkpoints run in commits again'),
+  });
 }
 
 const systemClock: Clock = { now: () => Date.now() };
@@ -62,7 +66,7 @@ const UPLOAD_KEY_SETTING = 'upload-signing-key';
 async function main(): Promise<void> {
   const logger = createLogger();
   const env = parseEnv(process.env);
-  const stores = await openStores(env);
+  const stores = await openStores(env, logger);
   const { catalog } = stores;
   const clock = systemClock;
   const random = systemRandom;

@@ -19,10 +19,9 @@ const dataDir = () => {
     stores.push(s);
     return s;
   };
-  const close = () => {
-    for (const s of stores) s.close();
+  const close = async () => {
+    await Promise.all(stores.map((s) => s.close()));
     rmSync(dir, { recursive: true, force: true });
-    return Promise.resolve();
   };
   return { dir, open, close };
 };
@@ -38,7 +37,7 @@ matchStoreContract('sqlite', () => {
 });
 
 describe('SQLite schema', () => {
-  it('migrates a fresh file once, in WAL mode, and records each migration', () => {
+  it('migrates a fresh file once, in WAL mode, and records each migration', async () => {
     const d = dataDir();
     try {
       d.open();
@@ -52,7 +51,7 @@ describe('SQLite schema', () => {
         db.close();
       }
     } finally {
-      void d.close();
+      await d.close();
     }
   });
 

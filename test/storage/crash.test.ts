@@ -24,7 +24,7 @@ describe('crash safety (SQLite)', () => {
       const { mm } = matchmakerOn(setup.match);
       await mm.addNamespace(ns, { ...DEFAULT_NAMESPACE_SETTINGS, lobbyCountMax: 10_000 });
       await mm.publish(ns, version(4, 0));
-      setup.close();
+      await setup.close();
 
       const child = spawn(process.execPath, ['--import', 'tsx', WORKER, dir, ns], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
       const exited = once(child, 'exit');
@@ -79,7 +79,7 @@ describe('crash safety (SQLite)', () => {
         const next = await matchmakerOn(reopened.match).mm.find({ namespaceId: ns, gameModes: ['default'], client: { ip: '192.0.2.1' } });
         expect(next.ok).toBe(true);
       } finally {
-        reopened.close();
+        await reopened.close();
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -20,5 +20,5 @@ for (let i = 0; i < Number(times); i++) {
   });
   seen.push(result);
 }
-close();
+await close();
 process.stdout.write(`${JSON.stringify(seen)}\n`);

@@ -26,7 +26,7 @@ describe('SQLite shared by processes', () => {
       const seen = outputs.flatMap((o) => JSON.parse(o.stdout) as number[]);
       expect(seen.sort((a, b) => a - b)).toEqual(Array.from({ length: 450 }, (_, i) => i));
       expect((await setup.match.snapshot()).namespaces.get(ns)?.settings.lobbyCountMax).toBe(450);
-      setup.close();
+      await setup.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

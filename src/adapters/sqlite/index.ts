@@ -4,11 +4,13 @@
  */
 import { LOCAL_REGION, type RegionInfo } from '../../core/world.js';
 import { SqliteCatalogStore } from './catalog.js';
+import { startCheckpointer } from './checkpointer.js';
 import { SqliteMatchStore } from './match-store.js';
-import { openDatabase, type SqliteConnectionOptions } from './schema.js';
+import { busyTimeout, openDatabase, type SqliteConnectionOptions } from './schema.js';
 
 export { SqliteCatalogStore } from './catalog.js';
 export { SqliteMatchStore } from './match-store.js';
+export { startCheckpointer, type CheckpointerOptions } from './checkpointer.js';
 export { MIGRATIONS, migrate, openDatabase, type SqliteConnectionOptions } from './schema.js';
 
 /**
@@ -20,6 +22,14 @@ export { MIGRATIONS, migrate, openDatabase, type SqliteConnectionOptions } from 
 export interface SqliteOptions extends SqliteConnectionOptions {
   /** Default `[LOCAL_REGION]`. */
   readonly regions?: readonly RegionInfo[];
+  /**
+   * Where WAL checkpoints run: `background` (default) on a worker thread, so no commit on the event
+   * loop waits for their fsyncs (`checkpointer.ts`); `inline`: SQLite's automatic checkpoint in the
+   * commit that crosses 1,000 WAL pages.
+   */
+  readonly checkpoints?: 'background' | 'inline';
+  /** Called if the background checkpointer fails (checkpoints are then inline again). */
+  readonly onCheckpointError?: (error: Error) => void;
 }
 
 /**
@@ -31,7 +41,8 @@ export interface SqliteOptions extends SqliteConnectionOptions {
 export interface SqliteStores {
   readonly catalog: SqliteCatalogStore;
   readonly match: SqliteMatchStore;
-  readonly close: () => void;
+  /** Commits what is queued, stops the checkpointer and closes the database. */
+  readonly close: () => Promise<void>;
 }
 
 /**
@@ -43,12 +54,25 @@ export interface SqliteStores {
 export const openSqlite = (dataDir: string, options: SqliteOptions = {}): SqliteStores => {
   const db = openDatabase(dataDir, options);
   const match = new SqliteMatchStore(db, options.regions ?? [LOCAL_REGION]);
+  const checkpointer = options.checkpoints === 'inline'
+    ? undefined
+    : startCheckpointer(db, {
+        busyTimeoutMs: busyTimeout(options),
+        synchronous: options.synchronous ?? 'normal',
+        ...(options.onCheckpointError === undefined ? {} : { onError: options.onCheckpointError }),
+      });
+  let closing: Promise<void> | undefined;
   return {
     catalog: new SqliteCatalogStore(db),
     match,
     close: () => {
-      match.flush();
-      db.close();
+      closing ??= (async () => {
+        match.flush();
+        // The worker's connection closes first, so this one is the last and folds the WAL back in.
+        await checkpointer?.stop();
+        db.close();
+      })();
+      return closing;
     },
   };
 };

@@ -3,7 +3,7 @@ import { dehydrateLobby, dehydrateNamespace, diffWorld, hydrateWorld, type Lobby
 import type { Decision } from '../../core/tx.js';
 import type { RegionInfo, World } from '../../core/world.js';
 import type { MatchStore, Transaction } from '../../io/index.js';
-import { decideGroup, GroupQueue, type Pending } from '../group-commit.js';
+import { decideGroup, GroupQueue, type Flushed, type Pending } from '../group-commit.js';
 
 interface Cached {
   readonly revision: number;
@@ -38,7 +38,10 @@ type Statements = { readonly [K in keyof typeof SQL]: Database.Statement };
  * Group commit: the `transact` calls of one turn of the event loop are decided in order and
  * written in one transaction, which holds the write lock (`BEGIN IMMEDIATE`) from reading the
  * revision to commit, so decisions are serialised across processes; only the rows the group
- * changed are written, and each call resolves once the group is committed.
+ * changed are written, and each call resolves once the group is committed. A group commit never
+ * waits for the lock inside SQLite (that would stop the event loop): it takes the lock with no
+ * busy timeout and, when another connection holds it, tries again a millisecond later, up to the
+ * connection's own busy timeout (see `GroupQueue`).
  *
  * @example
  * const store = new SqliteMatchStore(openDatabase('.tavern'), [LOCAL_REGION]);
@@ -46,13 +49,22 @@ type Statements = { readonly [K in keyof typeof SQL]: Database.Statement };
 export class SqliteMatchStore implements MatchStore {
   readonly #regions: readonly RegionInfo[];
   readonly #q: Statements;
-  readonly #group = new GroupQueue((queue) => this.#commit(queue));
+  readonly #group: GroupQueue;
+  /** `PRAGMA busy_timeout` to 0 around a group commit, and back to the connection's. */
+  readonly #noWait: Database.Statement;
+  readonly #wait: Database.Statement;
   readonly #reload: Database.Transaction<() => Cached>;
   readonly #commitGroup: Database.Transaction<(queue: readonly Pending[]) => { settle: () => void; next: Cached }>;
   #cache: Cached | undefined;
+  /** Set by `flush` before the database closes: the last commit waits for the lock in SQLite. */
+  #closing = false;
 
   constructor(db: Database.Database, regions: readonly RegionInfo[]) {
     this.#regions = regions;
+    const busyTimeoutMs = Number(db.pragma('busy_timeout', { simple: true }));
+    this.#group = new GroupQueue((queue) => this.#commit(queue), { busyTimeoutMs });
+    this.#noWait = db.prepare('PRAGMA busy_timeout = 0');
+    this.#wait = db.prepare(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
     this.#q = Object.fromEntries(Object.entries(SQL).map(([k, v]) => [k, db.prepare(v)])) as Statements;
     this.#reload = db.transaction(() => this.#current());
     this.#commitGroup = db.transaction((queue: readonly Pending[]) => {
@@ -66,8 +78,9 @@ export class SqliteMatchStore implements MatchStore {
     });
   }
 
-  /** Commits every queued call now (before the database closes). */
+  /** Commits every queued call now, waiting for the lock if need be (before the database closes). */
   flush(): void {
+    this.#closing = true;
     this.#group.drain();
   }
 
@@ -101,10 +114,23 @@ export class SqliteMatchStore implements MatchStore {
     }
   }
 
-  #commit(queue: readonly Pending[]): void {
-    const { settle, next } = this.#commitGroup.immediate(queue);
-    this.#cache = next;
-    settle();
+  #commit(queue: readonly Pending[]): Flushed {
+    let committed: { settle: () => void; next: Cached };
+    if (this.#closing) committed = this.#commitGroup.immediate(queue);
+    else {
+      this.#noWait.get();
+      try {
+        committed = this.#commitGroup.immediate(queue);
+      } catch (error) {
+        if ((error as { code?: unknown }).code === 'SQLITE_BUSY') return 'busy';
+        throw error;
+      } finally {
+        this.#wait.get();
+      }
+    }
+    this.#cache = committed.next;
+    committed.settle();
+    return 'committed';
   }
 
   snapshot(): Promise<World> {

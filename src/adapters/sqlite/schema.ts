@@ -92,6 +92,9 @@ export interface SqliteConnectionOptions {
   readonly synchronous?: 'normal' | 'full';
 }
 
+/** The connection's busy timeout in ms (default 10 s). */
+export const busyTimeout = (options: SqliteConnectionOptions): number => Math.max(0, Math.floor(options.busyTimeoutMs ?? 10_000));
+
 /**
  * Opens (creating the directory and file if needed) and migrates the database of a data dir.
  *
@@ -102,7 +105,7 @@ export const openDatabase = (dataDir: string, options: SqliteConnectionOptions =
   mkdirSync(dataDir, { recursive: true });
   const db = new Database(join(dataDir, options.file ?? 'tavern.db'));
   try {
-    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 10_000))}`);
+    db.pragma(`busy_timeout = ${busyTimeout(options)}`);
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
     migrate(db);
