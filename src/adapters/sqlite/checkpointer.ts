@@ -7,12 +7,15 @@
  * connection to the same file runs `wal_checkpoint(PASSIVE)` every `intervalMs`, which copies the
  * committed frames and fsyncs without taking the write lock, so commits go on meanwhile.
  *
- * Under steady writes a passive checkpoint rarely finds the WAL fully copied (commits land during
+ * Under steady writes a passive checkpoint never finds the WAL fully copied (commits land during
  * its fsync), and SQLite rewinds the WAL only then: once the WAL holds `restartFrames` frames, the
  * worker runs `wal_checkpoint(RESTART)` instead, which holds the write lock while it copies the
- * last frames and fsyncs (a commit waits for it, a few ms, once per `restartFrames` pages), and
- * the next commit starts the WAL from its beginning. The WAL file so stays within about
- * `restartFrames` pages.
+ * last frames and fsyncs (7–14 ms here), and the next commit starts the WAL from its beginning. The
+ * group commits waiting for the lock meanwhile do not stop the event loop (`GroupQueue`), but
+ * their finds wait: under the http bench's ~18k finds/s the WAL grows ~8,000 frames a second, so
+ * a rewind at 8,000 frames delayed a whole wave of finds every ~1.1 s (0.3 % of them), and 32,000
+ * frames (a WAL file of up to ~128 MB) makes that every ~4 s (p99 9.0 against 10.0 ms in three
+ * alternating pairs).
  *
  * Durability is SQLite's own: the worker's connection uses the main one's `synchronous`, and a
  * checkpoint is SQLite's checkpoint, only on another thread. If the worker fails, the main
@@ -25,7 +28,7 @@ import type Database from 'better-sqlite3';
 export interface CheckpointerOptions {
   /** How often the worker checkpoints (default 200 ms). */
   readonly intervalMs?: number;
-  /** WAL frames (pages) at which a blocking `RESTART` checkpoint rewinds the WAL (default 8,000, ~32 MB). */
+  /** WAL frames (pages) at which a blocking `RESTART` checkpoint rewinds the WAL (default 32,000, ~128 MB). */
   readonly restartFrames?: number;
   /** The worker's lock wait for `RESTART` (the main connection's busy timeout). */
   readonly busyTimeoutMs: number;
@@ -76,7 +79,7 @@ export const startCheckpointer = (db: Database.Database, options: CheckpointerOp
     driver: createRequire(import.meta.url).resolve('better-sqlite3'),
     file: db.name,
     intervalMs: options.intervalMs ?? 200,
-    restartFrames: options.restartFrames ?? 8_000,
+    restartFrames: options.restartFrames ?? 32_000,
     busyTimeoutMs: options.busyTimeoutMs,
     synchronous: options.synchronous === 'full' ? 'FULL' : 'NORMAL',
   };
