@@ -62,7 +62,7 @@ export type Flushed = 'committed' | 'busy';
  * A flush that finds the database's write lock held by another connection (another process, or
  * the WAL checkpointer's rewind) answers `busy` instead of sleeping in SQLite's busy handler,
  * which would stop the event loop: the group is tried again `retryMs` later, with the calls that
- * arrived meanwhile, and fails with `busyError` once the lock has been held for `busyTimeoutMs`.
+ * arrived meanwhile, and fails once the lock has been held for `busyTimeoutMs`.
  *
  * @example
  * const group = new GroupQueue((queue) => store.commit(queue), { busyTimeoutMs: 10_000 });
@@ -115,10 +115,10 @@ export class GroupQueue {
     if (now - this.#busySince >= this.#busyTimeoutMs) {
       this.#busySince = undefined;
       const error = new Error(`the database stayed locked by another connection for ${this.#busyTimeoutMs} ms`);
-      for (const pending of [...queue, ...this.#queue.splice(0)]) pending.reject(error);
+      for (const pending of queue) pending.reject(error);
       return;
     }
-    this.#queue = [...queue, ...this.#queue];
+    this.#queue = queue;
     this.#scheduled = true;
     setTimeout(() => this.drain(), this.#retryMs);
   }

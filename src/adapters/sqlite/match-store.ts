@@ -122,7 +122,8 @@ export class SqliteMatchStore implements MatchStore {
       try {
         committed = this.#commitGroup.immediate(queue);
       } catch (error) {
-        if ((error as { code?: unknown }).code === 'SQLITE_BUSY') return 'busy';
+        const { code } = error as { code?: unknown };
+        if (typeof code === 'string' && code.startsWith('SQLITE_BUSY')) return 'busy';
         throw error;
       } finally {
         this.#wait.get();
