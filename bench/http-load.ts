@@ -56,28 +56,51 @@ export interface LoadResult {
 
 interface Answer {
   readonly status: number;
-  readonly body: string;
+  /** The body, decoded when the request asked for it or the status is not 200. */
+  readonly body?: string;
 }
 
 const HEAD_END = Buffer.from('\r\n\r\n');
+/** Socket reads land in one buffer per connection (`onread`), so reading allocates nothing per answer. */
+const READ_BYTES = 64 * 1024;
 
 /**
  * One kept-alive HTTP/1.1 connection, one request at a time. Answers must carry `content-length`
  * (both servers measured send it); `connection: close` reconnects before the next request.
+ *
+ * The socket reads into a buffer of its own (`net.connect`'s `onread`) and the answer's bytes are
+ * gathered in another that is reused for every answer: with a fresh Buffer per read and a string
+ * per body, this process's own garbage collections (old-generation ones, driven by the Buffers'
+ * external memory) stalled every client at once a few times a second, and that stall was counted
+ * in the server's latency.
  */
 class Connection {
   #socket: Socket;
-  #buffer: Buffer | undefined;
-  #pending: { resolve(answer: Answer): void; reject(error: Error): void } | undefined;
+  readonly #read = Buffer.allocUnsafe(READ_BYTES);
+  /** The bytes of the answer being read (grown when an answer is larger), `#filled` of them set. */
+  #answer = Buffer.allocUnsafe(READ_BYTES);
+  #filled = 0;
+  /** The request being sent (grown when a request is larger). */
+  #request = Buffer.allocUnsafe(4096);
+  #pending: { resolve(answer: Answer): void; reject(error: Error): void; readonly body: boolean } | undefined;
 
   constructor(private readonly host: string, private readonly port: number) {
     this.#socket = this.#open();
   }
 
   #open(): Socket {
-    const socket = connect(this.port, this.host);
-    socket.setNoDelay(true);
-    socket.on('data', (chunk: Buffer) => this.#read(chunk));
+    const socket = connect({
+      port: this.port,
+      host: this.host,
+      noDelay: true,
+      onread: {
+        buffer: this.#read,
+        callback: (n: number): boolean => {
+          this.#take(n);
+          return true; // keep reading
+        },
+      },
+    });
     socket.on('error', (error) => this.#fail(error));
     socket.on('close', () => this.#fail(Object.assign(new Error('connection closed'), { code: 'ECONNRESET' })));
     return socket;
@@ -86,26 +109,39 @@ class Connection {
   #fail(error: Error): void {
     const pending = this.#pending;
     this.#pending = undefined;
-    this.#buffer = undefined;
+    this.#filled = 0;
     pending?.reject(error);
   }
 
-  #read(chunk: Buffer): void {
-    const buffer = this.#buffer === undefined ? chunk : Buffer.concat([this.#buffer, chunk]);
-    this.#buffer = buffer;
-    const end = buffer.indexOf(HEAD_END);
-    if (end < 0) return;
-    const head = buffer.toString('latin1', 0, end);
+  /** `n` bytes arrived in the read buffer: keep them, and settle the request once its answer is whole. */
+  #take(n: number): void {
+    if (this.#filled + n > this.#answer.length) {
+      const grown = Buffer.allocUnsafe(Math.max(2 * this.#answer.length, this.#filled + n));
+      this.#answer.copy(grown, 0, 0, this.#filled);
+      this.#answer = grown;
+    }
+    this.#read.copy(this.#answer, this.#filled, 0, n);
+    this.#filled += n;
+    const bytes = this.#answer;
+    const end = bytes.indexOf(HEAD_END);
+    if (end < 0 || end >= this.#filled) return;
+    const head = bytes.toString('latin1', 0, end);
     const length = /\r\ncontent-length:[ \t]*(\d+)/i.exec(head)?.[1];
     if (length === undefined) {
       this.#fail(new Error(`an answer without content-length: ${head.slice(0, 200)}`));
       return;
     }
-    const bodyEnd = end + HEAD_END.length + Number(length);
-    if (buffer.length < bodyEnd) return;
-    const answer = { status: Number(head.slice(9, 12)), body: buffer.toString('utf8', end + HEAD_END.length, bodyEnd) };
-    this.#buffer = buffer.length > bodyEnd ? buffer.subarray(bodyEnd) : undefined;
+    const bodyStart = end + HEAD_END.length;
+    const bodyEnd = bodyStart + Number(length);
+    if (this.#filled < bodyEnd) return;
+    if (this.#filled > bodyEnd) {
+      this.#fail(new Error(`${this.#filled - bodyEnd} bytes after the answer, with one request in flight`));
+      return;
+    }
+    const status = Number(head.slice(9, 12));
     const pending = this.#pending;
+    const answer: Answer = status === 200 && pending?.body !== true ? { status } : { status, body: bytes.toString('utf8', bodyStart, bodyEnd) };
+    this.#filled = 0;
     this.#pending = undefined;
     if (/\r\nconnection:[ \t]*close/i.test(head)) {
       this.#socket.removeAllListeners().destroy();
@@ -114,10 +150,22 @@ class Connection {
     pending?.resolve(answer);
   }
 
-  send(request: Buffer): Promise<Answer> {
+  /**
+   * Sends a request; `body`: decode the answer's body even when it is a 200. The request's bytes
+   * are written from a buffer reused for every request: the server reads all of them before it
+   * answers, and the next request waits for the answer.
+   */
+  send(shot: Shot, body: boolean): Promise<Answer> {
+    let head = `POST ${shot.path} HTTP/1.1\r\nhost: ${this.host}:${this.port}\r\n`;
+    for (const [name, value] of Object.entries(shot.headers)) head += `${name}: ${value}\r\n`;
+    head += '\r\n';
+    const size = Buffer.byteLength(head, 'latin1') + shot.body.length;
+    if (size > this.#request.length) this.#request = Buffer.allocUnsafe(Math.max(size, 2 * this.#request.length));
+    const at = this.#request.write(head, 0, 'latin1');
+    shot.body.copy(this.#request, at);
     return new Promise((resolve, reject) => {
-      this.#pending = { resolve, reject };
-      this.#socket.write(request);
+      this.#pending = { resolve, reject, body };
+      this.#socket.write(this.#request.subarray(0, size));
     });
   }
 
@@ -126,12 +174,33 @@ class Connection {
   }
 }
 
-/** The request's bytes on the wire. */
-const encode = (host: string, shot: Shot): Buffer => {
-  let head = `POST ${shot.path} HTTP/1.1\r\nhost: ${host}\r\n`;
-  for (const [name, value] of Object.entries(shot.headers)) head += `${name}: ${value}\r\n`;
-  return Buffer.concat([Buffer.from(`${head}\r\n`, 'latin1'), shot.body]);
-};
+/**
+ * The window's latencies, in fixed-size typed chunks: a growing array of numbers is copied into a
+ * larger one as it grows, and those copies (megabytes by the end of a run) set off this process's
+ * old-generation collections while the clients wait.
+ */
+class Latencies {
+  static readonly #CHUNK = 16_384;
+  readonly #full: Float64Array[] = [];
+  #chunk = new Float64Array(Latencies.#CHUNK);
+  #used = 0;
+
+  add(ms: number): void {
+    if (this.#used === this.#chunk.length) {
+      this.#full.push(this.#chunk);
+      this.#chunk = new Float64Array(Latencies.#CHUNK);
+      this.#used = 0;
+    }
+    this.#chunk[this.#used++] = ms;
+  }
+
+  sorted(): Float64Array {
+    const all = new Float64Array(this.#full.length * Latencies.#CHUNK + this.#used);
+    this.#full.forEach((chunk, i) => all.set(chunk, i * Latencies.#CHUNK));
+    all.set(this.#chunk.subarray(0, this.#used), this.#full.length * Latencies.#CHUNK);
+    return all.sort();
+  }
+}
 
 /** Nearest-rank percentile of sorted values. */
 export const percentile = (sorted: Float64Array, p: number): number =>
@@ -145,7 +214,7 @@ export const percentile = (sorted: Float64Array, p: number): number =>
 export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
   const origin = new URL(opts.origin);
   const connections: Connection[] = [];
-  const latencies: number[] = [];
+  const latencies = new Latencies();
   const errorKinds: Record<string, number> = {};
   let errorSample: string | undefined;
   let errors = 0;
@@ -177,7 +246,7 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
       let failure: string | undefined;
       let answer: Answer | undefined;
       try {
-        answer = await connection.send(encode(origin.host, shot));
+        answer = await connection.send(shot, !checked);
       } catch (error) {
         failure = (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message : String(error));
         connection.close();
@@ -187,11 +256,11 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
       const t1 = performance.now();
       if (answer !== undefined && answer.status !== 200) {
         failure = `status ${answer.status}`;
-        errorSample ??= answer.body.slice(0, 500);
+        errorSample ??= (answer.body ?? '').slice(0, 500);
       } else if (answer !== undefined && !checked) {
         checked = true;
         try {
-          opts.check?.(answer.body);
+          opts.check?.(answer.body ?? '');
         } catch (error) {
           stopped = true;
           throw error;
@@ -199,7 +268,7 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
       }
       if (failure !== undefined) errorKinds[failure] = (errorKinds[failure] ?? 0) + 1;
       if (t1 < windowStart || t1 > windowEnd) continue;
-      latencies.push(t1 - t0);
+      latencies.add(t1 - t0);
       if (failure !== undefined) errors++;
     }
   };
@@ -210,7 +279,7 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
   } finally {
     for (const c of connections) c.close();
   }
-  const sorted = Float64Array.from(latencies).sort();
+  const sorted = latencies.sorted();
   const seconds = opts.durationMs / 1000;
   return {
     concurrency: opts.concurrency,
