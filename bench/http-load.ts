@@ -123,8 +123,9 @@ class Connection {
     this.#read.copy(this.#answer, this.#filled, 0, n);
     this.#filled += n;
     const bytes = this.#answer;
-    const end = bytes.indexOf(HEAD_END);
-    if (end < 0 || end >= this.#filled) return;
+    // Only the bytes of this answer: the rest of the buffer holds older ones.
+    const end = bytes.subarray(0, this.#filled).indexOf(HEAD_END);
+    if (end < 0) return;
     const head = bytes.toString('latin1', 0, end);
     const length = /\r\ncontent-length:[ \t]*(\d+)/i.exec(head)?.[1];
     if (length === undefined) {
