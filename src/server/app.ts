@@ -15,7 +15,7 @@ import { MAX_BODY_BYTES, readJsonBody } from './body.js';
 import type { Ctx, Handler, Services, Settings } from './context.js';
 import { corsFor, preflightHeaders } from './cors.js';
 import type { AppConfig, AppDeps, Logger } from './deps.js';
-import { errorResponse, HttpError, json } from './errors.js';
+import { errorResponse, HttpError, json, JsonText } from './errors.js';
 import { fromRequest, toResponse, type Incoming, type Outgoing } from './incoming.js';
 import { MemoryLobbyStates } from './lobby-states.js';
 import { syncNamespaces } from '../services/publish.js';
@@ -202,7 +202,7 @@ export function createApp(deps: AppDeps): App {
     const ctx = new RequestCtx(services, request, match.params, rayId, closing.signal);
     try {
       const result = await match.handler(ctx);
-      return json(result === undefined ? {} : result);
+      return result instanceof JsonText ? result.answer() : json(result === undefined ? {} : result);
     } catch (e) {
       if (e instanceof HttpError) return errorResponse(e.error);
       throw e;

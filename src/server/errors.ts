@@ -68,6 +68,26 @@ export const json = (body: unknown, status = 200, headers: Record<string, string
   body: JSON.stringify(body),
 });
 
+/**
+ * A handler's answer already written as JSON text (a hot path that renders its own): the app
+ * sends it as it is, where any other answer goes through {@link json}.
+ *
+ * @example
+ * return new JsonText(`{"player":{"token":${JSON.stringify(token)}}}`);
+ */
+export class JsonText {
+  readonly text: string;
+
+  constructor(text: string) {
+    this.text = text;
+  }
+
+  /** The 200 answer carrying it. */
+  answer(): Outgoing {
+    return { status: 200, headers: { 'content-type': JSON_TYPE }, body: this.text };
+  }
+}
+
 /** The error response for a catalog error. */
 export const errorResponse = (e: MatchError, headers: Record<string, string> = {}): Outgoing =>
   json(errorBody(e), ERRORS[e.code].status, headers);

@@ -7,6 +7,7 @@ import type { PortProtocol } from '../core/config/types.js';
 import type { Lobby } from '../core/lobby/lobby.js';
 import type { RegionInfo } from '../core/world.js';
 import type { Settings } from './context.js';
+import { JsonText } from './errors.js';
 import type { DevTokenPort } from './tokens.js';
 
 export interface JoinPort {
@@ -51,10 +52,43 @@ const response = (lobbyId: string, region: { region_id: string; display_name: st
   return { lobby: { lobby_id: lobbyId, region, ports, player }, ports, player };
 };
 
+/** A lobby's JoinResponse around its player token: `head + token + middle + token + '}}'`. */
+interface Frame {
+  readonly lobbyId: string;
+  readonly region: string;
+  readonly regions: readonly RegionInfo[];
+  readonly settings: Settings;
+  readonly head: string;
+  readonly middle: string;
+}
+
+/**
+ * Each lobby's frame, by its ports (fixed for the lobby's life, and kept by every revision of it):
+ * the finds into one lobby render its ports and region once, and each answer is the frame around
+ * its token, not a fresh object tree through `JSON.stringify`.
+ */
+const frames = new WeakMap<Lobby['ports'], Frame>();
+
+const frameOf = (lobby: Lobby, regions: readonly RegionInfo[], settings: Settings): Frame => {
+  const known = frames.get(lobby.ports);
+  if (known !== undefined && known.lobbyId === lobby.id && known.region === lobby.region && known.regions === regions && known.settings === settings) return known;
+  const display = regions.find((r) => r.id === lobby.region)?.displayName ?? lobby.region;
+  const region = JSON.stringify({ region_id: lobby.region, display_name: display });
+  const ports = JSON.stringify(renderPorts(lobby, settings));
+  const frame: Frame = {
+    lobbyId: lobby.id, region: lobby.region, regions, settings,
+    head: `{"lobby":{"lobby_id":${JSON.stringify(lobby.id)},"region":${region},"ports":${ports},"player":{"token":`,
+    middle: `}},"ports":${ports},"player":{"token":`,
+  };
+  frames.set(lobby.ports, frame);
+  return frame;
+};
+
 /** A real seat's JoinResponse. */
-export function joinResponse(lobby: Lobby, regions: readonly RegionInfo[], settings: Settings, playerToken: string): unknown {
-  const region = regions.find((r) => r.id === lobby.region);
-  return response(lobby.id, { region_id: lobby.region, display_name: region?.displayName ?? lobby.region }, renderPorts(lobby, settings), playerToken);
+export function joinResponse(lobby: Lobby, regions: readonly RegionInfo[], settings: Settings, playerToken: string): JsonText {
+  const { head, middle } = frameOf(lobby, regions, settings);
+  const token = JSON.stringify(playerToken);
+  return new JsonText(`${head}${token}${middle}${token}}}`);
 }
 
 export const NIL_UUID = '00000000-0000-0000-0000-000000000000';

@@ -4,16 +4,16 @@
  * matchmaker, uploads and the HTTP edge, runs the maintenance tick, and shuts down gracefully on
  * SIGTERM/SIGINT (stop accepting, finish in-flight requests, close storage).
  */
-import { randomInt, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { FakeRuntime } from '../adapters/fake/runtime.js';
 import { FsBlobs } from '../adapters/fs/blobs.js';
 import { HttpCaptchaVerifier } from '../adapters/http/captcha.js';
 import { HttpVerifier } from '../adapters/http/verifier.js';
+import { SystemRandom } from '../adapters/system-random.js';
 import { TICK_INTERVAL_MS } from '../core/tick.js';
 import type { CatalogStore } from '../io/catalog.js';
-import type { Clock, MatchStore, ProxyRoutes, Random, Runtime, Timers } from '../io/index.js';
+import type { Clock, MatchStore, ProxyRoutes, Runtime, Timers } from '../io/index.js';
 import { LogBook } from '../services/lobby-logs.js';
 import { Matchmaker } from '../services/matchmaker.js';
 import { Uploads } from '../services/uploads.js';
@@ -46,7 +46,6 @@ async function openStores(env: ServerEnv, logger: ReturnType<typeof createLogger
 }
 
 const systemClock: Clock = { now: () => Date.now() };
-const systemRandom: Random = { uuid: () => randomUUID(), u32: () => randomInt(0, 2 ** 32) };
 const systemTimers: Timers = {
   after(ms, fn) {
     const handle = setTimeout(fn, ms);
@@ -69,7 +68,7 @@ async function main(): Promise<void> {
   const stores = await openStores(env, logger);
   const { catalog } = stores;
   const clock = systemClock;
-  const random = systemRandom;
+  const random = new SystemRandom();
   const live: { app?: App } = {};
   const server = createHttpServer({
     respond: (request) => (live.app === undefined ? Promise.resolve(json({ code: 'ERROR', message: 'starting' }, 503)) : live.app.respond(request)),

@@ -49,6 +49,13 @@ export type Grant =
 /** A verified token: its grant, `jti` and issue time (epoch ms). */
 export type Verified = Grant & { readonly jti: string; readonly issuedAt: number };
 
+/** A JWT whose signature and claims checked out, with its expiry (seconds). */
+interface Checked {
+  readonly jwt: string;
+  readonly verified: Verified;
+  readonly exp: number;
+}
+
 /** The operator's admin token: access to every game. */
 export type Admin = { readonly kind: 'admin' };
 const ADMIN: Admin = Object.freeze({ kind: 'admin' });
@@ -58,9 +65,15 @@ const CHECKED_MAX = 10_000;
 
 /** The JWT of a token, without its Rivet-style label. */
 const bareJwt = (token: string): string => {
-  const parts = token.split('.');
-  return parts.length === 4 ? parts.slice(1).join('.') : token;
+  const first = token.indexOf('.');
+  let dots = 0;
+  for (let at = first; at !== -1; at = token.indexOf('.', at + 1)) dots++;
+  // Four parts: a label, then the JWT's three.
+  return dots === 3 ? token.slice(first + 1) : token;
 };
+
+/** What a verified JWT is remembered by: its signature segment (hashing it beats hashing the whole JWT). */
+const checkedKey = (jwt: string): string => jwt.slice(jwt.lastIndexOf('.') + 1);
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Lifetimes of wire.md §4.2. */
@@ -201,8 +214,8 @@ export class TokenIssuer {
   #loaded: KeyObject | undefined;
   #admin: Promise<{ readonly token: string; readonly generated: boolean }> | undefined;
   #adminDigest: Buffer | undefined;
-  /** Tokens whose signature and claims checked out, by JWT, with their expiry (seconds). */
-  readonly #checked = new Map<string, { readonly verified: Verified; readonly exp: number }>();
+  /** Tokens whose signature and claims checked out, by their signature segment ({@link checkedKey}). */
+  readonly #checked = new Map<string, Checked>();
 
   constructor(deps: TokenIssuerDeps) {
     this.#deps = deps;
@@ -241,7 +254,8 @@ export class TokenIssuer {
   }
 
   /**
-   * Signs a token for `grant` and records its `jti` (not a player token's: see above).
+   * Signs a token for `grant` and records its `jti` (not a player token's: see above; its `jti` is
+   * its player's id, which it carries anyway, so it has no `jti` claim).
    * `namespaceName` only shapes the label. `iat` carries milliseconds (a NumericDate may be
    * fractional): a player token's connect window counts from it.
    *
@@ -252,9 +266,10 @@ export class TokenIssuer {
     const now = this.#deps.clock.now();
     const kind: TokenKind = grant.kind;
     const expiresAt = now + TOKEN_TTL_MS[kind];
-    const jti = this.#deps.random.uuid();
+    // A player token is named by its player (one token per seat): no id of its own to mint or carry.
+    const jti = grant.kind === 'player' ? grant.playerId : this.#deps.random.uuid();
     const claims = grantClaims(grant);
-    claims['jti'] = jti;
+    if (grant.kind !== 'player') claims['jti'] = jti;
     claims['iat'] = now / 1000;
     claims['exp'] = Math.floor(expiresAt / 1000);
     const input = `${HEADER}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
@@ -278,7 +293,7 @@ export class TokenIssuer {
   async identify(token: string): Promise<Result<Admin | Verified, MatchError>> {
     const jwt = bareJwt(token);
     // A token seen valid before is no admin token: skip the digest (the hot path of a find).
-    if (!this.#checked.has(jwt) && (await this.isAdmin(token))) return ok(ADMIN);
+    if (this.#known(jwt) === undefined && (await this.isAdmin(token))) return ok(ADMIN);
     return this.#verifyBare(jwt);
   }
 
@@ -293,10 +308,16 @@ export class TokenIssuer {
     return this.#verifyBare(bareJwt(token));
   }
 
+  /** The remembered check of `jwt`, if it is the very JWT remembered under its signature. */
+  #known(jwt: string): Checked | undefined {
+    const entry = this.#checked.get(checkedKey(jwt));
+    return entry?.jwt === jwt ? entry : undefined;
+  }
+
   /** {@link verify} of a JWT without its label. */
   async #verifyBare(jwt: string): Promise<Result<Verified, MatchError>> {
     const nowS = this.#deps.clock.now() / 1000;
-    let entry = this.#checked.get(jwt);
+    let entry = this.#known(jwt);
     if (entry === undefined) {
       const checked = verifyJwt(jwt, this.#loaded ?? (await this.#signingKey()), nowS);
       if (checked === 'expired') return err(matchError('CLAIMS_ENTITLEMENT_EXPIRED'));
@@ -308,13 +329,14 @@ export class TokenIssuer {
       } catch {
         return err(matchError('API_UNAUTHORIZED', { reason: 'invalid token claims' }));
       }
-      const { jti, iat, exp } = claims;
+      const { iat, exp } = claims;
+      const jti = grant.kind === 'player' ? (claims['jti'] ?? grant.playerId) : claims['jti'];
       if (typeof jti !== 'string' || typeof iat !== 'number' || typeof exp !== 'number') {
         return err(matchError('API_UNAUTHORIZED', { reason: 'invalid token claims' }));
       }
-      entry = { verified: { ...grant, jti, issuedAt: Math.round(iat * 1000) }, exp };
+      entry = { jwt, verified: { ...grant, jti, issuedAt: Math.round(iat * 1000) }, exp };
       if (this.#checked.size >= CHECKED_MAX) this.#checked.clear();
-      this.#checked.set(jwt, entry);
+      this.#checked.set(checkedKey(jwt), entry);
     }
     if (entry.exp <= nowS) return err(matchError('CLAIMS_ENTITLEMENT_EXPIRED'));
     const { verified } = entry;
