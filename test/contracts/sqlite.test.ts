@@ -70,7 +70,7 @@ describe('SQLite schema', () => {
     }
   });
 
-  it('migration 3 moves the players out of version 2 lobby documents: the same world, stored row by row', async () => {
+  it('migrations 3 and 4 move the players out of version 2 lobby documents: the same world, stored row by row, keys in columns', async () => {
     const { world, namespaces, lobbies } = await legacyWorld(new MemoryMatchStore(createWorld()));
     const db = new Database(':memory:');
     try {
@@ -86,6 +86,8 @@ describe('SQLite schema', () => {
       expect(players.n).toBe(7);
       const docs = (db.prepare('SELECT doc FROM match_lobbies').all() as { doc: string }[]).map((r) => JSON.parse(r.doc) as Record<string, unknown>);
       expect(docs.filter((d) => 'players' in d || 'playerCount' in d || 'connectedCount' in d)).toEqual([]);
+      const seats = (db.prepare('SELECT doc FROM match_players').all() as { doc: string }[]).map((r) => JSON.parse(r.doc) as Record<string, unknown>);
+      expect(seats.filter((d) => 'id' in d || 'lobbyId' in d)).toEqual([]);
     } finally {
       db.close();
     }

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { dehydrateLobby, dehydrateNamespace, diffWorld, hydrateWorld, type LobbyDoc, type NamespaceRow, type PlayerDoc } from '../../core/persist.js';
+import { dehydrateLobby, dehydrateNamespace, diffWorld, hydrateWorld, playerFields, playerOf, type LobbyDoc, type NamespaceRow, type PlayerFields } from '../../core/persist.js';
 import type { Decision } from '../../core/tx.js';
 import type { RegionInfo, World } from '../../core/world.js';
 import type { MatchStore, Transaction } from '../../io/index.js';
@@ -15,7 +15,7 @@ const SQL = {
   bump: 'UPDATE match_meta SET revision = ? WHERE id = 1',
   namespaces: 'SELECT doc FROM match_namespaces',
   lobbies: 'SELECT doc FROM match_lobbies',
-  players: 'SELECT doc FROM match_players',
+  players: 'SELECT lobby_id, id, doc FROM match_players',
   putNamespace: 'INSERT INTO match_namespaces (id, doc) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc',
   deleteNamespace: 'DELETE FROM match_namespaces WHERE id = ?',
   deleteNamespaceLobbies: 'DELETE FROM match_lobbies WHERE namespace_id = ?',
@@ -31,7 +31,7 @@ type Statements = { readonly [K in keyof typeof SQL]: Database.Statement };
 
 /**
  * The matchmaker world in a SQLite database: a row per namespace, per lobby and per player (JSON
- * documents, see `core/persist.ts`) and a revision that every committed decision bumps. The
+ * documents, see `core/persist.ts`; a player's key is in its columns, not its document) and a revision that every committed decision bumps. The
  * hydrated world is cached with its revision; a commit reloads it only when another connection
  * (another process on the same file) committed since.
  *
@@ -90,7 +90,7 @@ export class SqliteMatchStore implements MatchStore {
     if (this.#cache?.revision === revision) return this.#cache;
     const namespaces = (this.#q.namespaces.all() as { doc: string }[]).map((r) => JSON.parse(r.doc) as NamespaceRow);
     const lobbies = (this.#q.lobbies.all() as { doc: string }[]).map((r) => JSON.parse(r.doc) as LobbyDoc);
-    const players = (this.#q.players.all() as { doc: string }[]).map((r) => JSON.parse(r.doc) as PlayerDoc);
+    const players = (this.#q.players.all() as { lobby_id: string; id: string; doc: string }[]).map((r) => playerOf(r.lobby_id, r.id, JSON.parse(r.doc) as PlayerFields));
     this.#cache = { revision, world: hydrateWorld(this.#regions, namespaces, lobbies, players) };
     return this.#cache;
   }
@@ -110,7 +110,7 @@ export class SqliteMatchStore implements MatchStore {
       }
       for (const lobby of change.upserted) this.#q.putLobby.run(lobby.id, lobby.namespaceId, JSON.stringify(dehydrateLobby(lobby)));
       for (const p of change.unseated) this.#q.deletePlayer.run(p.lobbyId, p.id);
-      for (const p of change.seated) this.#q.putPlayer.run(p.lobbyId, p.id, JSON.stringify(p));
+      for (const p of change.seated) this.#q.putPlayer.run(p.lobbyId, p.id, JSON.stringify(playerFields(p)));
     }
   }
 

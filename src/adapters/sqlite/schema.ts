@@ -47,6 +47,8 @@ export const MIGRATIONS: readonly string[] = [
    INSERT INTO match_players (lobby_id, id, doc)
      SELECT l.id, json_extract(p.value, '$.id'), p.value FROM match_lobbies l, json_each(l.doc, '$.players') p;
    UPDATE match_lobbies SET doc = json_remove(doc, '$.players', '$.playerCount', '$.connectedCount');`,
+  // 4: a player's document drops its key, which its columns hold (a seat's row is a third shorter).
+  `UPDATE match_players SET doc = json_remove(doc, '$.id', '$.lobbyId');`,
 ];
 
 /**
