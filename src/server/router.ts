@@ -56,16 +56,18 @@ interface Parts {
 
 const partsOf = (path: string): Parts => {
   const raw = path.split('/').filter((s) => s !== '');
-  return { raw, decoded: raw.map(decode) };
+  return { raw, decoded: raw.map((s) => (s.includes('%') ? decode(s) : s)) };
 };
 
 function matchSegments(segments: readonly Segment[], { raw: parts, decoded }: Parts): Record<string, string> | undefined {
   if (segments.length > parts.length || (segments.length < parts.length && segments[segments.length - 1]?.kind !== 'rest')) return undefined;
-  const params: Record<string, string> = {};
+  // Made once a segment binds: most routes fail on a literal first.
+  let params: Record<string, string> | undefined;
   for (let i = 0; i < segments.length; i++) {
     const seg = segments[i] as Segment;
     if (seg.kind === 'rest') {
       if (i >= parts.length) return undefined;
+      params ??= {};
       params[seg.name] = parts.slice(i).join('/');
       return params;
     }
@@ -75,10 +77,11 @@ function matchSegments(segments: readonly Segment[], { raw: parts, decoded }: Pa
       if (part !== seg.value) return undefined;
     } else {
       if (seg.uuid && !isUuid(part)) return undefined;
+      params ??= {};
       params[seg.name] = seg.uuid ? part.toLowerCase() : part;
     }
   }
-  return parts.length === segments.length ? params : undefined;
+  return parts.length === segments.length ? (params ?? {}) : undefined;
 }
 
 /**

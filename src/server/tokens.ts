@@ -91,14 +91,14 @@ const ADMIN_TOKEN_SETTING = 'admin-token';
 const randomSecret = (bytes: number): string => Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString('base64url');
 
 const labelOf = (grant: Grant, nsName: string | undefined): string => {
-  const ns = (nsName ?? 'ns').replace(/-/g, '_');
+  const ns = (): string => (nsName ?? 'ns').replace(/-/g, '_');
   switch (grant.kind) {
     case 'cloud':
       return 'cloud';
     case 'namespace-public':
-      return `pub_${ns}`;
+      return `pub_${ns()}`;
     case 'namespace-development':
-      return `dev_${ns}`;
+      return `dev_${ns()}`;
     case 'lobby':
       return 'lobby';
     case 'player':
