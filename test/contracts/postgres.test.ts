@@ -50,7 +50,7 @@ if (problem !== undefined && process.env['CI'] !== undefined) {
       }
     });
 
-    it('migration 3 moves the players out of version 2 lobby documents: the same world, stored row by row', async () => {
+    it('migrations 3 and 4 move the players out of version 2 lobby documents: the same world, stored row by row, keys in columns', async () => {
       const { world, namespaces, lobbies } = await legacyWorld(new MemoryMatchStore(createWorld()));
       const schema = freshSchema();
       const pool = new pg.Pool({ connectionString: DATABASE_URL, options: `-c search_path=${schema}` });
@@ -67,6 +67,8 @@ if (problem !== undefined && process.env['CI'] !== undefined) {
         expect(Number(rows[0]?.n)).toBe(7);
         const docs = await pool.query<{ doc: Record<string, unknown> }>('SELECT doc FROM match_lobbies');
         expect(docs.rows.filter((r) => 'players' in r.doc || 'playerCount' in r.doc || 'connectedCount' in r.doc)).toEqual([]);
+        const seats = await pool.query<{ doc: Record<string, unknown> }>('SELECT doc FROM match_players');
+        expect(seats.rows.filter((r) => 'id' in r.doc || 'lobbyId' in r.doc)).toEqual([]);
       } finally {
         await pool.end();
         await dropSchema(schema);

@@ -10,7 +10,18 @@ import { find } from '../../src/core/matchmaker/find.js';
 import { join } from '../../src/core/matchmaker/join.js';
 import type { Seat } from '../../src/core/matchmaker/seat.js';
 import { addNamespace, publishVersion, updateNamespaceSettings } from '../../src/core/namespace.js';
-import { dehydrateLobby, dehydrateNamespace, dehydrateWorld, diffWorld, hydrateWorld, type LobbyDoc, type WorldRows } from '../../src/core/persist.js';
+import {
+  dehydrateLobby,
+  dehydrateNamespace,
+  dehydrateWorld,
+  diffWorld,
+  hydrateWorld,
+  playerFields,
+  playerOf,
+  type LobbyDoc,
+  type PlayerFields,
+  type WorldRows,
+} from '../../src/core/persist.js';
 import { PMap } from '../../src/core/pmap.js';
 import {
   allocateLobbyPorts,
@@ -307,6 +318,21 @@ describe('persisted world', () => {
         for (const [region, space] of back.ports.entries()) {
           const orig = world.ports.get(region);
           expect([space.tcp.used, space.udp.used]).toEqual([orig?.tcp.used, orig?.udp.used]);
+        }
+      }),
+    );
+  });
+
+  it('a player stored as its fields under its key comes back the same, its fields in the same order', () => {
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 60, size: 'max' }), (ops) => {
+        const world = run(ops).at(-1) as World;
+        for (const p of dehydrateWorld(world).players) {
+          const fields = JSON.parse(JSON.stringify(playerFields(p))) as PlayerFields;
+          expect('id' in fields || 'lobbyId' in fields).toBe(false);
+          const back = playerOf(p.lobbyId, p.id, fields);
+          expect(back).toEqual(p);
+          expect(Object.keys(back)).toEqual(Object.keys(p));
         }
       }),
     );

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { dehydrateLobby, dehydrateNamespace, diffWorld, hydrateWorld, type LobbyDoc, type NamespaceRow, type PlayerDoc } from '../../core/persist.js';
+import { dehydrateLobby, dehydrateNamespace, diffWorld, hydrateWorld, playerOf, type LobbyDoc, type NamespaceRow, type PlayerDoc, type PlayerFields } from '../../core/persist.js';
 import type { Decision } from '../../core/tx.js';
 import type { RegionInfo, World } from '../../core/world.js';
 import type { MatchStore, Transaction } from '../../io/index.js';
@@ -52,10 +52,11 @@ export class PgMatchStore implements MatchStore {
     if (this.#cache?.revision === revision) return this.#cache;
     const namespaces = await client.query<{ doc: NamespaceRow }>('SELECT doc FROM match_namespaces');
     const lobbies = await client.query<{ doc: LobbyDoc }>('SELECT doc FROM match_lobbies');
-    const players = await client.query<{ doc: PlayerDoc }>('SELECT doc FROM match_players');
+    const players = await client.query<{ lobby_id: string; id: string; doc: PlayerFields }>('SELECT lobby_id, id, doc FROM match_players');
+    const seated = players.rows.map((r) => playerOf(r.lobby_id, r.id, r.doc));
     const cached = {
       revision,
-      world: hydrateWorld(this.#regions, namespaces.rows.map((r) => r.doc), lobbies.rows.map((r) => r.doc), players.rows.map((r) => r.doc)),
+      world: hydrateWorld(this.#regions, namespaces.rows.map((r) => r.doc), lobbies.rows.map((r) => r.doc), seated),
     };
     this.#remember(cached);
     return cached;
@@ -114,7 +115,7 @@ export class PgMatchStore implements MatchStore {
     }
     if (seated.length > 0) {
       await client.query(
-        `INSERT INTO match_players (lobby_id, id, doc) SELECT e->>'lobbyId', e->>'id', e FROM json_array_elements($1::json) e
+        `INSERT INTO match_players (lobby_id, id, doc) SELECT e->>'lobbyId', e->>'id', (e::jsonb - 'lobbyId' - 'id')::json FROM json_array_elements($1::json) e
          ON CONFLICT (lobby_id, id) DO UPDATE SET doc = EXCLUDED.doc`,
         [JSON.stringify(seated)],
       );

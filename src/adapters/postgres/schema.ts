@@ -49,6 +49,8 @@ export const MIGRATIONS: readonly string[] = [
    INSERT INTO match_players (lobby_id, id, doc)
      SELECT l.id, p->>'id', p FROM match_lobbies l, json_array_elements(l.doc->'players') p;
    UPDATE match_lobbies SET doc = (doc::jsonb - 'players' - 'playerCount' - 'connectedCount')::json;`,
+  // 4: a player's document drops its key, which its columns hold (as SQLite's migration 4).
+  `UPDATE match_players SET doc = (doc::jsonb - 'id' - 'lobbyId')::json;`,
 ];
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
