@@ -160,6 +160,29 @@ export const matchStoreContract = (name: string, open: () => Promise<MatchStoreU
       expect((await twin.snapshot()).namespaces.get(ns)?.settings.lobbyCountMax).toBe(start + 40);
     });
 
+    it('a burst of finds into one lobby, decided as one group, stores every seat and the reopened store holds them all', async () => {
+      const store = await fresh();
+      const ns = randomUUID();
+      const { mm } = matchmakerOn(store.match);
+      await mm.addNamespace(ns);
+      await mm.publish(ns, version(64, 0));
+      const first = await mm.find({ namespaceId: ns, gameModes: ['default'], client: client() });
+      expect(first.ok).toBe(true);
+      // 21 at once: whole multi-seat statements and single ones in one commit (SQLite writes seats 8 at a time).
+      const burst = await Promise.all(Array.from({ length: 21 }, () => mm.find({ namespaceId: ns, gameModes: ['default'], client: client() })));
+      expect(burst.every((o) => o.ok)).toBe(true);
+      const seated = new Set(burst.flatMap((o) => (o.ok ? o.seat.playerIds : [])));
+      expect(seated.size).toBe(21);
+      const world = await (await store.reopen()).snapshot();
+      expect(inconsistencies(world)).toEqual([]);
+      expect(rows(world)).toEqual(rows(await store.match.snapshot()));
+      const lobbies = [...(world.namespaces.get(ns)?.lobbies.values() ?? [])];
+      expect(lobbies).toHaveLength(1);
+      const stored = new Set(lobbies[0]?.players.keys() ?? []);
+      for (const id of seated) expect(stored.has(id)).toBe(true);
+      expect(stored.size).toBe(22);
+    });
+
     it('concurrent finds through two stores seat every player once, within the limits, on distinct ports', async () => {
       const store = await fresh();
       const twin = await store.reopen();

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { dehydrateLobby, dehydrateNamespace, diffWorld, hydrateWorld, playerFields, playerOf, type LobbyDoc, type NamespaceRow, type PlayerFields } from '../../core/persist.js';
+import type { Player } from '../../core/lobby/lobby.js';
 import type { Decision } from '../../core/tx.js';
 import type { RegionInfo, World } from '../../core/world.js';
 import type { MatchStore, Transaction } from '../../io/index.js';
@@ -9,6 +10,9 @@ interface Cached {
   readonly revision: number;
   readonly world: World;
 }
+
+/** Seats written by one statement (a group commit seats dozens: one statement each cost ~10 % more). */
+const SEAT_CHUNK = 8;
 
 const SQL = {
   revision: 'SELECT revision FROM match_meta WHERE id = 1',
@@ -24,6 +28,8 @@ const SQL = {
   deleteLobby: 'DELETE FROM match_lobbies WHERE id = ?',
   deleteLobbyPlayers: 'DELETE FROM match_players WHERE lobby_id = ?',
   putPlayer: 'INSERT INTO match_players (lobby_id, id, doc) VALUES (?, ?, ?) ON CONFLICT (lobby_id, id) DO UPDATE SET doc = excluded.doc',
+  putPlayers: `INSERT INTO match_players (lobby_id, id, doc) VALUES ${Array.from({ length: SEAT_CHUNK }, () => '(?, ?, ?)').join(', ')}
+    ON CONFLICT (lobby_id, id) DO UPDATE SET doc = excluded.doc`,
   deletePlayer: 'DELETE FROM match_players WHERE lobby_id = ? AND id = ?',
 } as const;
 
@@ -56,6 +62,8 @@ export class SqliteMatchStore implements MatchStore {
   readonly #reload: Database.Transaction<() => Cached>;
   readonly #commitGroup: Database.Transaction<(queue: readonly Pending[]) => { settle: () => void; next: Cached }>;
   #cache: Cached | undefined;
+  /** The parameters of a {@link SEAT_CHUNK}-seat insert, reused. */
+  readonly #seatArgs: string[] = new Array<string>(3 * SEAT_CHUNK).fill('');
   /** Set by `flush` before the database closes: the last commit waits for the lock in SQLite. */
   #closing = false;
 
@@ -110,7 +118,25 @@ export class SqliteMatchStore implements MatchStore {
       }
       for (const lobby of change.upserted) this.#q.putLobby.run(lobby.id, lobby.namespaceId, JSON.stringify(dehydrateLobby(lobby)));
       for (const p of change.unseated) this.#q.deletePlayer.run(p.lobbyId, p.id);
-      for (const p of change.seated) this.#q.putPlayer.run(p.lobbyId, p.id, JSON.stringify(playerFields(p)));
+      this.#putPlayers(change.seated);
+    }
+  }
+
+  #putPlayers(seated: readonly Player[]): void {
+    const args = this.#seatArgs;
+    let i = 0;
+    for (; i + SEAT_CHUNK <= seated.length; i += SEAT_CHUNK) {
+      for (let j = 0; j < SEAT_CHUNK; j++) {
+        const p = seated[i + j] as Player;
+        args[3 * j] = p.lobbyId;
+        args[3 * j + 1] = p.id;
+        args[3 * j + 2] = JSON.stringify(playerFields(p));
+      }
+      this.#q.putPlayers.run(args);
+    }
+    for (; i < seated.length; i++) {
+      const p = seated[i] as Player;
+      this.#q.putPlayer.run(p.lobbyId, p.id, JSON.stringify(playerFields(p)));
     }
   }
 
