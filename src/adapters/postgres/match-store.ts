@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { dehydrateLobby, dehydrateNamespace, diffWorld, hydrateWorld, playerOf, type LobbyDoc, type NamespaceRow, type PlayerDoc, type PlayerFields } from '../../core/persist.js';
+import { dehydrateLobby, dehydrateNamespace, diffWorld, hydrateWorld, playerFields, playerOf, type LobbyDoc, type NamespaceRow, type PlayerFields } from '../../core/persist.js';
 import type { Decision } from '../../core/tx.js';
 import type { RegionInfo, World } from '../../core/world.js';
 import type { MatchStore, Transaction } from '../../io/index.js';
@@ -69,7 +69,7 @@ export class PgMatchStore implements MatchStore {
   async #persist(client: pg.PoolClient, before: World, after: World): Promise<void> {
     const namespaces: { id: string; doc: unknown }[] = [];
     const lobbies: { id: string; namespaceId: string; doc: unknown }[] = [];
-    const seated: PlayerDoc[] = [];
+    const seated: { lobbyId: string; id: string; doc: PlayerFields }[] = [];
     const unseated: { lobbyId: string; id: string }[] = [];
     const gone: string[] = [];
     const deleted: string[] = [];
@@ -81,7 +81,7 @@ export class PgMatchStore implements MatchStore {
       if (change.rowChanged) namespaces.push({ id: change.id, doc: dehydrateNamespace(change.after) });
       for (const lobby of change.upserted) lobbies.push({ id: lobby.id, namespaceId: lobby.namespaceId, doc: dehydrateLobby(lobby) });
       deleted.push(...change.deleted);
-      seated.push(...change.seated);
+      for (const p of change.seated) seated.push({ lobbyId: p.lobbyId, id: p.id, doc: playerFields(p) });
       for (const p of change.unseated) unseated.push({ lobbyId: p.lobbyId, id: p.id });
     }
     if (gone.length > 0) {
@@ -115,7 +115,7 @@ export class PgMatchStore implements MatchStore {
     }
     if (seated.length > 0) {
       await client.query(
-        `INSERT INTO match_players (lobby_id, id, doc) SELECT e->>'lobbyId', e->>'id', (e::jsonb - 'lobbyId' - 'id')::json FROM json_array_elements($1::json) e
+        `INSERT INTO match_players (lobby_id, id, doc) SELECT e->>'lobbyId', e->>'id', e->'doc' FROM json_array_elements($1::json) e
          ON CONFLICT (lobby_id, id) DO UPDATE SET doc = EXCLUDED.doc`,
         [JSON.stringify(seated)],
       );
