@@ -38,6 +38,7 @@ export const ERRORS = {
   CAPTCHA_CAPTCHA_FAILED: { status: 400, message: 'The captcha was rejected: {reason}.' },
   PORT_RANGE_EXHAUSTED: { status: 503, message: 'No free {pool} port in {min}..{max} (Tavern).' },
   MATCHMAKER_RUNTIME_UNAVAILABLE: { status: 503, message: 'No container runtime is configured, so no lobby can be started (Tavern).' },
+  MATCHMAKER_LOBBY_START_BACKOFF: { status: 503, message: 'Lobbies of game mode {game_mode} failed to start {failures} times in a row; the next start is tried in {seconds} s (Tavern).' },
   API_UNAUTHORIZED: { status: 401, message: 'Failed to authenticate: {reason}.' },
   API_FORBIDDEN: { status: 403, message: 'Forbidden: {reason}.' },
   CLAIMS_ENTITLEMENT_EXPIRED: { status: 401, message: 'The token expired.' },

@@ -6,9 +6,10 @@
 import type { Admission } from '../core/admission/gate.js';
 import { type VerificationPass, verificationVerdict } from '../core/admission/verification.js';
 import type { Ctx } from '../core/context.js';
-import type { StartLobby } from '../core/effects.js';
+import type { Effect, StartLobby } from '../core/effects.js';
 import { matchError, type MatchError } from '../core/errors.js';
 import { planIdle, applyIdlePlan, type IdleOutcome, type IdlePlan } from '../core/idle.js';
+import { recordStartFailure, startBlocked, type StartBackoff } from '../core/lobby/backoff.js';
 import type { Lobby, StopReason } from '../core/lobby/lobby.js';
 import {
   lobbyExited,
@@ -92,6 +93,12 @@ type Step<T> = Result<Decision<T>, MatchError>;
 const asTransaction = <T>(step: Step<T>): Transaction<Result<T, MatchError>> =>
   step.ok ? { result: ok(step.value.value), decision: step.value } : { result: step };
 
+/** A (version, game mode) of a namespace whose lobbies keep failing to start. */
+export interface BackoffEntry extends StartBackoff {
+  readonly versionId: string;
+  readonly gameMode: string;
+}
+
 export interface MaintenanceReport {
   readonly tick: TickSummary;
   readonly idle: { readonly created: number; readonly stopped: number; readonly failed: number };
@@ -110,6 +117,11 @@ export class Matchmaker implements RuntimeListener {
   readonly #known = new Set<string>();
   /** Namespaces whose idle update is scheduled and not started yet: a burst of finds needs one. */
   readonly #idleDue = new Set<string>();
+  /**
+   * Start backoff per namespace, then `<version id> <game mode>`: kept by the instance whose
+   * runtime saw the failures (each instance runs its own containers).
+   */
+  readonly #backoff = new Map<string, Map<string, BackoffEntry>>();
 
   constructor(deps: MatchmakerDeps) {
     this.#deps = deps;
@@ -146,13 +158,54 @@ export class Matchmaker implements RuntimeListener {
     });
     if (decision !== undefined) {
       this.hub.publish(decision.events);
-      if (decision.effects.length > 0) await performEffects(decision.effects, this.#ports);
+      const failures = this.#trackStarts(decision);
+      if (decision.effects.length > 0) await performEffects(failures.length === 0 ? decision.effects : [...decision.effects, ...failures], this.#ports);
       const after = idleOf === undefined ? undefined : decision.world.namespaces.get(idleOf);
       if (after !== undefined && (before?.idleLobbies !== after.idleLobbies || before.activeLobbies !== after.activeLobbies) && this.#idlePlan(after) !== undefined) {
         await this.#followIdle(after.id);
       }
     }
     return result;
+  }
+
+  /**
+   * Follows starts in a committed decision: a lobby that failed to start counts against its
+   * version's game mode, one that became ready clears it. Returns the log lines that announce a
+   * backoff (to append to the failed lobby's log).
+   */
+  #trackStarts(decision: Decision<unknown>): Effect[] {
+    const lines: Effect[] = [];
+    for (const event of decision.events) {
+      if (event.type !== 'lobby-ready' && !(event.type === 'lobby-stopped' && event.reason === 'start-failed')) continue;
+      const lobby = decision.world.namespaces.get(event.namespaceId)?.lobbies.get(event.lobbyId);
+      if (lobby === undefined) continue;
+      const key = `${lobby.versionId} ${lobby.gameMode}`;
+      const entries = this.#backoff.get(lobby.namespaceId);
+      if (event.type === 'lobby-ready') {
+        entries?.delete(key);
+        continue;
+      }
+      const next = { versionId: lobby.versionId, gameMode: lobby.gameMode, ...recordStartFailure(entries?.get(key), event.at) };
+      if (entries === undefined) this.#backoff.set(lobby.namespaceId, new Map([[key, next]]));
+      else entries.set(key, next);
+      if (next.until > event.at) {
+        const line = `tavern: game mode ${lobby.gameMode} failed to start ${next.failures} times in a row: no new lobby of it for ${Math.ceil((next.until - event.at) / 1000)} s`;
+        lines.push({ type: 'append-log', lobbyId: lobby.id, stream: 'std_err', at: event.at, line });
+      }
+    }
+    return lines;
+  }
+
+  /** The backoff a new lobby of this version's game mode is under at `now`, if any. */
+  #blocked(namespaceId: string, versionId: string, gameMode: string, now: number): BackoffEntry | undefined {
+    const entry = this.#backoff.get(namespaceId)?.get(`${versionId} ${gameMode}`);
+    return startBlocked(entry, now) ? entry : undefined;
+  }
+
+  /** The (version, game mode) pairs of a namespace under start backoff now (live analytics shows them). */
+  backoffs(namespaceId: string): readonly BackoffEntry[] {
+    const now = this.#deps.clock.now();
+    return [...(this.#backoff.get(namespaceId)?.values() ?? [])].filter((b) => startBlocked(b, now));
   }
 
   async #startFailed(effect: StartLobby, error: unknown): Promise<void> {
@@ -174,8 +227,14 @@ export class Matchmaker implements RuntimeListener {
       const admission = await this.#run((world, ctx): Transaction<Admission<Seat>> => {
         const a = decide(world, ctx);
         if (a.kind === 'admitted') {
-          if (this.#deps.runtime === undefined && a.decision.effects.some((e) => e.type === 'start-lobby')) {
-            return { result: { kind: 'rejected', error: matchError('MATCHMAKER_RUNTIME_UNAVAILABLE') } };
+          const start = a.decision.effects.find((e) => e.type === 'start-lobby');
+          if (start !== undefined) {
+            if (this.#deps.runtime === undefined) return { result: { kind: 'rejected', error: matchError('MATCHMAKER_RUNTIME_UNAVAILABLE') } };
+            const blocked = this.#blocked(start.namespaceId, start.versionId, start.gameMode, ctx.now);
+            if (blocked !== undefined) {
+              const seconds = Math.ceil((blocked.until - ctx.now) / 1000);
+              return { result: { kind: 'rejected', error: matchError('MATCHMAKER_LOBBY_START_BACKOFF', { game_mode: start.gameMode, failures: blocked.failures, seconds }, { metadata: { retry_after_ms: blocked.until - ctx.now } }) } };
+            }
           }
           return { result: a, decision: a.decision };
         }
@@ -315,7 +374,13 @@ export class Matchmaker implements RuntimeListener {
   /** The idle plan of a namespace as this instance can carry it out (creations only when a runtime can start them); undefined when there is nothing to do. */
   #idlePlan(ns: NamespaceState): IdlePlan | undefined {
     const plan = planIdle(ns);
-    const runnable = this.#deps.runtime === undefined ? { ...plan, create: [] } : plan;
+    let create = this.#deps.runtime === undefined ? [] : plan.create;
+    const version = ns.currentVersionId;
+    if (create.length > 0 && version !== undefined && this.#backoff.has(ns.id)) {
+      const now = this.#deps.clock.now();
+      create = create.filter((target) => this.#blocked(ns.id, version, target.gameMode, now) === undefined);
+    }
+    const runnable = create === plan.create ? plan : { ...plan, create };
     return runnable.create.length === 0 && runnable.stop.length === 0 ? undefined : runnable;
   }
 

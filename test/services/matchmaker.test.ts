@@ -127,6 +127,31 @@ describe('Matchmaker service', () => {
     expect(space?.udp.countUsed(space.pools.proxied)).toBe(0);
   });
 
+  it('backs off a game mode whose lobbies keep failing to start, for finds and the idle pool alike, until one is ready', async () => {
+    const { mm, runtime, clock, logs } = setup();
+    runtime.fail = true;
+    await mm.addNamespace(NS);
+    const idle = mode('default', { regions: [{ name: 'local', tier: 'basic-1d1', idleLobbies: { min: 1, max: 1 } }] });
+    // Publishing starts one idle lobby (it fails); its idle update tries once more (it fails too): backoff.
+    await mm.publish(NS, makeVersion('v1', { gameModes: [idle] }));
+    expect(mm.backoffs(NS)).toEqual([{ versionId: 'v1', gameMode: 'default', failures: 2, lastFailureAt: clock.t, until: clock.t + 2_000 }]);
+    expect(logs.filter((l) => l.includes('failed to start 2 times in a row: no new lobby of it for 2 s'))).toHaveLength(1);
+    const refused = await mm.find({ namespaceId: NS, gameModes: ['default'], client });
+    expect(refused.ok ? 'admitted' : refused.error).toMatchObject({ code: 'MATCHMAKER_LOBBY_START_BACKOFF', params: { game_mode: 'default', failures: 2, seconds: 2 }, metadata: { retry_after_ms: 2_000 } });
+    expect((await mm.maintain()).idle.created).toBe(0);
+    // Once the wait is over, a start is tried again; a third failure doubles the wait.
+    clock.t += 2_000;
+    expect((await mm.maintain()).idle.created).toBe(1);
+    expect(mm.backoffs(NS)[0]).toMatchObject({ failures: 3, until: clock.t + 4_000 });
+    // A lobby that becomes ready ends the backoff.
+    clock.t += 4_000;
+    runtime.fail = false;
+    const found = await mm.find({ namespaceId: NS, gameModes: ['default'], client });
+    if (!found.ok) throw new Error(found.error.code);
+    expect((await mm.lobbyReady({ namespaceId: NS, lobbyId: found.seat.lobbyId })).ok).toBe(true);
+    expect(mm.backoffs(NS)).toEqual([]);
+  });
+
   it('asks the verification URL, then admits on a 2xx; refuses with the verdict code otherwise', async () => {
     const verified = mode('default', { actions: { find: { enabled: true, verification: { url: 'https://game.example/verify', headers: { 'x-key': 'k' } } } } });
     const ok = setup();

@@ -73,7 +73,8 @@ export const stopLobby = (world: World, ref: LobbyRef & { readonly reason: StopR
   });
 
 /**
- * The runtime reports the lobby's container gone (it exited, crashed, or could not start).
+ * The runtime reports the lobby's container gone (it exited, crashed, or could not start). A
+ * container that goes away before its lobby called ready, however it went, failed to start.
  *
  * @example
  * lobbyExited(world, { namespaceId, lobbyId, reason: 'crashed' }, ctx)
@@ -84,7 +85,7 @@ export const lobbyExited = (
   ctx: Ctx,
 ): Step =>
   withLobby(world, ref, ctx, (tx, lobby) => {
-    finishStop(tx, lobby, ref.reason);
+    finishStop(tx, lobby, lobby.lifecycle.status === 'creating' ? 'start-failed' : ref.reason);
     return undefined;
   });
 

@@ -19,7 +19,9 @@ import type { PortSpace, Transport } from './space.js';
  * - proxy none (host networking): `range`, the configured range, reserved whole.
  *
  * `containerPort` is where the game listens: the configured `port` in bridge mode (absent when the
- * configuration has none), the host port in host mode; absent for ranges.
+ * configuration has none); in host mode the proxied port itself for tcp and udp (clients reach the
+ * game there directly, with no hop between) and the host port for http, https and tcp_tls (the
+ * game proxy terminates or routes them onto it); absent for ranges.
  *
  * @example
  * const a: LobbyPortAllocation = {
@@ -65,7 +67,7 @@ const allocateProxied = (space: PortSpace, port: ResolvedPort, mode: NetworkMode
   const host = allocatePort(current, transport, 'host', rng);
   if (!host.ok) return host;
   const hostPort = host.value.port;
-  const containerPort = mode === 'host' ? hostPort : port.port;
+  const containerPort = mode === 'host' ? (port.protocol === 'tcp' || port.protocol === 'udp' ? publicPort : hostPort) : port.port;
   const allocation: LobbyPortAllocation = {
     label: port.label,
     protocol: port.protocol,

@@ -12,9 +12,23 @@ import { waitForLines } from '../log-watch.js';
 import { renderLobbySummary } from '../render.js';
 import type { Router } from '../router.js';
 
+/**
+ * The live lobbies, and (a Tavern extension, omitted when empty) the game modes whose lobbies keep
+ * failing to start and wait before the next start.
+ */
 async function liveAnalytics(ctx: Ctx): Promise<unknown> {
   const { ns } = await requireNamespace(ctx, param(ctx, 'game_id'), param(ctx, 'namespace_id'));
-  return { lobbies: (await liveLobbies(ctx.services, ns.id)).map(renderLobbySummary) };
+  const lobbies = (await liveLobbies(ctx.services, ns.id)).map(renderLobbySummary);
+  const backoffs = ctx.services.matchmaker.backoffs(ns.id);
+  if (backoffs.length === 0) return { lobbies };
+  const start_backoff = backoffs.map((b) => ({
+    version_id: b.versionId,
+    game_mode: b.gameMode,
+    failures: b.failures,
+    last_failure_ts: ts(b.lastFailureAt),
+    until_ts: ts(b.until),
+  }));
+  return { lobbies, start_backoff };
 }
 
 const streamOf = (ctx: Ctx): LogStream => {

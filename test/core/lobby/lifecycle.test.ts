@@ -142,6 +142,15 @@ describe('stopLobby and lobbyExited', () => {
     expect(stepCode(lobbyExited(w, { ...ref('nope'), reason: 'exited' }, at(1)))).toBe('MATCHMAKER_LOBBY_NOT_FOUND');
     expect(stepCode(stopLobby(w, { ...ref('nope'), reason: 'requested' }, at(1)))).toBe('MATCHMAKER_LOBBY_NOT_FOUND');
   });
+
+  it('counts a container that went away before ready, however it went, as a failed start', () => {
+    for (const reason of ['exited', 'crashed', 'start-failed'] as const) {
+      const d = okStep(lobbyExited(creating(), { ...ref(), reason }, at(2000)));
+      expect(eventsOf(d, 'lobby-stopped')).toEqual([{ type: 'lobby-stopped', at: 2000, namespaceId: NS, lobbyId: 'A', reason: 'start-failed', failed: true }]);
+    }
+    const clean = okStep(lobbyExited(ready(), { ...ref(), reason: 'exited' }, at(7000)));
+    expect(eventsOf(clean, 'lobby-stopped')[0]).toMatchObject({ reason: 'exited', failed: false });
+  });
 });
 
 describe('playerConnected', () => {

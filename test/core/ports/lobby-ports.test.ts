@@ -62,9 +62,13 @@ describe('allocateLobbyPorts', () => {
     expect(allocations.map((a) => a.containerPort)).toEqual([7000, 7001, 7002]);
   });
 
-  it('lets a host-network container listen on its host port', () => {
-    const { allocations } = allocate(createPortSpace(), [gg('game', 'udp'), gg('web', 'https')], 'host');
-    for (const a of allocations) expect(a.containerPort).toBe(a.hostPort);
+  it('lets a host-network container listen on its proxied tcp/udp port, and on its host port behind the proxy', () => {
+    const { allocations } = allocate(createPortSpace(), [gg('game', 'udp'), gg('chat', 'tcp'), gg('web', 'https'), gg('sec', 'tcp_tls'), gg('plain', 'http')], 'host');
+    const [game, chat, web, sec, plain] = allocations;
+    expect(game?.containerPort).toBe(game?.publicPort);
+    expect(chat?.containerPort).toBe(chat?.publicPort);
+    for (const a of [web, sec, plain]) expect(a?.containerPort).toBe(a?.hostPort);
+    expect(game?.containerPort).not.toBe(game?.hostPort);
   });
 
   it('reserves exactly the range of a proxy-none port', () => {
@@ -158,7 +162,7 @@ describe('portEnv', () => {
       PORT_RANGE_MAX_P2P_RANGE: '27010',
     });
     const host = allocate(createPortSpace(), [gg('game', 'tcp')], 'host');
-    expect(portEnv(host.allocations)).toEqual({ PORT_GAME: String(host.allocations[0]?.hostPort) });
+    expect(portEnv(host.allocations)).toEqual({ PORT_GAME: String(host.allocations[0]?.publicPort) });
     expect(portEnvLabel('a-b-c')).toBe('A_B_C');
   });
 });
