@@ -114,6 +114,19 @@ export interface TokenRecord {
   readonly revokedAt?: number;
 }
 
+/**
+ * Which Tavern instance runs a lobby's container: recorded before the container is created, so
+ * after a restart each instance knows its own lobbies (and never starts one twice), and removed
+ * once the container is gone.
+ */
+export interface LobbyHostRecord {
+  readonly lobbyId: string;
+  readonly namespaceId: string;
+  /** `TAVERN_INSTANCE_ID` of the instance that started it. */
+  readonly instanceId: string;
+  readonly createdAt: number;
+}
+
 export type LogStream = 'std_out' | 'std_err';
 
 export interface LogLine {
@@ -189,6 +202,13 @@ export interface CatalogStore {
   getSetting(key: string): Promise<string | undefined>;
   /** Stores `value` unless the key already has one; returns the value that is now stored. */
   putSettingIfAbsent(key: string, value: string): Promise<string>;
+
+  /** Records who hosts a lobby; an `id` conflict when the lobby is claimed already (by any instance). */
+  claimLobbyHost(host: LobbyHostRecord): Promise<Created<LobbyHostRecord>>;
+  /** The lobbies an instance hosts, oldest first. */
+  lobbyHosts(instanceId: string): Promise<readonly LobbyHostRecord[]>;
+  /** Forgets a lobby's host (its container is gone); nothing if there is none. */
+  releaseLobbyHost(lobbyId: string): Promise<void>;
 
   /** Appends lines (in order) to a lobby stream; returns the sequence number of the last one. */
   appendLogs(lobbyId: string, stream: LogStream, lines: readonly LogLine[]): Promise<number>;

@@ -5,6 +5,7 @@ import type {
   Created,
   DomainRecord,
   GameRecord,
+  LobbyHostRecord,
   LogLine,
   LogPage,
   LogStream,
@@ -38,6 +39,7 @@ export class MemoryCatalogStore implements CatalogStore {
   readonly #uploads = new Map<string, UploadRecord>();
   readonly #tokens = new Map<string, TokenRecord>();
   readonly #settings = new Map<string, string>();
+  readonly #hosts = new Map<string, LobbyHostRecord>();
   /** `lobbyId stream` → lines; a line's sequence number is its index + 1. */
   readonly #logs = new Map<string, LogLine[]>();
 
@@ -193,6 +195,19 @@ export class MemoryCatalogStore implements CatalogStore {
     if (stored !== undefined) return Promise.resolve(stored);
     this.#settings.set(key, value);
     return Promise.resolve(value);
+  }
+
+  claimLobbyHost(host: LobbyHostRecord): Promise<Created<LobbyHostRecord>> {
+    return Promise.resolve(insert(this.#hosts, host.lobbyId, host));
+  }
+
+  lobbyHosts(instanceId: string): Promise<readonly LobbyHostRecord[]> {
+    return Promise.resolve([...this.#hosts.values()].filter((h) => h.instanceId === instanceId));
+  }
+
+  releaseLobbyHost(lobbyId: string): Promise<void> {
+    this.#hosts.delete(lobbyId);
+    return Promise.resolve();
   }
 
   appendLogs(lobbyId: string, stream: LogStream, lines: readonly LogLine[]): Promise<number> {

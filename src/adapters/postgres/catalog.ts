@@ -7,6 +7,7 @@ import type {
   Created,
   DomainRecord,
   GameRecord,
+  LobbyHostRecord,
   LogLine,
   LogPage,
   LogStream,
@@ -271,6 +272,26 @@ export class PgCatalogStore implements CatalogStore {
     const stored = await this.getSetting(key);
     if (stored === undefined) throw new Error(`setting ${key} vanished`);
     return stored;
+  }
+
+  async claimLobbyHost(host: LobbyHostRecord): Promise<Created<LobbyHostRecord>> {
+    const { rowCount } = await this.#pool.query(
+      'INSERT INTO lobby_hosts (lobby_id, namespace_id, instance_id, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
+      [host.lobbyId, host.namespaceId, host.instanceId, host.createdAt],
+    );
+    return rowCount === 1 ? created(host) : conflict('id', host.lobbyId);
+  }
+
+  async lobbyHosts(instanceId: string): Promise<readonly LobbyHostRecord[]> {
+    const { rows } = await this.#pool.query<{ lobby_id: string; namespace_id: string; instance_id: string; created_at: string }>(
+      'SELECT lobby_id, namespace_id, instance_id, created_at FROM lobby_hosts WHERE instance_id = $1 ORDER BY created_at, lobby_id',
+      [instanceId],
+    );
+    return rows.map((r) => ({ lobbyId: r.lobby_id, namespaceId: r.namespace_id, instanceId: r.instance_id, createdAt: Number(r.created_at) }));
+  }
+
+  async releaseLobbyHost(lobbyId: string): Promise<void> {
+    await this.#pool.query('DELETE FROM lobby_hosts WHERE lobby_id = $1', [lobbyId]);
   }
 
   appendLogs(lobbyId: string, stream: LogStream, lines: readonly LogLine[]): Promise<number> {

@@ -51,6 +51,9 @@ export const MIGRATIONS: readonly string[] = [
    UPDATE match_lobbies SET doc = (doc::jsonb - 'players' - 'playerCount' - 'connectedCount')::json;`,
   // 4: a player's document drops its key, which its columns hold (as SQLite's migration 4).
   `UPDATE match_players SET doc = (doc::jsonb - 'id' - 'lobbyId')::json;`,
+  // 5: which instance hosts each lobby's container (the runtime's reconciler).
+  `CREATE TABLE lobby_hosts (lobby_id text PRIMARY KEY, namespace_id text NOT NULL, instance_id text NOT NULL, created_at bigint NOT NULL);
+   CREATE INDEX lobby_hosts_by_instance ON lobby_hosts (instance_id, created_at);`,
 ];
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;

@@ -6,6 +6,7 @@ import type {
   Created,
   DomainRecord,
   GameRecord,
+  LobbyHostRecord,
   LogLine,
   LogPage,
   LogStream,
@@ -54,6 +55,10 @@ const SQL = {
   updateToken: 'UPDATE tokens SET doc = ? WHERE jti = ?',
   getSetting: 'SELECT value FROM settings WHERE key = ?',
   insertSetting: 'INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING',
+  insertHost: 'INSERT INTO lobby_hosts (lobby_id, namespace_id, instance_id, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (lobby_id) DO NOTHING',
+  hostsOf:
+    'SELECT lobby_id AS lobbyId, namespace_id AS namespaceId, instance_id AS instanceId, created_at AS createdAt FROM lobby_hosts WHERE instance_id = ? ORDER BY created_at, lobby_id',
+  deleteHost: 'DELETE FROM lobby_hosts WHERE lobby_id = ?',
   streamLast: 'SELECT last_seq AS last FROM log_streams WHERE lobby_id = ? AND stream = ?',
   upsertStream:
     'INSERT INTO log_streams (lobby_id, stream, last_seq) VALUES (?, ?, ?) ON CONFLICT (lobby_id, stream) DO UPDATE SET last_seq = excluded.last_seq',
@@ -358,6 +363,22 @@ export class SqliteCatalogStore implements CatalogStore {
     return this.#write(() => {
       this.#q.insertSetting.run(key, value);
       return (this.#q.getSetting.get(key) as { value: string }).value;
+    });
+  }
+
+  claimLobbyHost(host: LobbyHostRecord): Promise<Created<LobbyHostRecord>> {
+    return this.#write(() =>
+      this.#q.insertHost.run(host.lobbyId, host.namespaceId, host.instanceId, host.createdAt).changes === 1 ? created(host) : conflict('id', host.lobbyId),
+    );
+  }
+
+  lobbyHosts(instanceId: string): Promise<readonly LobbyHostRecord[]> {
+    return settle(() => this.#q.hostsOf.all(instanceId) as LobbyHostRecord[]);
+  }
+
+  releaseLobbyHost(lobbyId: string): Promise<void> {
+    return this.#write(() => {
+      this.#q.deleteHost.run(lobbyId);
     });
   }
 

@@ -49,6 +49,9 @@ export const MIGRATIONS: readonly string[] = [
    UPDATE match_lobbies SET doc = json_remove(doc, '$.players', '$.playerCount', '$.connectedCount');`,
   // 4: a player's document drops its key, which its columns hold (a seat's row is a third shorter).
   `UPDATE match_players SET doc = json_remove(doc, '$.id', '$.lobbyId');`,
+  // 5: which instance hosts each lobby's container (the runtime's reconciler).
+  `CREATE TABLE lobby_hosts (lobby_id TEXT PRIMARY KEY, namespace_id TEXT NOT NULL, instance_id TEXT NOT NULL, created_at INTEGER NOT NULL);
+   CREATE INDEX lobby_hosts_by_instance ON lobby_hosts (instance_id, created_at);`,
 ];
 
 /**
