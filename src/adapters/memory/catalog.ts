@@ -202,7 +202,8 @@ export class MemoryCatalogStore implements CatalogStore {
   }
 
   lobbyHosts(instanceId: string): Promise<readonly LobbyHostRecord[]> {
-    return Promise.resolve([...this.#hosts.values()].filter((h) => h.instanceId === instanceId));
+    const mine = [...this.#hosts.values()].filter((h) => h.instanceId === instanceId);
+    return Promise.resolve(mine.sort((a, b) => a.createdAt - b.createdAt || (a.lobbyId < b.lobbyId ? -1 : a.lobbyId > b.lobbyId ? 1 : 0)));
   }
 
   releaseLobbyHost(lobbyId: string): Promise<void> {
