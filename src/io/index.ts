@@ -55,6 +55,11 @@ export interface RuntimeListener {
 export interface Runtime {
   start(lobby: StartLobby): Promise<void>;
   stop(stop: StopLobby): Promise<void>;
+  /**
+   * Whether lobbies can start now (the engine answers). Absent: always. While false, finds that
+   * need a new lobby answer `MATCHMAKER_RUNTIME_UNAVAILABLE` and the idle pool waits.
+   */
+  available?(): boolean;
 }
 
 /** POSTs a verification request (wire.md §3.8) and reports what happened; never throws. */

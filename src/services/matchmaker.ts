@@ -196,6 +196,12 @@ export class Matchmaker implements RuntimeListener {
     return lines;
   }
 
+  /** Whether a lobby can be started now: a runtime is configured and reachable. */
+  #runtimeUp(): boolean {
+    const runtime = this.#deps.runtime;
+    return runtime !== undefined && (runtime.available?.() ?? true);
+  }
+
   /** The backoff a new lobby of this version's game mode is under at `now`, if any. */
   #blocked(namespaceId: string, versionId: string, gameMode: string, now: number): BackoffEntry | undefined {
     const entry = this.#backoff.get(namespaceId)?.get(`${versionId} ${gameMode}`);
@@ -229,7 +235,7 @@ export class Matchmaker implements RuntimeListener {
         if (a.kind === 'admitted') {
           const start = a.decision.effects.find((e) => e.type === 'start-lobby');
           if (start !== undefined) {
-            if (this.#deps.runtime === undefined) return { result: { kind: 'rejected', error: matchError('MATCHMAKER_RUNTIME_UNAVAILABLE') } };
+            if (!this.#runtimeUp()) return { result: { kind: 'rejected', error: matchError('MATCHMAKER_RUNTIME_UNAVAILABLE') } };
             const blocked = this.#blocked(start.namespaceId, start.versionId, start.gameMode, ctx.now);
             if (blocked !== undefined) {
               const seconds = Math.ceil((blocked.until - ctx.now) / 1000);
@@ -374,7 +380,7 @@ export class Matchmaker implements RuntimeListener {
   /** The idle plan of a namespace as this instance can carry it out (creations only when a runtime can start them); undefined when there is nothing to do. */
   #idlePlan(ns: NamespaceState): IdlePlan | undefined {
     const plan = planIdle(ns);
-    let create = this.#deps.runtime === undefined ? [] : plan.create;
+    let create = this.#runtimeUp() ? plan.create : [];
     const version = ns.currentVersionId;
     if (create.length > 0 && version !== undefined && this.#backoff.has(ns.id)) {
       const now = this.#deps.clock.now();

@@ -9,4 +9,5 @@ export { resolveVersion } from './resolve.js';
 export { validateDevelopmentPorts } from './dev-ports.js';
 export { checkVerificationUrl, type UrlProblem } from './validate-url.js';
 export { globKey } from './validate-glob.js';
+export { tierResources, type TierResources } from './tiers.js';
 export { named, type Path } from './path.js';

@@ -1,0 +1,242 @@
+/**
+ * The container runtime on the Docker Engine API (through dockerode; never the `docker` CLI).
+ * A lobby's container is created from its build's image with the lobby's environment, Tavern's
+ * labels, its tier's limits and the hardening defaults, its ports published where clients reach
+ * them, and its output streamed into the lobby's log. When it goes away (exit, crash, stop) it is
+ * removed first and reported after, so its ports are given back only once they are free.
+ */
+import { PassThrough } from 'node:stream';
+import type Dockerode from 'dockerode';
+import type { NetworkMode } from '../../core/config/types.js';
+import type { StartLobby, StopLobby } from '../../core/effects.js';
+import type { CatalogStore, LogStream } from '../../io/catalog.js';
+import type { Clock, ExitReason, RuntimeListener } from '../../io/index.js';
+import type { HostedContainer, HostedRuntime, RuntimeHealth } from '../../io/runtime.js';
+import { containerName, containerSpec, DEFAULT_HARDENING, type Hardening, LABELS } from './container-spec.js';
+import { describeEngineError, isStatus } from './engine-errors.js';
+import { DEFAULT_LOG_LIMITS, type LogLimits, LogPump, type LogSink } from './log-pump.js';
+
+/** A build's local image (`BuildImages` in images.ts). */
+export interface BuildImageResolver {
+  ensure(buildId: string): Promise<string>;
+}
+
+export interface DockerRuntimeOptions {
+  readonly docker: Dockerode;
+  readonly images: BuildImageResolver;
+  /** This Tavern's id: its containers carry it (`tavern.instance`), and its lobby host records. */
+  readonly instanceId: string;
+  readonly hosts: Pick<CatalogStore, 'claimLobbyHost' | 'releaseLobbyHost'>;
+  readonly logs: LogSink;
+  /** When a lobby's log was last written (adoption after a restart asks the engine for what came after). */
+  readonly lastLogAt?: (lobbyId: string, stream: LogStream) => Promise<number | undefined>;
+  /** What the server adds to a lobby's environment (token, names), given the API origin the container reaches. */
+  readonly lobbyEnv?: (lobby: StartLobby, apiOrigin: string) => Promise<Readonly<Record<string, string>>>;
+  /** The API origin a container reaches Tavern at, per network mode (`RIVET_API_ENDPOINT`). */
+  readonly apiOrigin: Readonly<Record<NetworkMode, string>>;
+  /** Where ports are published (default 127.0.0.1: nothing is exposed by accident). */
+  readonly publishHost?: string;
+  readonly hardening?: Hardening;
+  readonly logLimits?: LogLimits;
+  /** SIGTERM, then SIGKILL this long after (the core forces a stop after its own grace too). */
+  readonly stopGraceMs: number;
+  readonly clock: Clock;
+  /** Something went wrong that no caller waits for (a removal, a log stream): for the server's log. */
+  readonly warn?: (message: string, error?: unknown) => void;
+  /** Extra /etc/hosts entries for bridge containers. */
+  readonly extraHosts?: readonly string[];
+}
+
+interface Watched {
+  readonly info: HostedContainer;
+  readonly pump: LogPump;
+  /** Set when Tavern asked it to stop: its exit is then an exit, whatever its code. */
+  stopRequested: boolean;
+  killTimer?: ReturnType<typeof setTimeout>;
+}
+
+const isTrue = (v: unknown): boolean => v === true;
+
+/**
+ * @example
+ * const runtime = new DockerRuntime({ docker, images, instanceId, hosts: catalog, logs: logBook, apiOrigin, stopGraceMs: 30_000, clock });
+ * runtime.attach(matchmaker);
+ */
+export class DockerRuntime implements HostedRuntime {
+  readonly #o: DockerRuntimeOptions;
+  readonly #watched = new Map<string, Watched>();
+  readonly #starting = new Set<string>();
+  #listener: RuntimeListener | undefined;
+  #health: RuntimeHealth = { runtime: 'docker', reachable: false };
+
+  constructor(options: DockerRuntimeOptions) {
+    this.#o = options;
+  }
+
+  attach(listener: RuntimeListener): void {
+    this.#listener = listener;
+  }
+
+  /** Whether the engine answered the last health check. */
+  available(): boolean {
+    return this.#health.reachable;
+  }
+
+  /** Pings the engine (bounded) and remembers the answer for {@link available}. */
+  async health(): Promise<RuntimeHealth> {
+    try {
+      const version = (await this.#o.docker.version()) as { Version?: string; ApiVersion?: string };
+      this.#health = { runtime: 'docker', reachable: true, ...(version.Version === undefined ? {} : { version: version.Version }) };
+    } catch (error) {
+      this.#health = { runtime: 'docker', reachable: false, error: describeEngineError(error) };
+    }
+    return this.#health;
+  }
+
+  starting(lobbyId: string): boolean {
+    return this.#starting.has(lobbyId);
+  }
+
+  /** Lobby ids whose containers this runtime is watching now. */
+  watching(): readonly string[] {
+    return [...this.#watched.keys()];
+  }
+
+  async start(lobby: StartLobby): Promise<void> {
+    if (this.#watched.has(lobby.lobbyId) || this.#starting.has(lobby.lobbyId)) return;
+    this.#starting.add(lobby.lobbyId);
+    let claimed = false;
+    let container: Dockerode.Container | undefined;
+    try {
+      const claim = await this.#o.hosts.claimLobbyHost({ lobbyId: lobby.lobbyId, namespaceId: lobby.namespaceId, instanceId: this.#o.instanceId, createdAt: this.#o.clock.now() });
+      if (!claim.ok) throw new Error('this lobby is already hosted (another Tavern instance, or an earlier start)');
+      claimed = true;
+      if (lobby.imageId === undefined) throw new Error("the version's container has no image_id (build)");
+      const image = await this.#o.images.ensure(lobby.imageId);
+      const origin = this.#o.apiOrigin[lobby.networkMode];
+      const env = { ...lobby.env, ...(await this.#o.lobbyEnv?.(lobby, origin)), RIVET_API_ENDPOINT: origin };
+      container = await this.#o.docker.createContainer(containerSpec({ ...lobby, env }, {
+        image,
+        instanceId: this.#o.instanceId,
+        publishHost: this.#o.publishHost ?? '127.0.0.1',
+        hardening: this.#o.hardening ?? DEFAULT_HARDENING,
+        ...(this.#o.extraHosts === undefined ? {} : { extraHosts: this.#o.extraHosts }),
+      }));
+      await container.start();
+      await this.#watch({ lobbyId: lobby.lobbyId, namespaceId: lobby.namespaceId, versionId: lobby.versionId, containerId: container.id, running: true }, 0);
+    } catch (error) {
+      if (container !== undefined) await container.remove({ force: true, v: true }).catch((e: unknown) => this.#warn(`removing the failed container of lobby ${lobby.lobbyId}`, e));
+      if (claimed) await this.#o.hosts.releaseLobbyHost(lobby.lobbyId).catch((e: unknown) => this.#warn(`releasing lobby ${lobby.lobbyId}`, e));
+      throw new Error(describeEngineError(error), { cause: error });
+    } finally {
+      this.#starting.delete(lobby.lobbyId);
+    }
+  }
+
+  async stop(stop: StopLobby): Promise<void> {
+    const watched = this.#watched.get(stop.lobbyId);
+    if (watched !== undefined) watched.stopRequested = true;
+    const container = this.#o.docker.getContainer(containerName(stop.lobbyId));
+    try {
+      if (stop.force) {
+        await container.kill({ signal: 'SIGKILL' });
+        return;
+      }
+      await container.kill({ signal: 'SIGTERM' });
+      if (watched !== undefined && watched.killTimer === undefined) {
+        watched.killTimer = setTimeout(() => void container.kill({ signal: 'SIGKILL' }).catch(() => undefined), this.#o.stopGraceMs);
+        watched.killTimer.unref();
+      }
+    } catch (error) {
+      // Already gone or not running: its exit is (or was) reported by its watcher or the reconciler.
+      if (isStatus(error, 404) || isStatus(error, 409)) return;
+      throw new Error(describeEngineError(error), { cause: error });
+    }
+  }
+
+  /** This instance's containers (by label), running or not. */
+  async inventory(): Promise<readonly HostedContainer[]> {
+    const list = await this.#o.docker.listContainers({ all: true, filters: { label: [`${LABELS.instance}=${this.#o.instanceId}`] } });
+    return list.flatMap((c): HostedContainer[] => {
+      const lobbyId = c.Labels[LABELS.lobby];
+      const namespaceId = c.Labels[LABELS.namespace];
+      const versionId = c.Labels[LABELS.version];
+      if (lobbyId === undefined || namespaceId === undefined || versionId === undefined) return [];
+      return [{ lobbyId, namespaceId, versionId, containerId: c.Id, running: c.State === 'running' }];
+    });
+  }
+
+  /** Watches a container of this instance again (after a restart): its logs from where they stopped, and its exit. */
+  async adopt(c: HostedContainer): Promise<void> {
+    if (this.#watched.has(c.lobbyId)) return;
+    const since = this.#o.lastLogAt === undefined ? undefined : await this.#o.lastLogAt(c.lobbyId, 'std_out');
+    try {
+      await this.#watch(c, since === undefined ? 0 : (since + 1) / 1000);
+    } catch (error) {
+      // Removed meanwhile (its exit was just reported): nothing to adopt.
+      if (!isStatus(error, 404)) throw error;
+    }
+  }
+
+  /** Removes a container no lobby needs (an orphan). */
+  async discard(c: HostedContainer): Promise<void> {
+    await this.#o.docker.getContainer(c.containerId).remove({ force: true, v: true }).catch((error: unknown) => {
+      if (!isStatus(error, 404)) throw error;
+    });
+  }
+
+  async #watch(info: HostedContainer, sinceSeconds: number): Promise<void> {
+    const container = this.#o.docker.getContainer(info.containerId);
+    const pump = new LogPump(info.lobbyId, this.#o.logs, this.#o.logLimits ?? DEFAULT_LOG_LIMITS, () => this.#o.clock.now());
+    const watched: Watched = { info, pump, stopRequested: false };
+    this.#watched.set(info.lobbyId, watched);
+    const logs = await container.logs({ follow: true, stdout: true, stderr: true, timestamps: true, since: sinceSeconds }).catch((error: unknown) => {
+      this.#watched.delete(info.lobbyId);
+      throw error;
+    });
+    const ended = new Promise<void>((resolve) => {
+      const out = new PassThrough();
+      const err = new PassThrough();
+      out.on('data', (chunk: Buffer) => pump.push('std_out', chunk));
+      err.on('data', (chunk: Buffer) => pump.push('std_err', chunk));
+      this.#o.docker.modem.demuxStream(logs, out, err);
+      logs.on('end', () => resolve());
+      logs.on('close', () => resolve());
+      logs.on('error', () => resolve());
+    });
+    container.wait().then(
+      (result: { StatusCode?: number }) => this.#exited(watched, container, result.StatusCode ?? -1, ended),
+      (error: unknown) => {
+        // The engine went away (restart, socket lost): the reconciler adopts the container again.
+        this.#watched.delete(info.lobbyId);
+        if (watched.killTimer !== undefined) clearTimeout(watched.killTimer);
+        this.#warn(`lost the watch on lobby ${info.lobbyId}'s container`, error);
+        (logs as { destroy?: () => void }).destroy?.();
+      },
+    );
+  }
+
+  async #exited(watched: Watched, container: Dockerode.Container, code: number, logsEnded: Promise<void>): Promise<void> {
+    const { info, pump } = watched;
+    if (watched.killTimer !== undefined) clearTimeout(watched.killTimer);
+    // The log stream ends once the container has; bounded, so a stuck stream never holds the exit.
+    await Promise.race([logsEnded, new Promise((r) => setTimeout(r, 2_000).unref())]);
+    const state = await container.inspect().then((i) => i.State, () => undefined);
+    const oom = isTrue(state?.OOMKilled);
+    const reason: ExitReason = watched.stopRequested || (code === 0 && !oom) ? 'exited' : 'crashed';
+    pump.note('std_err', oom
+      ? `tavern: the container was killed for using more memory than its tier allows (exit code ${code})`
+      : `tavern: the container exited with code ${code}${watched.stopRequested ? ' after Tavern asked it to stop' : ''}`);
+    await pump.end().catch((e: unknown) => this.#warn(`writing lobby ${info.lobbyId}'s last log lines`, e));
+    await container.remove({ force: true, v: true }).catch((e: unknown) => {
+      if (!isStatus(e, 404)) this.#warn(`removing lobby ${info.lobbyId}'s container`, e);
+    });
+    await this.#o.hosts.releaseLobbyHost(info.lobbyId).catch((e: unknown) => this.#warn(`releasing lobby ${info.lobbyId}`, e));
+    this.#watched.delete(info.lobbyId);
+    this.#listener?.exited(info.namespaceId, info.lobbyId, reason);
+  }
+
+  #warn(message: string, error?: unknown): void {
+    this.#o.warn?.(message, error);
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * A container runtime whose containers outlive Tavern's process (the Docker runtime): what the
+ * reconciler needs to find them again after a restart, and what `/health` reports.
+ */
+import type { Runtime } from './index.js';
+
+/** A container of this Tavern instance, as the runtime sees it. */
+export interface HostedContainer {
+  readonly lobbyId: string;
+  readonly namespaceId: string;
+  readonly versionId: string;
+  readonly containerId: string;
+  readonly running: boolean;
+}
+
+export interface RuntimeHealth {
+  /** `docker`, `fake`, or `none`. */
+  readonly runtime: string;
+  readonly reachable: boolean;
+  /** The engine's version, when it answered. */
+  readonly version?: string;
+  /** Why it is unreachable. */
+  readonly error?: string;
+}
+
+/**
+ * @example
+ * for (const c of await runtime.inventory()) if (!runtime.starting(c.lobbyId)) await runtime.adopt(c);
+ */
+export interface HostedRuntime extends Runtime {
+  /** This instance's containers, running or not. */
+  inventory(): Promise<readonly HostedContainer[]>;
+  /** Watch a container again (its logs and its exit); an exited one is reported at once. */
+  adopt(container: HostedContainer): Promise<void>;
+  /** Remove a container no lobby needs. */
+  discard(container: HostedContainer): Promise<void>;
+  /** Whether a start of this lobby is under way (its container may not exist yet). */
+  starting(lobbyId: string): boolean;
+  /** Lobby ids whose containers are being watched now. */
+  watching(): readonly string[];
+  health(): Promise<RuntimeHealth>;
+}
