@@ -58,8 +58,13 @@ export async function imageTagProblems(deps: { readonly catalog: Pick<CatalogSto
   return taken ? [{ path: ['image-tag', 'not-unique'] }] : [];
 }
 
-/** The stored object name of a build: derived from kind and compression (Rivet ignored `image_file.path`). */
-const buildFileName = (kind: NewBuild['kind'], compression: NewBuild['compression']): string =>
+/**
+ * The stored object name of a build: derived from kind and compression (Rivet ignored `image_file.path`).
+ *
+ * @example
+ * buildFileName('oci_bundle', 'lz4') // 'oci-bundle.tar.lz4'
+ */
+export const buildFileName = (kind: NewBuild['kind'], compression: NewBuild['compression']): string =>
   `${kind === 'oci_bundle' ? 'oci-bundle' : 'image'}.tar${compression === 'lz4' ? '.lz4' : ''}`;
 
 /** The uploads service's preparation, or `UPLOAD_INVALID` when the server has none. */

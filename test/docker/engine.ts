@@ -1,0 +1,49 @@
+/**
+ * The Docker Engine the Docker tests run against (DOCKER_HOST, or /var/run/docker.sock), and
+ * the rule they follow when it is missing: under CI the tests fail, elsewhere they are skipped
+ * with the reason printed.
+ */
+import Dockerode from 'dockerode';
+import { describe, it } from 'vitest';
+
+/** The engine, as dockerode finds it (DOCKER_HOST, else the local socket). */
+export const docker = new Dockerode();
+
+/**
+ * Why the engine cannot be used, or undefined when it answers.
+ *
+ * @example
+ * const problem = await dockerProblem(); // 'connect ENOENT /var/run/docker.sock' without an engine
+ */
+export const dockerProblem = async (): Promise<string | undefined> => {
+  try {
+    await docker.ping();
+    return undefined;
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
+  }
+};
+
+/**
+ * `describe(name, body)` when the engine answers; otherwise a failing test under CI (the engine
+ * is part of CI's environment) or a skipped suite that says why.
+ *
+ * @example
+ * describeWithDocker('build images', await dockerProblem(), () => { it('loads', async () => { … }) });
+ */
+export const describeWithDocker = (name: string, problem: string | undefined, body: () => void): void => {
+  if (problem === undefined) {
+    describe(name, body);
+  } else if (process.env['CI'] !== undefined) {
+    describe(name, () => {
+      it('needs a Docker Engine', () => {
+        throw new Error(`the Docker Engine is unreachable (${problem}): CI must provide one (see .ci/run)`);
+      });
+    });
+  } else {
+    console.warn(`the Docker Engine is unreachable (${problem}): '${name}' is SKIPPED`);
+    describe.skip(`${name}: SKIPPED, the Docker Engine is unreachable (${problem}); start dockerd, or set CI to make this fail`, () => {
+      it('needs a Docker Engine', () => undefined);
+    });
+  }
+};
