@@ -82,11 +82,12 @@ const servicesOf = (deps: AppDeps): Services => ({
   lobbyStates: deps.lobbyStates ?? new MemoryLobbyStates(),
   logger: deps.logger ?? SILENT,
   settings: settingsOf(deps.config),
+  health: deps.health ?? (() => ({})),
 });
 
 const buildRouter = (): Router<Handler> => {
   const router = new Router<Handler>();
-  router.add('GET', '/health', () => Promise.resolve({ status: 'ok' }));
+  router.add('GET', '/health', (ctx) => Promise.resolve({ status: 'ok', ...ctx.services.health() }));
   for (const register of [
     registerGames, registerNamespaces, registerNamespaceTokens, registerDomains, registerVersions, registerCloudLobbies,
     registerUploads, registerDevices, registerMatchmakerLobbies, registerMatchmakerLobbySide, registerMatchmakerInfo,

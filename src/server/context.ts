@@ -42,6 +42,8 @@ export interface Services {
   readonly lobbyStates: LobbyStates;
   readonly logger: Logger;
   readonly settings: Settings;
+  /** What `/health` adds beside `status` (the runtime and whether it is reachable). */
+  readonly health: () => Readonly<Record<string, unknown>>;
 }
 
 export interface Ctx {

@@ -65,4 +65,6 @@ export interface AppDeps {
   readonly logBook?: LogBook;
   readonly lobbyStates?: LobbyStates;
   readonly logger?: Logger;
+  /** What `/health` reports beside `status: ok` (the runtime's state); absent: nothing more. */
+  readonly health?: () => Readonly<Record<string, unknown>>;
 }

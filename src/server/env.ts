@@ -18,8 +18,24 @@ export interface ServerEnv {
   readonly jobDomain?: string;
   /** Hosts and CIDRs verification URLs may reach besides public addresses (local development). */
   readonly egressAllow: readonly string[];
-  /** `fake`: lobbies "start" without running anything and report ready at once (demos and tests). */
-  readonly runtime?: 'fake';
+  /**
+   * `docker`: lobbies run as Docker containers; `fake`: lobbies "start" without running anything
+   * and report ready at once (demos and tests); `none`: no lobby starts. Absent: Docker when its
+   * socket answers, and until then no lobby starts.
+   */
+  readonly runtime?: 'docker' | 'fake' | 'none';
+  /** `DOCKER_HOST`: the engine (`unix:///path` or `tcp://host:port`); default the local socket. */
+  readonly dockerHost?: string;
+  /** Where lobby ports are published (`TAVERN_PUBLISH_HOST`, default 127.0.0.1). */
+  readonly publishHost: string;
+  /** This instance's id (`TAVERN_INSTANCE_ID`); default one kept in the data dir. */
+  readonly instanceId?: string;
+  /** The API origin lobby containers are given (`TAVERN_LOBBY_API_ORIGIN`); default derived per network mode. */
+  readonly lobbyApiOrigin?: string;
+  /** Bytes of output kept per lobby (`TAVERN_LOBBY_LOG_MAX_BYTES`, default 8 MiB). */
+  readonly lobbyLogMaxBytes: number;
+  /** How often the runtime reconciler runs (`TAVERN_RECONCILE_MS`, default 30 s). */
+  readonly reconcileMs: number;
   /** Take the client address from `cf-connecting-ip` / `x-forwarded-for` (only behind a proxy that sets them). */
   readonly trustProxyHeaders: boolean;
   /** SQLite durability: `normal` survives a process crash, `full` a power loss too (an fsync per commit). */
@@ -73,7 +89,13 @@ export function parseEnv(env: Readonly<Record<string, string | undefined>>): Ser
   const port = Number(env['TAVERN_PORT'] ?? 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error('TAVERN_PORT must be a port number');
   const runtime = opt(env['TAVERN_RUNTIME']);
-  if (runtime !== undefined && runtime !== 'fake') throw new Error('TAVERN_RUNTIME may only be "fake" (no container runtime ships yet)');
+  if (runtime !== undefined && runtime !== 'docker' && runtime !== 'fake' && runtime !== 'none') throw new Error('TAVERN_RUNTIME must be "docker", "fake" or "none"');
+  const lobbyLogMaxBytes = Number(opt(env['TAVERN_LOBBY_LOG_MAX_BYTES']) ?? 8 * 1024 * 1024);
+  if (!Number.isInteger(lobbyLogMaxBytes) || lobbyLogMaxBytes < 1024) throw new Error('TAVERN_LOBBY_LOG_MAX_BYTES must be a whole number of bytes, at least 1024');
+  const reconcileMs = Number(opt(env['TAVERN_RECONCILE_MS']) ?? 30_000);
+  if (!Number.isInteger(reconcileMs) || reconcileMs < 100) throw new Error('TAVERN_RECONCILE_MS must be a whole number of milliseconds, at least 100');
+  const instanceId = opt(env['TAVERN_INSTANCE_ID']);
+  if (instanceId !== undefined && !/^[A-Za-z0-9_.-]{1,64}$/.test(instanceId)) throw new Error('TAVERN_INSTANCE_ID must be 1-64 characters of A-Z a-z 0-9 _ . -');
   const sqliteSync = opt(env['TAVERN_SQLITE_SYNC']) ?? 'normal';
   if (sqliteSync !== 'normal' && sqliteSync !== 'full') throw new Error('TAVERN_SQLITE_SYNC must be "normal" or "full"');
   const values = {
@@ -85,6 +107,9 @@ export function parseEnv(env: Readonly<Record<string, string | undefined>>): Ser
     jobDomain: opt(env['TAVERN_JOB_DOMAIN']),
     hcaptchaVerifyUrl: opt(env['TAVERN_HCAPTCHA_VERIFY_URL']),
     turnstileVerifyUrl: opt(env['TAVERN_TURNSTILE_VERIFY_URL']),
+    dockerHost: opt(env['DOCKER_HOST']),
+    instanceId,
+    lobbyApiOrigin: opt(env['TAVERN_LOBBY_API_ORIGIN']),
   };
   return {
     host: opt(env['TAVERN_HOST']) ?? '127.0.0.1',
@@ -96,7 +121,10 @@ export function parseEnv(env: Readonly<Record<string, string | undefined>>): Ser
     // dodge max_players_per_client. Turn it on behind a proxy that sets these headers.
     trustProxyHeaders: env['TAVERN_TRUST_PROXY'] === 'true',
     sqliteSync,
-    ...(runtime === 'fake' ? { runtime } : {}),
+    publishHost: opt(env['TAVERN_PUBLISH_HOST']) ?? '127.0.0.1',
+    lobbyLogMaxBytes,
+    reconcileMs,
+    ...(runtime === undefined ? {} : { runtime }),
     ...Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)),
   };
 }

@@ -6,14 +6,13 @@
  */
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { FakeRuntime } from '../adapters/fake/runtime.js';
 import { FsBlobs } from '../adapters/fs/blobs.js';
 import { HttpCaptchaVerifier } from '../adapters/http/captcha.js';
 import { HttpVerifier } from '../adapters/http/verifier.js';
 import { SystemRandom } from '../adapters/system-random.js';
 import { TICK_INTERVAL_MS } from '../core/tick.js';
 import type { CatalogStore } from '../io/catalog.js';
-import type { Clock, MatchStore, ProxyRoutes, Runtime, Timers } from '../io/index.js';
+import type { Clock, MatchStore, ProxyRoutes, Timers } from '../io/index.js';
 import { LogBook } from '../services/lobby-logs.js';
 import { Matchmaker } from '../services/matchmaker.js';
 import { Uploads } from '../services/uploads.js';
@@ -21,8 +20,8 @@ import { createApp, type App } from './app.js';
 import { parseEnv, type ServerEnv } from './env.js';
 import { json } from './errors.js';
 import { createHttpServer } from './http.js';
-import { withLobbyEnv } from './lobby-env.js';
 import { createLogger } from './logger.js';
+import { createServerRuntime } from './runtime.js';
 import { TokenIssuer } from './tokens.js';
 
 interface Stores {
@@ -70,17 +69,27 @@ async function main(): Promise<void> {
   const clock = systemClock;
   const random = new SystemRandom();
   const live: { app?: App } = {};
-  const server = createHttpServer({
-    respond: (request) => (live.app === undefined ? Promise.resolve(json({ code: 'ERROR', message: 'starting' }, 503)) : live.app.respond(request)),
-  }, logger);
+  const respond = { respond: (request: Parameters<App['respond']>[0]) => (live.app === undefined ? Promise.resolve(json({ code: 'ERROR', message: 'starting' }, 503)) : live.app.respond(request)) };
+  const server = createHttpServer(respond, logger);
+  const servers = [server];
   await new Promise<void>((resolve) => server.listen(env.port, env.host, resolve));
   const { port } = server.address() as AddressInfo;
   const publicOrigin = env.publicOrigin ?? `http://${env.host.includes(':') ? `[${env.host}]` : env.host}:${port}`;
 
   const tokens = new TokenIssuer({ catalog, clock, random, ...(env.adminToken === undefined ? {} : { adminToken: env.adminToken }) });
   const logBook = new LogBook(catalog);
-  const fake = env.runtime === 'fake' ? new FakeRuntime({ readyAfterMs: 0, logs: logBook, clock }) : undefined;
-  const runtime: Runtime | undefined = fake === undefined ? undefined : withLobbyEnv(fake, { tokens, catalog, publicOrigin });
+  const secret = await catalog.putSettingIfAbsent(UPLOAD_KEY_SETTING, Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url'));
+  const uploads = new Uploads({ catalog, blobs: new FsBlobs(join(env.dataDir, 'blobs')), clock, random, secret: new Uint8Array(Buffer.from(secret, 'base64url')), publicOrigin });
+  const hosted = await createServerRuntime({
+    env, catalog, tokens, logBook, uploads, clock, logger, port, publicOrigin,
+    // Bridge containers reach the API at the bridge gateway: one more listener there, same app.
+    listenAlso: async (host) => {
+      const extra = createHttpServer(respond, logger);
+      await new Promise<void>((resolve, reject) => extra.once('error', reject).listen(port, host, resolve));
+      servers.push(extra);
+    },
+  });
+  const { runtime } = hosted;
   const egress = env.egressAllow.length > 0 ? { egress: { allow: env.egressAllow } } : {};
   // Follow-up work (the idle update after a find), awaited on shutdown before the stores close.
   const background = new Set<Promise<unknown>>();
@@ -104,11 +113,10 @@ async function main(): Promise<void> {
       background.add(running);
     },
   });
-  fake?.attach(matchmaker);
-  const secret = await catalog.putSettingIfAbsent(UPLOAD_KEY_SETTING, Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url'));
-  const uploads = new Uploads({ catalog, blobs: new FsBlobs(join(env.dataDir, 'blobs')), clock, random, secret: new Uint8Array(Buffer.from(secret, 'base64url')), publicOrigin });
+  hosted.attach(matchmaker);
   const started = createApp({
     catalog, matchmaker, clock, random, timers: systemTimers, regions: env.regions, tokens, logBook, uploads, logger,
+    health: () => ({ runtime: hosted.status() }),
     config: {
       publicOrigin,
       trustProxyHeaders: env.trustProxyHeaders,
@@ -123,7 +131,8 @@ async function main(): Promise<void> {
   const admin = await tokens.adminToken();
   // Printed once: on the start that generated it (set TAVERN_ADMIN_TOKEN to choose your own).
   if (admin.generated) process.stdout.write(`\nTavern admin token (shown once, keep it): ${admin.token}\n\n`);
-  logger.info({ publicOrigin, storage: env.databaseUrl === undefined ? 'sqlite' : 'postgres', regions: env.regions.map((r) => r.id), runtime: env.runtime ?? 'none' }, 'tavern listening');
+  logger.info({ publicOrigin, storage: env.databaseUrl === undefined ? 'sqlite' : 'postgres', regions: env.regions.map((r) => r.id), runtime: hosted.status().runtime }, 'tavern listening');
+  await hosted.run();
 
   const tick = setInterval(() => {
     matchmaker.maintain().catch((error: unknown) => logger.error({ err: error }, 'maintenance failed'));
@@ -135,7 +144,9 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'shutting down');
     clearInterval(tick);
+    hosted.close();
     started.close();
+    for (const extra of servers.slice(1)) extra.close();
     server.close(() => {
       Promise.allSettled([...background]).then(() => stores.close()).then(
         () => process.exit(0),

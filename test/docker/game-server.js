@@ -8,6 +8,7 @@
 //   $RIVET_TOKEN` (unless GAME_READY=0);
 // - on a line (TCP) or datagram (UDP) `connect <player_token>` / `disconnect <player_token>` calls
 //   `players/connected` / `players/disconnected` and answers `connected <token>` (or the failure);
+//   `close` / `open` calls `PUT lobbies/closed` and answers `closed` / `opend`;
 //   `crash <code>` exits with that code; `oom` allocates until killed; `log <text>` / `err <text>`
 //   print a line on stdout / stderr; `spam <n>` prints n lines;
 // - GAME_EXIT_AT_START=<code> exits at once (a game that crashes at start);
@@ -30,12 +31,12 @@ if (env.GAME_EXIT_AT_START !== undefined) {
   process.exit(Number(env.GAME_EXIT_AT_START));
 }
 
-/** POST to the matchmaker API with the lobby token; resolves to [status, body]. */
-const api = (path, body) => new Promise((resolve) => {
+/** Calls the matchmaker API with the lobby token (POST unless said); resolves to [status, body]. */
+const api = (path, body, method = 'POST') => new Promise((resolve) => {
   const url = new URL(`${env.RIVET_API_ENDPOINT ?? ''}/matchmaker/${path}`);
   const data = Buffer.from(JSON.stringify(body));
   const req = request(url, {
-    method: 'POST',
+    method,
     headers: { authorization: `Bearer ${env.RIVET_TOKEN ?? ''}`, 'content-type': 'application/json', 'content-length': data.length },
   }, (res) => {
     const chunks = [];
@@ -56,6 +57,12 @@ const command = async (text) => {
       if (status === 200) out(`player ${word}ed`);
       else err(`players/${word}ed failed: ${status} ${body}`);
       return status === 200 ? `${word}ed ${arg}` : `${word}-failed ${status}`;
+    }
+    case 'close':
+    case 'open': {
+      const [status, body] = await api('lobbies/closed', { is_closed: word === 'close' }, 'PUT');
+      if (status !== 200) err(`lobbies/closed failed: ${status} ${body}`);
+      return status === 200 ? `${word}d` : `${word}-failed ${status}`;
     }
     case 'crash':
       err(`crashing with exit code ${arg}`);

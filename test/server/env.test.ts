@@ -8,7 +8,12 @@ import { REDACTED_PATHS } from '../../src/server/logger.js';
 describe('parseEnv', () => {
   it('has the documented defaults', () => {
     const env = parseEnv({});
-    expect(env).toMatchObject({ host: '127.0.0.1', port: 8080, dataDir: './.tavern', egressAllow: [], trustProxyHeaders: false, sqliteSync: 'normal' });
+    expect(env).toMatchObject({
+      host: '127.0.0.1', port: 8080, dataDir: './.tavern', egressAllow: [], trustProxyHeaders: false, sqliteSync: 'normal',
+      publishHost: '127.0.0.1', lobbyLogMaxBytes: 8 * 1024 * 1024, reconcileMs: 30_000,
+    });
+    expect(env.runtime).toBeUndefined();
+    expect(env.instanceId).toBeUndefined();
     expect(env.regions.map((r) => r.id)).toEqual(['local']);
     expect(env.databaseUrl).toBeUndefined();
     expect(env.adminToken).toBeUndefined();
@@ -20,19 +25,27 @@ describe('parseEnv', () => {
       TAVERN_REGIONS: 'local,lnd-atl', TAVERN_PUBLIC_ORIGIN: 'https://api.example.com', TAVERN_EGRESS_ALLOW: '127.0.0.1/32, localhost',
       TAVERN_RUNTIME: 'fake', TAVERN_TRUST_PROXY: 'true', TAVERN_CDN_DOMAIN: 'cdn.example.com',
       TAVERN_HCAPTCHA_VERIFY_URL: 'http://127.0.0.1:9/h', TAVERN_TURNSTILE_VERIFY_URL: 'http://127.0.0.1:9/t',
-      TAVERN_SQLITE_SYNC: 'full',
+      TAVERN_SQLITE_SYNC: 'full', DOCKER_HOST: 'unix:///run/docker.sock', TAVERN_PUBLISH_HOST: '0.0.0.0', TAVERN_INSTANCE_ID: 'node-a',
+      TAVERN_LOBBY_API_ORIGIN: 'http://10.0.0.2:8080', TAVERN_LOBBY_LOG_MAX_BYTES: '65536', TAVERN_RECONCILE_MS: '5000',
     });
     expect(env).toMatchObject({
       host: '0.0.0.0', port: 9000, dataDir: '/var/lib/tavern', databaseUrl: 'postgres://x', adminToken: 'secret', publicOrigin: 'https://api.example.com',
       egressAllow: ['127.0.0.1/32', 'localhost'], runtime: 'fake', trustProxyHeaders: true, cdnDomain: 'cdn.example.com',
       hcaptchaVerifyUrl: 'http://127.0.0.1:9/h', turnstileVerifyUrl: 'http://127.0.0.1:9/t', sqliteSync: 'full',
+      dockerHost: 'unix:///run/docker.sock', publishHost: '0.0.0.0', instanceId: 'node-a', lobbyApiOrigin: 'http://10.0.0.2:8080',
+      lobbyLogMaxBytes: 65536, reconcileMs: 5000,
     });
+    expect(parseEnv({ TAVERN_RUNTIME: 'docker' }).runtime).toBe('docker');
+    expect(parseEnv({ TAVERN_RUNTIME: 'none' }).runtime).toBe('none');
   });
 
   it('refuses bad values with a clear message', () => {
     expect(() => parseEnv({ TAVERN_PORT: 'http' })).toThrow(/TAVERN_PORT/);
     expect(() => parseEnv({ TAVERN_SQLITE_SYNC: 'off' })).toThrow(/TAVERN_SQLITE_SYNC/);
-    expect(() => parseEnv({ TAVERN_RUNTIME: 'docker' })).toThrow(/TAVERN_RUNTIME/);
+    expect(() => parseEnv({ TAVERN_RUNTIME: 'podman' })).toThrow(/TAVERN_RUNTIME/);
+    expect(() => parseEnv({ TAVERN_LOBBY_LOG_MAX_BYTES: '12' })).toThrow(/TAVERN_LOBBY_LOG_MAX_BYTES/);
+    expect(() => parseEnv({ TAVERN_RECONCILE_MS: 'soon' })).toThrow(/TAVERN_RECONCILE_MS/);
+    expect(() => parseEnv({ TAVERN_INSTANCE_ID: 'a b' })).toThrow(/TAVERN_INSTANCE_ID/);
     expect(() => parseEnv({ TAVERN_REGIONS: 'Bad Region' })).toThrow(/TAVERN_REGIONS/);
   });
 });

@@ -1,0 +1,185 @@
+/**
+ * The server's container runtime, composed: Docker (chosen, or found at its socket), the fake, or
+ * none. For Docker it keeps the engine's health fresh (lobbies start only while it answers), gives
+ * bridge containers an API address they can reach, and runs the reconciler on start and then
+ * periodically.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { isIP } from 'node:net';
+import { join } from 'node:path';
+import { bridgeGateway, connectDocker, detectUserlandProxy, engineAddress, type UserlandProxy } from '../adapters/docker/engine.js';
+import { BuildImages } from '../adapters/docker/images.js';
+import { DockerRuntime } from '../adapters/docker/runtime.js';
+import { FakeRuntime } from '../adapters/fake/runtime.js';
+import { STOP_GRACE_MS } from '../core/lobby/timers.js';
+import type { CatalogStore } from '../io/catalog.js';
+import type { Clock, Runtime, RuntimeListener } from '../io/index.js';
+import type { RuntimeHealth } from '../io/runtime.js';
+import { StoredBuildArchives } from '../services/build-archives.js';
+import { tailLogs } from '../services/cloud-lobbies.js';
+import type { LogBook } from '../services/lobby-logs.js';
+import type { Matchmaker } from '../services/matchmaker.js';
+import { reconcileRuntime } from '../services/reconcile.js';
+import type { Uploads } from '../services/uploads.js';
+import type { ServerEnv } from './env.js';
+import { lobbyEnv, withLobbyEnv } from './lobby-env.js';
+import type { createLogger } from './logger.js';
+import type { TokenIssuer } from './tokens.js';
+
+type Log = ReturnType<typeof createLogger>;
+
+export interface RuntimeDeps {
+  readonly env: ServerEnv;
+  readonly catalog: CatalogStore;
+  readonly tokens: TokenIssuer;
+  readonly logBook: LogBook;
+  readonly uploads: Pick<Uploads, 'openFile'>;
+  readonly clock: Clock;
+  readonly logger: Log;
+  /** The port the API listens on. */
+  readonly port: number;
+  readonly publicOrigin: string;
+  /** Opens one more listener of the API on `host` (the bridge gateway, for containers). */
+  readonly listenAlso: (host: string) => Promise<void>;
+}
+
+/** What `/health` says of the runtime. */
+export interface RuntimeStatus extends RuntimeHealth {
+  readonly userland_proxy?: UserlandProxy;
+  readonly instance?: string;
+}
+
+export interface ServerRuntime {
+  /** What the matchmaker starts lobbies with (undefined: none). */
+  readonly runtime?: Runtime;
+  attach(listener: RuntimeListener & Pick<Matchmaker, 'lobbyReady' | 'snapshot' | 'lobbyExited'>): void;
+  status(): RuntimeStatus;
+  /** Starts the health checks and the reconciler (after the matchmaker is attached). */
+  run(): Promise<void>;
+  close(): void;
+}
+
+const HEALTH_MS = 5_000;
+
+const isLoopback = (host: string): boolean => host === 'localhost' || host.startsWith('127.') || host === '::1';
+const isWildcard = (host: string): boolean => host === '0.0.0.0' || host === '::';
+const hostPart = (host: string): string => (isIP(host) === 6 ? `[${host}]` : host);
+
+/** `TAVERN_INSTANCE_ID`, or an id kept in the data dir (made once). */
+const instanceIdOf = async (env: ServerEnv): Promise<string> => {
+  if (env.instanceId !== undefined) return env.instanceId;
+  const file = join(env.dataDir, 'instance-id');
+  const kept = (await readFile(file, 'utf8').catch(() => '')).trim();
+  if (kept !== '') return kept;
+  const id = randomUUID();
+  await mkdir(env.dataDir, { recursive: true });
+  await writeFile(file, `${id}\n`, { flag: 'wx' }).catch(() => undefined);
+  return (await readFile(file, 'utf8')).trim();
+};
+
+/**
+ * @example
+ * const rt = await createServerRuntime({ env, catalog, tokens, logBook, uploads, clock, logger, port, publicOrigin, listenAlso });
+ * const matchmaker = new Matchmaker({ ..., ...(rt.runtime ? { runtime: rt.runtime } : {}) });
+ * rt.attach(matchmaker); await rt.run();
+ */
+export async function createServerRuntime(deps: RuntimeDeps): Promise<ServerRuntime> {
+  const { env } = deps;
+  if (env.runtime === 'none') return { attach: () => undefined, status: () => ({ runtime: 'none', reachable: false }), run: () => Promise.resolve(), close: () => undefined };
+  if (env.runtime === 'fake') {
+    const fake = new FakeRuntime({ readyAfterMs: 0, logs: deps.logBook, clock: deps.clock });
+    return {
+      runtime: withLobbyEnv(fake, { tokens: deps.tokens, catalog: deps.catalog, publicOrigin: deps.publicOrigin }),
+      attach: (listener) => fake.attach(listener),
+      status: () => ({ runtime: 'fake', reachable: true }),
+      run: () => Promise.resolve(),
+      close: () => undefined,
+    };
+  }
+  return dockerRuntime(deps, await instanceIdOf(env));
+}
+
+function dockerRuntime(deps: RuntimeDeps, instanceId: string): ServerRuntime {
+  const { env, logger, port } = deps;
+  const docker = connectDocker(env.dockerHost);
+  const where = engineAddress(env.dockerHost);
+  const images = new BuildImages({
+    docker,
+    source: new StoredBuildArchives({ catalog: deps.catalog, uploads: deps.uploads }),
+    log: (buildId, line) => logger.info({ build: buildId }, line),
+  });
+  // Host-network containers share the host's loopback; bridge ones reach the host at the bridge
+  // gateway, where Tavern opens a listener of its own when it listens on loopback only.
+  const own = isWildcard(env.host) || isLoopback(env.host) ? '127.0.0.1' : env.host;
+  const apiOrigin = { bridge: `http://${hostPart(own)}:${port}`, host: `http://${hostPart(own)}:${port}` };
+  if (env.lobbyApiOrigin !== undefined) Object.assign(apiOrigin, { bridge: env.lobbyApiOrigin, host: env.lobbyApiOrigin });
+  const runtime = new DockerRuntime({
+    docker, images, instanceId, hosts: deps.catalog, logs: deps.logBook,
+    lastLogAt: async (lobbyId, stream) => (await tailLogs({ catalog: deps.catalog }, lobbyId, stream)).lines.at(-1)?.at,
+    lobbyEnv: (lobby, origin) => lobbyEnv(lobby, { tokens: deps.tokens, catalog: deps.catalog, publicOrigin: origin }),
+    apiOrigin,
+    publishHost: env.publishHost,
+    logLimits: { maxLineBytes: 4096, maxBytes: env.lobbyLogMaxBytes },
+    stopGraceMs: STOP_GRACE_MS,
+    clock: deps.clock,
+    warn: (message, error) => logger.warn({ err: error }, message),
+  });
+  let status: RuntimeStatus = { runtime: 'docker', reachable: false, instance: instanceId };
+  let gatewayDone = env.lobbyApiOrigin !== undefined || !(isLoopback(env.host) || isWildcard(env.host));
+  let matchmaker: Pick<Matchmaker, 'snapshot' | 'lobbyExited'> | undefined;
+  const timers: ReturnType<typeof setInterval>[] = [];
+
+  const reconcile = async (): Promise<void> => {
+    if (matchmaker === undefined || !runtime.available()) return;
+    const report = await reconcileRuntime({ runtime, hosts: deps.catalog, matchmaker, instanceId });
+    if (report.adopted + report.discarded + report.gone > 0) logger.info({ ...report }, 'runtime reconciled');
+  };
+
+  const check = async (): Promise<void> => {
+    const was = status.reachable;
+    const health = await runtime.health();
+    if (health.reachable && !was) {
+      const userland = await detectUserlandProxy();
+      status = { ...health, instance: instanceId, userland_proxy: userland };
+      if (!gatewayDone) {
+        const gateway = await bridgeGateway(docker).catch(() => undefined);
+        if (gateway !== undefined) {
+          if (isLoopback(env.host)) await deps.listenAlso(gateway);
+          apiOrigin.bridge = `http://${hostPart(gateway)}:${port}`;
+          gatewayDone = true;
+        }
+      }
+      logger.info({ engine: where, version: health.version, userlandProxy: userland, lobbyApi: apiOrigin, instance: instanceId }, 'Docker engine reachable: lobbies run as containers');
+      if (userland === 'on') logger.warn('dockerd publishes ports through its userland proxy (docker-proxy), which halves UDP and TCP round trips: start dockerd with --userland-proxy=false');
+      await reconcile();
+    } else if (!health.reachable) {
+      status = { ...health, instance: instanceId };
+      if (was || timers.length === 0) {
+        logger.warn({ engine: where, error: health.error }, 'Docker is not reachable: no lobby can start until it is (finds that need a new lobby answer 503 MATCHMAKER_RUNTIME_UNAVAILABLE); Tavern keeps checking');
+      }
+    } else status = { ...status, ...health };
+  };
+
+  return {
+    runtime,
+    attach: (listener) => {
+      runtime.attach(listener);
+      matchmaker = listener;
+    },
+    status: () => status,
+    async run() {
+      await check();
+      const every = (ms: number, task: () => Promise<void>): void => {
+        const t = setInterval(() => void task().catch((error: unknown) => logger.error({ err: error }, 'runtime upkeep failed')), ms);
+        t.unref();
+        timers.push(t);
+      };
+      every(HEALTH_MS, check);
+      every(env.reconcileMs, reconcile);
+    },
+    close: () => {
+      for (const t of timers) clearInterval(t);
+    },
+  };
+}
