@@ -21,6 +21,8 @@ export interface FakeRuntimeOptions {
   /** Where the fake writes a line per start (like a container's first output). */
   readonly logs?: { write(lobbyId: string, stream: LogStream, lines: readonly LogLine[]): Promise<unknown> };
   readonly clock?: Clock;
+  /** Report each stopped container gone (`exited`) at once, as a real runtime does once it is; default: never. */
+  readonly exitOnStop?: boolean;
 }
 
 /**
@@ -34,6 +36,8 @@ export class FakeRuntime implements Runtime {
   readonly stopped: StopLobby[] = [];
   readonly #options: FakeRuntimeOptions;
   #target: FakeRuntimeTarget | undefined;
+  /** Lobbies whose start failed or whose container went away. */
+  readonly #gone = new Set<string>();
 
   constructor(options: FakeRuntimeOptions = {}) {
     this.#options = options;
@@ -43,9 +47,9 @@ export class FakeRuntime implements Runtime {
     this.#target = target;
   }
 
-  /** Lobby ids started and not stopped. */
+  /** Lobby ids started (successfully) and not stopped or gone. */
   get running(): string[] {
-    const gone = new Set(this.stopped.map((s) => s.lobbyId));
+    const gone = new Set([...this.stopped.map((s) => s.lobbyId), ...this.#gone]);
     return this.started.map((s) => s.lobbyId).filter((id) => !gone.has(id));
   }
 
@@ -55,9 +59,13 @@ export class FakeRuntime implements Runtime {
   }
 
   async start(lobby: StartLobby): Promise<void> {
+    if (this.running.includes(lobby.lobbyId)) return;
     this.started.push(lobby);
     const failure = this.#options.failStart?.(lobby);
-    if (failure !== undefined) throw new Error(failure);
+    if (failure !== undefined) {
+      this.#gone.add(lobby.lobbyId);
+      throw new Error(failure);
+    }
     const { logs, clock } = this.#options;
     if (logs !== undefined) await logs.write(lobby.lobbyId, 'std_out', [{ at: clock?.now() ?? 0, line: `fake container ${lobby.lobbyId} started` }]);
     const delay = this.#options.readyAfterMs;
@@ -68,7 +76,9 @@ export class FakeRuntime implements Runtime {
   }
 
   stop(stop: StopLobby): Promise<void> {
+    const running = this.running.includes(stop.lobbyId);
     this.stopped.push(stop);
+    if (running && this.#options.exitOnStop === true) this.exit(stop.lobbyId, 'exited');
     return Promise.resolve();
   }
 
@@ -82,6 +92,8 @@ export class FakeRuntime implements Runtime {
   /** Reports the container gone (crashed, exited). */
   exit(lobbyId: string, reason: ExitReason = 'exited'): void {
     const lobby = this.startOf(lobbyId);
-    if (lobby !== undefined) this.#target?.exited(lobby.namespaceId, lobbyId, reason);
+    if (lobby === undefined) return;
+    this.#gone.add(lobbyId);
+    this.#target?.exited(lobby.namespaceId, lobbyId, reason);
   }
 }

@@ -1,0 +1,169 @@
+/**
+ * The Docker runtime on a real engine: the runtime contract (as the fake passes it), and its
+ * faults: a port some other program holds, a build that does not exist, an engine that cannot be
+ * reached, a runtime that restarts and adopts its containers, and two Tavern instances that each
+ * see only their own containers.
+ */
+import { randomUUID } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { connectDocker } from '../../src/adapters/docker/engine.js';
+import { BuildImages } from '../../src/adapters/docker/images.js';
+import { DockerRuntime } from '../../src/adapters/docker/runtime.js';
+import { MemoryCatalogStore } from '../../src/adapters/memory/catalog.js';
+import type { StartLobby } from '../../src/core/effects.js';
+import type { BuildArchives } from '../../src/io/build-archives.js';
+import type { LogLine, LogStream } from '../../src/io/catalog.js';
+import { Exits, runtimeContract } from '../contracts/runtime.contract.js';
+import { describeWithDocker, docker, dockerProblem } from './engine.js';
+import { busyboxGameServer, type GameServerArchives } from './images.js';
+
+const problem = await dockerProblem();
+const BUILD = `bb-${randomUUID()}`;
+let busybox: GameServerArchives | undefined;
+
+const archives: BuildArchives = {
+  build: (id) => Promise.resolve(id !== BUILD || busybox === undefined ? undefined : {
+    kind: 'docker_image' as const,
+    compression: 'none' as const,
+    open: () => Promise.resolve(createReadStream((busybox as GameServerArchives).dockerImage)),
+  }),
+};
+
+class Lines {
+  readonly lines: { lobbyId: string; stream: LogStream; line: string }[] = [];
+  write(lobbyId: string, stream: LogStream, lines: readonly LogLine[]): Promise<void> {
+    for (const l of lines) this.lines.push({ lobbyId, stream, line: l.line });
+    return Promise.resolve();
+  }
+  of(lobbyId: string): string[] {
+    return this.lines.filter((l) => l.lobbyId === lobbyId).map((l) => l.line);
+  }
+}
+
+const images = new BuildImages({ docker, source: archives });
+const instances: string[] = [];
+
+const runtimeFor = (instanceId: string, catalog = new MemoryCatalogStore(), logs = new Lines(), engine = docker): { runtime: DockerRuntime; catalog: MemoryCatalogStore; logs: Lines } => {
+  instances.push(instanceId);
+  const runtime = new DockerRuntime({
+    docker: engine, images, instanceId, hosts: catalog, logs,
+    apiOrigin: { bridge: 'http://127.0.0.1:9', host: 'http://127.0.0.1:9' },
+    stopGraceMs: 5_000, clock: { now: () => Date.now() },
+  });
+  return { runtime, catalog, logs };
+};
+
+/** A lobby of the busybox game server: one TCP port, published on a port from the proxied range. */
+const lobbyOf = (over: Partial<StartLobby> = {}, publicPort = 26_000 + Math.floor(Math.random() * 6_000)): StartLobby => ({
+  type: 'start-lobby', lobbyId: randomUUID(), namespaceId: 'ns', versionId: 'v', gameMode: 'default', region: 'local', tier: 'basic-1d16',
+  imageId: BUILD, args: [], env: { PORT_DEFAULT: '7000' }, networkMode: 'bridge',
+  ports: [{ label: 'default', protocol: 'tcp', proxy: 'game_guard', transport: 'tcp', publicPort, hostPort: 20_000 + Math.floor(Math.random() * 6_000), containerPort: 7000 }],
+  ...over,
+});
+
+const running = async (lobbyId: string): Promise<boolean> =>
+  docker.getContainer(`tavern-${lobbyId}`).inspect().then((i) => i.State.Running, () => false);
+
+describeWithDocker('the Docker runtime', problem, () => {
+  beforeAll(async () => {
+    busybox = await busyboxGameServer(docker);
+  }, 120_000);
+
+  afterAll(async () => {
+    const left = await docker.listContainers({ all: true, filters: { label: instances.map((i) => `tavern.instance=${i}`) } });
+    for (const c of left) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
+  });
+
+  runtimeContract('docker', () => {
+    const { runtime } = runtimeFor(`contract-${randomUUID().slice(0, 8)}`);
+    return Promise.resolve({
+      runtime,
+      lobby: ({ broken = false } = {}) => {
+        const lobby = lobbyOf();
+        if (!broken) return lobby;
+        const { imageId: _, ...rest } = lobby;
+        return rest;
+      },
+      isRunning: running,
+      crash: async (id) => {
+        await docker.getContainer(`tavern-${id}`).kill({ signal: 'SIGKILL' });
+      },
+      close: async () => {
+        for (const id of runtime.watching()) await docker.getContainer(`tavern-${id}`).remove({ force: true }).catch(() => undefined);
+      },
+    });
+  });
+
+  it('a port another program holds fails the start with a clear reason, and leaves no container and no host record', async () => {
+    const holder: Server = createServer();
+    const port = await new Promise<number>((resolve) => holder.listen(0, '127.0.0.1', () => resolve((holder.address() as { port: number }).port)));
+    try {
+      const id = `port-${randomUUID().slice(0, 8)}`;
+      const { runtime, catalog } = runtimeFor(id);
+      const lobby = lobbyOf({}, port);
+      await expect(runtime.start(lobby)).rejects.toThrow(new RegExp(`host port ${port} is already in use by another program`));
+      expect(await running(lobby.lobbyId)).toBe(false);
+      expect(await docker.getContainer(`tavern-${lobby.lobbyId}`).inspect().then(() => 'exists', () => 'gone')).toBe('gone');
+      expect(await catalog.lobbyHosts(id)).toEqual([]);
+      expect(runtime.watching()).toEqual([]);
+    } finally {
+      holder.close();
+    }
+  });
+
+  it('a build that does not exist, or no build at all, fails the start clearly', async () => {
+    const id = `image-${randomUUID().slice(0, 8)}`;
+    const { runtime, catalog } = runtimeFor(id);
+    await expect(runtime.start(lobbyOf({ imageId: randomUUID() }))).rejects.toThrow(/build/i);
+    const { imageId: _, ...noImage } = lobbyOf();
+    await expect(runtime.start(noImage)).rejects.toThrow("the version's container has no image_id (build)");
+    expect(runtime.watching()).toEqual([]);
+    expect(await catalog.lobbyHosts(id)).toEqual([]);
+  });
+
+  it('an engine that cannot be reached: health says so, and a start fails saying so', async () => {
+    const { runtime } = runtimeFor(`down-${randomUUID().slice(0, 8)}`, new MemoryCatalogStore(), new Lines(), connectDocker('unix:///nonexistent/docker.sock'));
+    expect(await runtime.health()).toMatchObject({ runtime: 'docker', reachable: false, error: 'the Docker engine is unreachable (ENOENT /nonexistent/docker.sock)' });
+    expect(runtime.available()).toBe(false);
+    await expect(runtime.start(lobbyOf())).rejects.toThrow(/Docker engine is unreachable|build/);
+  });
+
+  it('a restarted runtime finds its containers and adopts them: their output and their exit are followed again', async () => {
+    const id = `adopt-${randomUUID().slice(0, 8)}`;
+    const catalog = new MemoryCatalogStore();
+    const first = runtimeFor(id, catalog);
+    const lobby = lobbyOf();
+    await first.runtime.start(lobby);
+    // A second runtime with the same instance id stands for this Tavern after a restart.
+    const second = runtimeFor(id, catalog);
+    const exits = new Exits();
+    second.runtime.attach(exits);
+    const [found] = await second.runtime.inventory();
+    expect(found).toMatchObject({ lobbyId: lobby.lobbyId, namespaceId: 'ns', versionId: 'v', running: true });
+    if (found === undefined) throw new Error('no container found');
+    await second.runtime.adopt(found);
+    expect(second.runtime.watching()).toEqual([lobby.lobbyId]);
+    await docker.getContainer(found.containerId).kill({ signal: 'SIGKILL' });
+    expect(await exits.of(lobby.lobbyId)).toBe('crashed');
+    expect(second.logs.of(lobby.lobbyId)).toContain('tavern: the container exited with code 137');
+    expect(await catalog.lobbyHosts(id)).toEqual([]);
+  });
+
+  it('two instances on one store each see and own only their own containers', async () => {
+    const catalog = new MemoryCatalogStore();
+    const a = runtimeFor(`inst-a-${randomUUID().slice(0, 8)}`, catalog);
+    const b = runtimeFor(`inst-b-${randomUUID().slice(0, 8)}`, catalog);
+    const la = lobbyOf();
+    const lb = lobbyOf();
+    await a.runtime.start(la);
+    await b.runtime.start(lb);
+    expect((await a.runtime.inventory()).map((c) => c.lobbyId)).toEqual([la.lobbyId]);
+    expect((await b.runtime.inventory()).map((c) => c.lobbyId)).toEqual([lb.lobbyId]);
+    // A lobby already hosted by one instance is never started by the other.
+    await expect(b.runtime.start(la)).rejects.toThrow(/already hosted/);
+    expect(await running(la.lobbyId)).toBe(true);
+    for (const r of [a.runtime, b.runtime]) for (const id of r.watching()) await r.stop({ type: 'stop-lobby', lobbyId: id, region: 'local', reason: 'requested', force: true });
+  });
+});
