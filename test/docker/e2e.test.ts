@@ -255,6 +255,14 @@ describeWithDocker('lobbies as Docker containers, end to end', problem, () => {
     await eventually('the killed lobby to leave live analytics', async () => ((await live()).includes(bId) ? undefined : true));
     expect((await lobbyLines(bId, 'std_err')).some((l) => l.includes('exited with code 137'))).toBe(true);
     expect(await portFree(ports(b).tcp)).toBe(true);
+
+    // A game over its tier's memory (basic-1d16: 128 MiB, no swap) is killed, and its log says why.
+    await publish('v-small', { tier: 'basic-1d16' });
+    const c = await w.player.matchmaker.lobbies.find({ gameModes: ['default'] });
+    expect((await containerOf(c.lobby.lobbyId).inspect()).HostConfig).toMatchObject({ Memory: 128 * 1024 * 1024, MemorySwap: 128 * 1024 * 1024, NanoCpus: 63_000_000 });
+    await tcpTalk(ports(c).tcp, ['oom'], /oom/).catch(() => undefined);
+    await eventually('the OOM kill in the logs', async () => ((await lobbyLines(c.lobby.lobbyId, 'std_err')).some((l) => l.includes('more memory than its tier allows')) ? true : undefined));
+    await eventually('the OOM-killed container to be removed', async () => ((await gone(c.lobby.lobbyId)) ? true : undefined));
   });
 
   it('a game that crashes at start fails its find, and after two in a row Tavern backs off instead of looping', async () => {

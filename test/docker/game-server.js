@@ -12,7 +12,7 @@
 //   `crash <code>` exits with that code; `oom` allocates until killed; `log <text>` / `err <text>`
 //   print a line on stdout / stderr; `spam <n>` prints n lines;
 // - GAME_EXIT_AT_START=<code> exits at once (a game that crashes at start);
-// - SIGTERM: says so and exits 0.
+// - SIGTERM: says so and exits 0 (or ignores it with GAME_IGNORE_SIGTERM set).
 // It writes nothing to disk, so it runs on a read-only root filesystem as any user.
 import { Buffer } from 'node:buffer';
 import { createSocket } from 'node:dgram';
@@ -118,6 +118,10 @@ if (tcpPort !== undefined) {
 }
 
 process.on('SIGTERM', () => {
+  if (env.GAME_IGNORE_SIGTERM !== undefined) {
+    out('SIGTERM received, ignoring it (GAME_IGNORE_SIGTERM)');
+    return;
+  }
   out('SIGTERM received, exiting');
   process.exit(0);
 });

@@ -17,18 +17,22 @@ import type { BuildArchives } from '../../src/io/build-archives.js';
 import type { LogLine, LogStream } from '../../src/io/catalog.js';
 import { Exits, runtimeContract } from '../contracts/runtime.contract.js';
 import { describeWithDocker, docker, dockerProblem } from './engine.js';
-import { busyboxGameServer, type GameServerArchives } from './images.js';
+import { busyboxGameServer, nodeGameServer, type GameServerArchives } from './images.js';
 
 const problem = await dockerProblem();
 const BUILD = `bb-${randomUUID()}`;
-let busybox: GameServerArchives | undefined;
+const NODE_BUILD = `node-${randomUUID()}`;
+const built = new Map<string, GameServerArchives>();
 
 const archives: BuildArchives = {
-  build: (id) => Promise.resolve(id !== BUILD || busybox === undefined ? undefined : {
-    kind: 'docker_image' as const,
-    compression: 'none' as const,
-    open: () => Promise.resolve(createReadStream((busybox as GameServerArchives).dockerImage)),
-  }),
+  build: (id) => {
+    const fixture = built.get(id);
+    return Promise.resolve(fixture === undefined ? undefined : {
+      kind: 'docker_image' as const,
+      compression: 'none' as const,
+      open: () => Promise.resolve(createReadStream(fixture.dockerImage)),
+    });
+  },
 };
 
 class Lines {
@@ -68,7 +72,8 @@ const running = async (lobbyId: string): Promise<boolean> =>
 
 describeWithDocker('the Docker runtime', problem, () => {
   beforeAll(async () => {
-    busybox = await busyboxGameServer(docker);
+    built.set(BUILD, await busyboxGameServer(docker));
+    built.set(NODE_BUILD, await nodeGameServer(docker));
   }, 120_000);
 
   afterAll(async () => {
@@ -149,6 +154,23 @@ describeWithDocker('the Docker runtime', problem, () => {
     expect(await exits.of(lobby.lobbyId)).toBe('crashed');
     expect(second.logs.of(lobby.lobbyId)).toContain('tavern: the container exited with code 137');
     expect(await catalog.lobbyHosts(id)).toEqual([]);
+  });
+
+  it('a game that ignores SIGTERM is killed once the stop grace runs out, then removed and reported', async () => {
+    const { runtime, logs } = runtimeFor(`grace-${randomUUID().slice(0, 8)}`);
+    const exits = new Exits();
+    runtime.attach(exits);
+    const lobby = lobbyOf({ imageId: NODE_BUILD, env: { PORT_TCP: '7000', GAME_READY: '0', GAME_IGNORE_SIGTERM: '1' } });
+    await runtime.start(lobby);
+    for (let i = 0; i < 200 && !logs.of(lobby.lobbyId).some((l) => l.startsWith('game server listening')); i++) await new Promise((r) => setTimeout(r, 50));
+    await runtime.stop({ type: 'stop-lobby', lobbyId: lobby.lobbyId, region: 'local', reason: 'requested', force: false });
+    expect(await exits.of(lobby.lobbyId)).toBe('exited');
+    // Asked first (the game saw SIGTERM and went on), then killed (137 = SIGKILL) when the grace ran out.
+    expect(logs.of(lobby.lobbyId)).toEqual(expect.arrayContaining([
+      'SIGTERM received, ignoring it (GAME_IGNORE_SIGTERM)',
+      'tavern: the container exited with code 137 after Tavern asked it to stop',
+    ]));
+    expect(await running(lobby.lobbyId)).toBe(false);
   });
 
   it('two instances on one store each see and own only their own containers', async () => {
