@@ -120,6 +120,7 @@ function dockerRuntime(deps: RuntimeDeps, instanceId: string): ServerRuntime {
     lobbyEnv: (lobby, origin) => lobbyEnv(lobby, { tokens: deps.tokens, catalog: deps.catalog, publicOrigin: origin }),
     apiOrigin,
     publishHost: env.publishHost,
+    hardening: env.hardening,
     logLimits: { maxLineBytes: 4096, maxBytes: env.lobbyLogMaxBytes },
     stopGraceMs: STOP_GRACE_MS,
     clock: deps.clock,

@@ -11,6 +11,7 @@ describe('parseEnv', () => {
     expect(env).toMatchObject({
       host: '127.0.0.1', port: 8080, dataDir: './.tavern', egressAllow: [], trustProxyHeaders: false, sqliteSync: 'normal',
       publishHost: '127.0.0.1', lobbyLogMaxBytes: 8 * 1024 * 1024, reconcileMs: 30_000,
+      hardening: { pidsLimit: 256, tmpMiB: 64, readOnlyRoot: true },
     });
     expect(env.runtime).toBeUndefined();
     expect(env.instanceId).toBeUndefined();
@@ -27,13 +28,14 @@ describe('parseEnv', () => {
       TAVERN_HCAPTCHA_VERIFY_URL: 'http://127.0.0.1:9/h', TAVERN_TURNSTILE_VERIFY_URL: 'http://127.0.0.1:9/t',
       TAVERN_SQLITE_SYNC: 'full', DOCKER_HOST: 'unix:///run/docker.sock', TAVERN_PUBLISH_HOST: '0.0.0.0', TAVERN_INSTANCE_ID: 'node-a',
       TAVERN_LOBBY_API_ORIGIN: 'http://10.0.0.2:8080', TAVERN_LOBBY_LOG_MAX_BYTES: '65536', TAVERN_RECONCILE_MS: '5000',
+      TAVERN_DOCKER_PIDS_LIMIT: '1024', TAVERN_DOCKER_TMP_MB: '256', TAVERN_DOCKER_READ_ONLY_ROOT: 'false',
     });
     expect(env).toMatchObject({
       host: '0.0.0.0', port: 9000, dataDir: '/var/lib/tavern', databaseUrl: 'postgres://x', adminToken: 'secret', publicOrigin: 'https://api.example.com',
       egressAllow: ['127.0.0.1/32', 'localhost'], runtime: 'fake', trustProxyHeaders: true, cdnDomain: 'cdn.example.com',
       hcaptchaVerifyUrl: 'http://127.0.0.1:9/h', turnstileVerifyUrl: 'http://127.0.0.1:9/t', sqliteSync: 'full',
       dockerHost: 'unix:///run/docker.sock', publishHost: '0.0.0.0', instanceId: 'node-a', lobbyApiOrigin: 'http://10.0.0.2:8080',
-      lobbyLogMaxBytes: 65536, reconcileMs: 5000,
+      lobbyLogMaxBytes: 65536, reconcileMs: 5000, hardening: { pidsLimit: 1024, tmpMiB: 256, readOnlyRoot: false },
     });
     expect(parseEnv({ TAVERN_RUNTIME: 'docker' }).runtime).toBe('docker');
     expect(parseEnv({ TAVERN_RUNTIME: 'none' }).runtime).toBe('none');
@@ -46,6 +48,8 @@ describe('parseEnv', () => {
     expect(() => parseEnv({ TAVERN_LOBBY_LOG_MAX_BYTES: '12' })).toThrow(/TAVERN_LOBBY_LOG_MAX_BYTES/);
     expect(() => parseEnv({ TAVERN_RECONCILE_MS: 'soon' })).toThrow(/TAVERN_RECONCILE_MS/);
     expect(() => parseEnv({ TAVERN_INSTANCE_ID: 'a b' })).toThrow(/TAVERN_INSTANCE_ID/);
+    expect(() => parseEnv({ TAVERN_DOCKER_PIDS_LIMIT: '0' })).toThrow(/TAVERN_DOCKER_PIDS_LIMIT/);
+    expect(() => parseEnv({ TAVERN_DOCKER_READ_ONLY_ROOT: 'no' })).toThrow(/TAVERN_DOCKER_READ_ONLY_ROOT/);
     expect(() => parseEnv({ TAVERN_REGIONS: 'Bad Region' })).toThrow(/TAVERN_REGIONS/);
   });
 });
