@@ -26,7 +26,7 @@ afterEach(() => {
 });
 
 const PAGE = 4096;
-/** Writes `rounds` transactions of 20 rows of ~1 page each, yielding to the event loop between them. */
+/** Writes `rounds` transactions of 20 rows of ~1 page each, yielding 5 ms between them (room for the checkpointer even on a loaded machine). */
 const churn = async (db: Database.Database, rounds: number): Promise<void> => {
   db.exec('CREATE TABLE IF NOT EXISTS blob_rows (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
   const insert = db.prepare('INSERT INTO blob_rows (body) VALUES (?)');
@@ -35,7 +35,7 @@ const churn = async (db: Database.Database, rounds: number): Promise<void> => {
   });
   for (let r = 0; r < rounds; r++) {
     write.immediate();
-    await sleep(2);
+    await sleep(5);
   }
 };
 
