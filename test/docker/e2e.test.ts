@@ -47,15 +47,15 @@ const serverEnv = (): Record<string, string> => ({
 
 const client = (token: string): RivetClient => new RivetClient({ environment: w.server.origin, token });
 
-/** PUT a file to a presigned URL, streamed. */
-const putFile = (url: string, file: string): Promise<number> =>
+/** PUT a file (or `length` bytes of it from `offset`) to a presigned URL, streamed. */
+const putFile = (url: string, file: string, offset = 0, length = statSync(file).size - offset): Promise<number> =>
   new Promise((resolve, reject) => {
-    const req = request(url, { method: 'PUT', headers: { 'content-length': String(statSync(file).size) } }, (res) => {
+    const req = request(url, { method: 'PUT', headers: { 'content-length': String(length) } }, (res) => {
       res.resume();
       res.on('end', () => resolve(res.statusCode ?? 0));
     });
     req.on('error', reject);
-    createReadStream(file).pipe(req);
+    createReadStream(file, { start: offset, end: offset + length - 1 }).pipe(req);
   });
 
 /** Polls `check` every 200 ms until it returns a value (not undefined), for at most `ms`. */
@@ -235,6 +235,29 @@ describeWithDocker('lobbies as Docker containers, end to end', problem, () => {
     expect(await lobbyLines(lobbyId, 'std_out')).toContain('SIGTERM received, exiting');
     expect(await portFree(tcp)).toBe(true);
     await eventually('the lobby to leave live analytics', async () => ((await live()).includes(lobbyId) ? undefined : true));
+  });
+
+  it('a `docker save` archive uploaded in parts (multipart) runs as well', async () => {
+    const size = statSync(w.archives.dockerImage).size;
+    const build = await w.cloud.cloud.games.builds.createGameBuild(w.gameId, {
+      displayName: 'node game server (docker save)', imageTag: `game:${randomUUID().slice(0, 8)}`,
+      imageFile: { path: 'image.tar', contentType: 'binary/octet-stream', contentLength: size },
+      kind: 'docker_image', compression: 'none', multipartUpload: true,
+    });
+    const parts = build.imagePresignedRequests ?? [];
+    expect(parts.length).toBeGreaterThanOrEqual(1);
+    for (const part of parts) expect(await putFile(part.url, w.archives.dockerImage, part.byteOffset, part.contentLength)).toBe(200);
+    await w.cloud.cloud.uploads.completeUpload(build.uploadId);
+    const ociBuild = w.buildId;
+    w.buildId = build.buildId;
+    try {
+      await publish('v-docker-save');
+      const found = await w.player.matchmaker.lobbies.find({ gameModes: ['default'] });
+      expect(await udpRoundTrip(ports(found).udp, 'from a docker save build')).toBe('from a docker save build');
+      await w.cloud.cloud.games.matchmaker.deleteMatchmakerLobby(w.gameId, found.lobby.lobbyId);
+    } finally {
+      w.buildId = ociBuild;
+    }
   });
 
   it('a crash after ready stops the lobby as crashed; so does a docker kill from outside', async () => {
