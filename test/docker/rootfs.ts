@@ -44,7 +44,7 @@ const add = async (pack: Pack, file: RootfsFile, name: string): Promise<void> =>
       const { size } = await stat(file.from);
       await new Promise<void>((resolve, reject) => {
         const sink = pack.entry({ name, size, mode: file.mode ?? 0o755, mtime }, (e) => (e ? reject(e) : resolve()));
-        createReadStream(file.from).on('error', reject).pipe(sink as unknown as NodeJS.WritableStream);
+        createReadStream(file.from).on('error', reject).pipe(sink);
       });
     }
   }
