@@ -4,14 +4,18 @@
  * archive again) until forget(), and nothing is left tagged in the engine.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
 import { readFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { pipeline } from 'node:stream/promises';
+import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { readReply } from '../../src/adapters/docker/engine-upload.js';
 import { BuildImageError, BuildImages } from '../../src/adapters/docker/images.js';
 import { describeWithDocker, docker, dockerProblem } from './engine.js';
 import { busyboxGameServer, type GameServerArchives } from './images.js';
-import { writeOciBundle } from './rootfs.js';
+import { tarOf, writeOciBundle } from './rootfs.js';
 import { fileSource, type FileBuild } from './sources.js';
 
 const problem = await dockerProblem();
@@ -110,11 +114,23 @@ describeWithDocker('broken build archives (real engine)', problem, () => {
     await broken({ kind: 'docker_image', compression: 'none', path: await file('empty.tar', new Uint8Array(0)) }, /archive is empty/);
   });
 
+  it('a gzipped archive that is cut short, and compressions Tavern does not read', async () => {
+    const gzipped = gzipSync(await readFile(busybox.dockerImage));
+    await broken({ kind: 'docker_image', compression: 'none', path: await file('cut.tar.gz', gzipped.subarray(0, gzipped.length - 50)) }, /gzip compression is broken: unexpected end of file/);
+    const xz = Buffer.concat([Buffer.from([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]), randomBytes(100)]);
+    await broken({ kind: 'docker_image', compression: 'none', path: await file('image.tar.xz', xz) }, /compressed with xz, which Tavern does not read/);
+  });
+
   it('a layer the engine cannot read (a docker save archive with a corrupt layer) is the engine saying so', async () => {
-    const whole = await readFile(busybox.dockerImage);
-    const text = whole.toString('latin1');
-    const layer = text.indexOf('layer.tar');
-    const bad = Buffer.from(whole);
+    // An image of its own (a layer no other test has loaded: the engine skips layers it already has).
+    const ref = `${repository}-source:corrupt`;
+    const reply = await readReply(await docker.importImage(tarOf([{ path: 'unique', kind: 'text', text: randomUUID().repeat(300) }]) as unknown as NodeJS.ReadableStream, { repo: `${repository}-source`, tag: 'corrupt' }));
+    expect(reply.error).toBeUndefined();
+    const saved = join(dir, 'unique.tar');
+    await pipeline(await docker.getImage(ref).get(), createWriteStream(saved));
+    await docker.getImage(ref).remove({ force: true });
+    const bad = await readFile(saved);
+    const layer = bad.toString('latin1').indexOf('layer.tar');
     bad.fill(0x41, layer + 512 * 3, layer + 512 * 6); // inside the layer's own tar, past its first header
     const e = await broken({ kind: 'docker_image', compression: 'none', path: await file('bad-layer.tar', bad) }, /Docker Engine could not load the build's image/);
     expect(e.failure).toBe('engine');

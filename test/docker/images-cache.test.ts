@@ -5,7 +5,8 @@
  * config.json's process applied exactly, and an upload's own tags never reaching the engine.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
@@ -118,6 +119,13 @@ describeWithDocker('BuildImages caching and OCI bundles (real engine)', problem,
     const image = await new BuildImages({ docker, source: files.source, repository }).ensure(files.add({ kind: 'oci_bundle', compression: 'none', path }));
     expect(await runToEnd(image, ['--from-version', 'x'])).toEqual({ code: 0, stdout: 'from-bundle --from-version x\n' });
   }, 30_000);
+
+  it('a gzipped docker save archive (docker save | gzip) loads as it is', async () => {
+    const path = join(dir, 'image.tar.gz');
+    await writeFile(path, gzipSync(await readFile(busybox.dockerImage)));
+    const image = await new BuildImages({ docker, source: files.source, repository }).ensure(files.add({ kind: 'docker_image', compression: 'none', path }));
+    expect((await docker.getImage(image).inspect()).Config.Entrypoint).toEqual(['/bin/game-server']);
+  });
 
   it('a docker save archive never brings its own tags into the engine (only tavern-build-style tags exist)', async () => {
     const id = files.add({ kind: 'docker_image', compression: 'none', path: busybox.dockerImage });

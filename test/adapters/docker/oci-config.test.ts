@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { untagManifest } from '../../../src/adapters/docker/docker-archive.js';
+import { untagIndex, untagManifest } from '../../../src/adapters/docker/docker-archive.js';
 import { imageChanges, parseBundleConfig } from '../../../src/adapters/docker/oci-config.js';
 
 const config = (process: unknown, root?: unknown): string => JSON.stringify({ ociVersion: '1.0.2', process, ...(root === undefined ? {} : { root }) });
@@ -58,5 +58,13 @@ describe('untagManifest', () => {
     [JSON.stringify([{ Config: '../../etc/passwd' }]), /does not name the image config/],
   ])('refuses %s', (json, reason) => {
     expect(() => untagManifest(json)).toThrow(reason);
+  });
+});
+
+describe('untagIndex', () => {
+  it("drops the image-name annotations of an OCI layout's index.json and keeps the rest", () => {
+    const index = { schemaVersion: 2, manifests: [{ digest: 'sha256:1', annotations: { 'io.containerd.image.name': 'docker.io/library/game:v1', 'org.opencontainers.image.ref.name': 'v1', other: 'kept' } }, { digest: 'sha256:2' }] };
+    expect(JSON.parse(untagIndex(JSON.stringify(index)))).toEqual({ schemaVersion: 2, manifests: [{ digest: 'sha256:1', annotations: { other: 'kept' } }, { digest: 'sha256:2' }] });
+    expect(() => untagIndex('{')).toThrow(/index.json is not valid JSON/);
   });
 });
