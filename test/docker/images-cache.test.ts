@@ -5,19 +5,47 @@
  * config.json's process applied exactly, and an upload's own tags never reaching the engine.
  */
 import { randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
+import { pipeline } from 'node:stream/promises';
 import { join } from 'node:path';
+import tar from 'tar-stream';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
+import { readReply } from '../../src/adapters/docker/engine-upload.js';
 import { BuildImages } from '../../src/adapters/docker/images.js';
 import { describeWithDocker, docker, dockerProblem } from './engine.js';
 import { busyboxGameServer, type GameServerArchives } from './images.js';
-import { lz4, writeOciBundle } from './rootfs.js';
+import { lz4, tarOf, writeOciBundle } from './rootfs.js';
 import { runHardened, type TestContainer } from './run.js';
 import { fileSource } from './sources.js';
 
 const problem = await dockerProblem();
+
+/** A copy of a `docker save` archive whose manifest and `repositories` file claim the tag `claim`. */
+const retag = async (from: string, to: string, claim: string): Promise<void> => {
+  const [repo, tag] = claim.split(':') as [string, string];
+  const extract = tar.extract();
+  const pack = tar.pack();
+  const writing = pipeline(pack as unknown as NodeJS.ReadableStream, createWriteStream(to));
+  const reading = pipeline(createReadStream(from), extract as unknown as NodeJS.WritableStream);
+  for await (const entry of extract) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of entry) chunks.push(chunk as Buffer);
+    let body = Buffer.concat(chunks);
+    if (entry.header.name === 'manifest.json') {
+      const manifest = JSON.parse(body.toString()) as { RepoTags: string[] }[];
+      body = Buffer.from(JSON.stringify(manifest.map((m) => ({ ...m, RepoTags: [claim] }))));
+    } else if (entry.header.name === 'repositories') {
+      const layers = JSON.parse(body.toString()) as Record<string, Record<string, string>>;
+      body = Buffer.from(JSON.stringify({ [repo]: { [tag]: Object.values(Object.values(layers)[0] ?? {})[0] ?? '' } }));
+    }
+    await new Promise<void>((resolve, reject) => pack.entry({ ...entry.header, size: body.length }, body, (e) => (e ? reject(e) : resolve())));
+  }
+  pack.finalize();
+  await Promise.all([reading, writing]);
+};
 
 describeWithDocker('BuildImages caching and OCI bundles (real engine)', problem, () => {
   const repository = `tavern-test-${randomUUID().slice(0, 8)}`;
@@ -127,12 +155,16 @@ describeWithDocker('BuildImages caching and OCI bundles (real engine)', problem,
     expect((await docker.getImage(image).inspect()).Config.Entrypoint).toEqual(['/bin/game-server']);
   });
 
-  it('a docker save archive never brings its own tags into the engine (only tavern-build-style tags exist)', async () => {
-    const id = files.add({ kind: 'docker_image', compression: 'none', path: busybox.dockerImage });
-    const ref = await new BuildImages({ docker, source: files.source, repository }).ensure(id);
-    const image = await docker.getImage(ref).inspect();
-    expect(image.RepoTags).toContain(ref);
-    expect(image.RepoTags?.filter((t) => !t.startsWith(`${repository}:`))).toEqual([]);
-    await expect(docker.getImage(`tavern-fixture:${busybox.key}`).inspect()).rejects.toMatchObject({ statusCode: 404 });
+  it("an upload's own tags never reach the engine: an archive claiming another image's tag leaves that tag where it was", async () => {
+    const victim = `${repository}-victim:v1`;
+    const original = await readReply(await docker.importImage(tarOf([{ path: 'victim', kind: 'text', text: randomUUID() }]) as unknown as NodeJS.ReadableStream, { repo: `${repository}-victim`, tag: 'v1' }));
+    expect(original.error).toBeUndefined();
+    const before = (await docker.getImage(victim).inspect()).Id;
+    const path = join(dir, 'claims-victim.tar');
+    await retag(busybox.dockerImage, path, victim);
+    const ref = await new BuildImages({ docker, source: files.source, repository }).ensure(files.add({ kind: 'docker_image', compression: 'none', path }));
+    expect((await docker.getImage(victim).inspect()).Id).toBe(before);
+    expect((await docker.getImage(ref).inspect()).RepoTags).not.toContain(victim);
+    await docker.getImage(victim).remove({ force: true });
   });
 });
