@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { readReply } from '../../src/adapters/docker/engine-upload.js';
 import { BuildImageError, BuildImages } from '../../src/adapters/docker/images.js';
-import { describeWithDocker, docker, dockerProblem } from './engine.js';
+import { describeWithDocker, docker, dockerProblem, removeRepository } from './engine.js';
 import { busyboxGameServer, type GameServerArchives } from './images.js';
 import { tarOf, writeOciBundle } from './rootfs.js';
 import { fileSource, type FileBuild } from './sources.js';
@@ -35,8 +35,7 @@ describeWithDocker('broken build archives (real engine)', problem, () => {
 
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });
-    const tagged = await docker.listImages({ filters: { reference: [`${repository}:*`] } });
-    await Promise.all(tagged.map((i) => docker.getImage(i.Id).remove({ force: true }).catch(() => undefined)));
+    await removeRepository(repository);
   });
 
   /** A file in the temp folder holding `bytes`. */

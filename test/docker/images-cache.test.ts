@@ -15,7 +15,7 @@ import tar from 'tar-stream';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { readReply } from '../../src/adapters/docker/engine-upload.js';
 import { BuildImages } from '../../src/adapters/docker/images.js';
-import { describeWithDocker, docker, dockerProblem } from './engine.js';
+import { describeWithDocker, docker, dockerProblem, removeRepository } from './engine.js';
 import { busyboxGameServer, type GameServerArchives } from './images.js';
 import { lz4, tarOf, writeOciBundle } from './rootfs.js';
 import { runHardened, type TestContainer } from './run.js';
@@ -62,8 +62,7 @@ describeWithDocker('BuildImages caching and OCI bundles (real engine)', problem,
   afterAll(async () => {
     await Promise.all(started.map((c) => c.remove()));
     await rm(dir, { recursive: true, force: true });
-    const tagged = await docker.listImages({ filters: { reference: [`${repository}:*`] } });
-    await Promise.all(tagged.map((i) => docker.getImage(i.Id).remove({ force: true }).catch(() => undefined)));
+    await removeRepository(repository);
   });
 
   /** Runs `image` to its end (hardened) and returns its exit code and stdout. */

@@ -9,7 +9,7 @@ import { createSocket } from 'node:dgram';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { BuildImages } from '../../src/adapters/docker/images.js';
-import { describeWithDocker, docker, dockerProblem } from './engine.js';
+import { describeWithDocker, docker, dockerProblem, removeRepository } from './engine.js';
 import { busyboxGameServer, nodeGameServer, type GameServerArchives } from './images.js';
 import { runHardened, standInApi, until, type ApiCall, type TestContainer } from './run.js';
 import { fileSource, type FileBuild } from './sources.js';
@@ -80,8 +80,7 @@ describeWithDocker('build archives become runnable images (real engine)', proble
   afterAll(async () => {
     await Promise.all(started.map((c) => c.remove()));
     await api?.close();
-    const tagged = await docker.listImages({ filters: { reference: [`${repository}:*`] } });
-    await Promise.all(tagged.map((i) => docker.getImage(i.Id).remove({ force: true }).catch(() => undefined)));
+    await removeRepository(repository);
   });
 
   const load = async (build: FileBuild): Promise<string> => {
