@@ -103,7 +103,12 @@ export async function* tarEntries(bytes: AsyncIterable<Uint8Array>): AsyncGenera
   if (counted.total - end < BLOCK) throw new ArchiveError("the archive is truncated: it ends without tar's end-of-archive marker");
 }
 
-/** Reads (and discards) what is left of an entry's body. */
+/**
+ * Reads (and discards) what is left of an entry's body.
+ *
+ * @example
+ * if (entry.name !== 'config.json') await drain(entry.body);
+ */
 export const drain = async (body: EntryBody): Promise<void> => {
   try {
     for await (const _ of body) {

@@ -5,7 +5,12 @@
  * never reads outside its block or writes past its output.
  */
 
-/** Why LZ4 data could not be decoded: corrupt, truncated or of an unsupported kind. */
+/**
+ * Why LZ4 data could not be decoded: corrupt, truncated or of an unsupported kind.
+ *
+ * @example
+ * try { for await (const c of decodeLz4(input)) out.write(c) } catch (e) { if (e instanceof Lz4Error) reply(400, e.message) }
+ */
 export class Lz4Error extends Error {
   override readonly name = 'Lz4Error';
 }

@@ -108,7 +108,7 @@ describe('BuildImages when the engine or the store fails', () => {
     const nowhere = new BuildImages({ docker: new Dockerode({ socketPath: join(dir, 'no-engine.sock') }), source: files.source });
     const e = await failure(nowhere, id);
     expect(e).toMatchObject({ failure: 'unavailable', lasting: false });
-    expect(e.message).toMatch(/Docker Engine or the archive is unreachable: .*no-engine.sock/);
+    expect(e.message).toMatch(/Docker Engine is unreachable or failing: .*no-engine.sock/);
     expect(nowhere.broken().size).toBe(0);
   });
 
