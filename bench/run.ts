@@ -11,6 +11,7 @@ type Bench = (args: readonly string[]) => Promise<void>;
 
 const benches: Record<string, () => Promise<Bench>> = {
   http: async () => (await import('./http.js')).httpBench,
+  images: async () => (await import('./images.js')).imagesBench,
   routing: async () => (await import('./routing.js')).routingBench,
   sim: async () => (await import('./sim.js')).simBench,
 };

@@ -47,3 +47,15 @@ export const describeWithDocker = (name: string, problem: string | undefined, bo
     });
   }
 };
+
+/**
+ * Removes every image tagged in `repository` (a test's own, e.g. `tavern-test-1a2b3c4d`), by id,
+ * with all its tags.
+ *
+ * @example
+ * afterAll(() => removeRepository(repository));
+ */
+export const removeRepository = async (repository: string): Promise<void> => {
+  const tagged = await docker.listImages({ filters: { reference: [`${repository}:*`] } });
+  await Promise.all(tagged.map((i) => docker.getImage(i.Id).remove({ force: true }).catch(() => undefined)));
+};

@@ -15,7 +15,7 @@
 import { execFile } from 'node:child_process';
 import { createWriteStream, existsSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -58,8 +58,16 @@ export interface FixtureOptions {
   readonly dir?: string;
 }
 
-const GENERATED = fileURLToPath(new URL('../.generated/images/', import.meta.url));
-const GAME_SERVER_JS = fileURLToPath(new URL('./game-server.js', import.meta.url));
+/** The repository's root: above this file, wherever it runs from (sources, or the benchmark's compiled copy). */
+const repoRoot = (): string => {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); dir !== dirname(dir); dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'test', 'docker', 'game-server.js'))) return dir;
+  }
+  throw new Error('the repository holding test/docker/game-server.js was not found');
+};
+const REPO = repoRoot();
+const GENERATED = join(REPO, 'test', '.generated', 'images');
+const GAME_SERVER_JS = join(REPO, 'test', 'docker', 'game-server.js');
 /** Bump when the way archives are made changes, so cached ones are rebuilt. */
 const RECIPE = 1;
 

@@ -43,8 +43,15 @@ export const untagManifest = (json: string): { readonly content: string; readonl
   return { content: JSON.stringify([{ ...(image as object), RepoTags: [] }]), id: `sha256:${hex}` };
 };
 
-/** An OCI layout's index.json without image-name annotations (newer engines tag from them). */
-const untagIndex = (json: string): string => {
+/**
+ * An OCI layout's index.json (what newer `docker save` writes too) without image-name annotations
+ * (newer engines tag from them).
+ *
+ * @example
+ * untagIndex('{"manifests":[{"annotations":{"io.containerd.image.name":"game:v1","x":"y"}}]}')
+ * // '{"manifests":[{"annotations":{"x":"y"}}]}'
+ */
+export const untagIndex = (json: string): string => {
   const index = parse(json, 'index.json') as { manifests?: unknown };
   if (!Array.isArray(index.manifests)) return json;
   const manifests = index.manifests.map((m: unknown) => {

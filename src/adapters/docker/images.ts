@@ -143,7 +143,7 @@ export class BuildImages {
     let what = 'unknown kind';
     try {
       if (!TAGGABLE.test(buildId)) throw new BuildImageError(`'${buildId}' is not a build id`, buildId, 'missing');
-      if (await this.#tagged(ref)) return ref;
+      if (await this.#tagged(buildId, ref)) return ref;
       let archive: BuildArchive | undefined;
       try {
         archive = await this.#source.build(buildId);
@@ -175,14 +175,15 @@ export class BuildImages {
     this.#log(buildId, `loaded the build's image ${id.slice(0, 19)} as ${ref} in ${seconds} s (${(read.bytes / 1e6).toFixed(1)} MB read)`);
   }
 
-  /** Whether the engine has the tag (a 404 is no; any other failure is thrown). */
-  async #tagged(ref: string): Promise<boolean> {
+  /** Whether the engine has the tag (a 404 is no; an engine that cannot say is `unavailable`, never the build's fault). */
+  async #tagged(buildId: string, ref: string): Promise<boolean> {
     try {
       await this.#docker.getImage(ref).inspect();
       return true;
     } catch (e) {
       if ((e as { statusCode?: unknown }).statusCode === 404) return false;
-      throw e;
+      const message = e instanceof Error ? e.message : String(e);
+      throw new BuildImageError(`the build's image could not be looked up, the Docker Engine is unreachable or failing: ${message}`, buildId, 'unavailable');
     }
   }
 }

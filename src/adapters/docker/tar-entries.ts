@@ -33,13 +33,13 @@ export const entryName = (raw: string): string | undefined => {
 };
 
 /** tar-stream's errors, in words a game developer can act on. */
-const explain = (e: unknown): unknown => {
+const explain = (e: unknown): Error => {
   const message = e instanceof Error ? e.message : '';
   if (message.startsWith('Unexpected end of data')) return new ArchiveError('the archive is truncated: it ends inside a file');
   if (/^Invalid (tar )?header|Header exceeds max size/.test(message)) {
     return new ArchiveError('the archive is not a valid tar file (an invalid tar header; is it compressed with something other than what the build says?)');
   }
-  return e;
+  return e instanceof Error ? e : new Error(String(e));
 };
 
 /** Resolves on the writable's next 'drain' or 'close', whichever comes first (and leaves no listener behind). */
@@ -103,10 +103,19 @@ export async function* tarEntries(bytes: AsyncIterable<Uint8Array>): AsyncGenera
   if (counted.total - end < BLOCK) throw new ArchiveError("the archive is truncated: it ends without tar's end-of-archive marker");
 }
 
-/** Reads (and discards) what is left of an entry's body. */
+/**
+ * Reads (and discards) what is left of an entry's body.
+ *
+ * @example
+ * if (entry.name !== 'config.json') await drain(entry.body);
+ */
 export const drain = async (body: EntryBody): Promise<void> => {
-  for await (const _ of body) {
-    // nothing to keep
+  try {
+    for await (const _ of body) {
+      // nothing to keep
+    }
+  } catch (e) {
+    throw explain(e);
   }
 };
 
@@ -119,7 +128,11 @@ export const drain = async (body: EntryBody): Promise<void> => {
 export const readSmall = async (entry: TarEntry, max: number, what: string): Promise<string> => {
   if (entry.header.size > max) throw new ArchiveError(`${what} is too large (${entry.header.size} bytes; at most ${max})`);
   const chunks: Buffer[] = [];
-  for await (const chunk of entry.body) chunks.push(chunk as Buffer);
+  try {
+    for await (const chunk of entry.body) chunks.push(chunk as Buffer);
+  } catch (e) {
+    throw explain(e);
+  }
   return Buffer.concat(chunks).toString('utf8');
 };
 
@@ -133,13 +146,15 @@ const copyHeader = (header: Header, name: string, linkname?: string): Header => 
 /** Resolves when `pack` has taken an entry whole; rejects if it (or `body`) fails first. */
 const written = (pack: Pack, header: Header, body?: EntryBody | Buffer): Promise<void> =>
   new Promise((resolve, reject) => {
-    const done = (e?: Error | null): void => (e ? reject(e) : resolve());
+    const done = (e?: Error | null): void => (e ? reject(explain(e)) : resolve());
+    const fail = (e: unknown): void => reject(explain(e));
     if (body === undefined || Buffer.isBuffer(body)) {
-      pack.entry(header, body ?? Buffer.alloc(0), done);
+      pack.entry(header, body ?? Buffer.alloc(0), done).on('error', fail);
       return;
     }
     const sink = pack.entry(header, done);
-    body.once('error', reject);
+    sink.on('error', fail); // a destroyed pack or body: reported here, never as an uncaught 'error'
+    body.on('error', fail);
     body.pipe(sink);
   });
 

@@ -5,26 +5,22 @@
  * never reads outside its block or writes past its output.
  */
 
-/** Why LZ4 data could not be decoded: corrupt, truncated or of an unsupported kind. */
+/**
+ * Why LZ4 data could not be decoded: corrupt, truncated or of an unsupported kind.
+ *
+ * @example
+ * try { for await (const c of decodeLz4(input)) out.write(c) } catch (e) { if (e instanceof Lz4Error) reply(400, e.message) }
+ */
 export class Lz4Error extends Error {
   override readonly name = 'Lz4Error';
 }
 
 const MIN_MATCH = 4;
-/** Below this, a byte loop beats `set`/`copyWithin` (their call overhead dominates). */
-const SHORT_COPY = 16;
+/** Up to this many bytes, a byte loop beats `set`/`copyWithin` (their call overhead dominates). */
+const SHORT_COPY = 32;
 
-/** Reads a length's continuation bytes (each 255 means "more follows"); returns [length, next index]. */
-const extendLength = (src: Uint8Array, at: number, length: number): [number, number] => {
-  let i = at;
-  let n = length;
-  for (;;) {
-    if (i >= src.length) throw new Lz4Error('corrupt LZ4 block: a length runs past the end of the block');
-    const byte = src[i++] as number;
-    n += byte;
-    if (byte !== 255) return [n, i];
-  }
-};
+const lengthPastEnd = (): Lz4Error => new Lz4Error('corrupt LZ4 block: a length runs past the end of the block');
+const tooLong = (): Lz4Error => new Lz4Error('corrupt LZ4 block: it decodes to more than the block size');
 
 /**
  * Copies `length` bytes from `from` to `to` (> `from`) in `dst`. When they overlap, the bytes
@@ -56,33 +52,51 @@ const copyMatch = (dst: Uint8Array, from: number, to: number, length: number): v
  * const end = decodeBlock(block, out, 65536, 0); // out.subarray(65536, end) is this block's data
  */
 export function decodeBlock(src: Uint8Array, dst: Uint8Array, at: number, historyStart: number): number {
+  const srcEnd = src.length;
+  const dstEnd = dst.length;
   let i = 0;
   let o = at;
-  if (src.length === 0) throw new Lz4Error('corrupt LZ4 block: it is empty');
-  while (i < src.length) {
+  if (srcEnd === 0) throw new Lz4Error('corrupt LZ4 block: it is empty');
+  for (;;) {
     const token = src[i++] as number;
     let literals = token >>> 4;
-    if (literals === 15) [literals, i] = extendLength(src, i, literals);
-    if (literals > src.length - i) throw new Lz4Error('corrupt LZ4 block: literals run past the end of the block');
-    if (literals > dst.length - o) throw new Lz4Error('corrupt LZ4 block: it decodes to more than the block size');
-    if (literals < SHORT_COPY) {
-      for (let k = 0; k < literals; k += 1) dst[o + k] = src[i + k] as number;
-    } else {
-      dst.set(src.subarray(i, i + literals), o);
+    if (literals === 15) {
+      let byte: number;
+      do {
+        if (i >= srcEnd) throw lengthPastEnd();
+        byte = src[i++] as number;
+        literals += byte;
+      } while (byte === 255);
     }
-    i += literals;
-    o += literals;
-    if (i === src.length) return o; // the last sequence has literals only
-    if (i + 2 > src.length) throw new Lz4Error('corrupt LZ4 block: a match offset runs past the end of the block');
+    if (literals > 0) {
+      if (literals > srcEnd - i) throw new Lz4Error('corrupt LZ4 block: literals run past the end of the block');
+      if (literals > dstEnd - o) throw tooLong();
+      if (literals <= SHORT_COPY) {
+        for (let k = 0; k < literals; k += 1) dst[o + k] = src[i + k] as number;
+      } else {
+        dst.set(src.subarray(i, i + literals), o);
+      }
+      i += literals;
+      o += literals;
+    }
+    if (i === srcEnd) return o; // the last sequence has literals only
+    if (i + 2 > srcEnd) throw new Lz4Error('corrupt LZ4 block: a match offset runs past the end of the block');
     const offset = (src[i] as number) | ((src[i + 1] as number) << 8);
     i += 2;
     if (offset === 0 || offset > o - historyStart) throw new Lz4Error('corrupt LZ4 block: a match refers to data before the start of the stream');
     let length = token & 15;
-    if (length === 15) [length, i] = extendLength(src, i, length);
+    if (length === 15) {
+      let byte: number;
+      do {
+        if (i >= srcEnd) throw lengthPastEnd();
+        byte = src[i++] as number;
+        length += byte;
+      } while (byte === 255);
+    }
     length += MIN_MATCH;
-    if (length > dst.length - o) throw new Lz4Error('corrupt LZ4 block: it decodes to more than the block size');
+    if (length > dstEnd - o) throw tooLong();
     copyMatch(dst, o - offset, o, length);
     o += length;
+    if (i === srcEnd) throw new Lz4Error('corrupt LZ4 block: it ends with a match instead of literals');
   }
-  throw new Lz4Error('corrupt LZ4 block: it ends with a match instead of literals');
 }
