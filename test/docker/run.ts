@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type Dockerode from 'dockerode';
+import { bridgeGateway as engineBridgeGateway } from '../../src/adapters/docker/engine.js';
 
 /** A request a game server made to the stand-in API. */
 export interface ApiCall {
@@ -28,17 +29,11 @@ export const until = async <T>(what: string, check: () => T | undefined | Promis
   }
 };
 
-/**
- * The address containers on the default bridge reach the host at: the bridge's gateway (docker0's
- * own address; the default bridge often declares none, then it is the subnet's first address).
- */
+/** The address containers on the default bridge reach the host at (the product's own lookup). */
 export const bridgeGateway = async (docker: Dockerode): Promise<string> => {
-  const bridge = (await docker.getNetwork('bridge').inspect()) as { IPAM?: { Config?: { Gateway?: string; Subnet?: string }[] } };
-  const ipv4 = bridge.IPAM?.Config?.find((c) => c.Subnet?.includes('.') === true);
-  if (ipv4?.Gateway !== undefined) return ipv4.Gateway;
-  const network = /^(\d+)\.(\d+)\.(\d+)\.(\d+)\//.exec(ipv4?.Subnet ?? '');
-  if (network === null) throw new Error('the bridge network has no IPv4 subnet');
-  return `${network[1]}.${network[2]}.${network[3]}.${Number(network[4]) + 1}`;
+  const gateway = await engineBridgeGateway(docker);
+  if (gateway === undefined) throw new Error('the bridge network has no IPv4 gateway');
+  return gateway;
 };
 
 /**
