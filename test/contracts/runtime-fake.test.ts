@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { FakeRuntime } from '../../src/adapters/fake/runtime.js';
 import type { StartLobby } from '../../src/core/effects.js';
-import { runtimeContract } from './runtime.contract.js';
+import { runtimeContract, startable } from './runtime.contract.js';
 
 export const startLobby = (over: Partial<StartLobby> = {}): StartLobby => ({
   type: 'start-lobby', lobbyId: randomUUID(), namespaceId: 'ns', versionId: 'v', gameMode: 'default', region: 'local', tier: 'basic-1d16',
@@ -13,12 +13,7 @@ runtimeContract('fake', () => {
   const runtime = new FakeRuntime({ exitOnStop: true, failStart: (l) => (l.imageId === undefined ? 'no image' : undefined) });
   return Promise.resolve({
     runtime,
-    lobby: ({ broken = false } = {}) => {
-      const lobby = startLobby();
-      if (!broken) return lobby;
-      const { imageId: _, ...rest } = lobby;
-      return rest;
-    },
+    lobby: ({ broken = false } = {}) => startable(startLobby(), broken),
     isRunning: (id) => Promise.resolve(runtime.running.includes(id)),
     crash: (id) => Promise.resolve(runtime.exit(id, 'crashed')),
     close: () => Promise.resolve(),

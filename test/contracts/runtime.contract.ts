@@ -17,6 +17,18 @@ export interface RuntimeUnderTest {
   close(): Promise<void>;
 }
 
+/**
+ * `lobby`, or (`broken`) the same lobby without an image, whose start must fail.
+ *
+ * @example
+ * lobby: ({ broken = false } = {}) => startable(makeLobby(), broken),
+ */
+export const startable = (lobby: StartLobby, broken: boolean): StartLobby => {
+  if (!broken) return lobby;
+  const { imageId: _, ...rest } = lobby;
+  return rest;
+};
+
 /** A listener that records what the runtime reports. */
 export class Exits implements RuntimeListener {
   readonly seen: { lobbyId: string; reason: ExitReason }[] = [];

@@ -15,7 +15,7 @@ import { MemoryCatalogStore } from '../../src/adapters/memory/catalog.js';
 import type { StartLobby } from '../../src/core/effects.js';
 import type { BuildArchives } from '../../src/io/build-archives.js';
 import type { LogLine, LogStream } from '../../src/io/catalog.js';
-import { Exits, runtimeContract } from '../contracts/runtime.contract.js';
+import { Exits, runtimeContract, startable } from '../contracts/runtime.contract.js';
 import { describeWithDocker, docker, dockerProblem } from './engine.js';
 import { busyboxGameServer, nodeGameServer, type GameServerArchives } from './images.js';
 
@@ -85,12 +85,7 @@ describeWithDocker('the Docker runtime', problem, () => {
     const { runtime } = runtimeFor(`contract-${randomUUID().slice(0, 8)}`);
     return Promise.resolve({
       runtime,
-      lobby: ({ broken = false } = {}) => {
-        const lobby = lobbyOf();
-        if (!broken) return lobby;
-        const { imageId: _, ...rest } = lobby;
-        return rest;
-      },
+      lobby: ({ broken = false } = {}) => startable(lobbyOf(), broken),
       isRunning: running,
       crash: async (id) => {
         await docker.getContainer(`tavern-${id}`).kill({ signal: 'SIGKILL' });
