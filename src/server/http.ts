@@ -8,11 +8,18 @@ import type { App } from './app.js';
 import type { Logger } from './deps.js';
 import type { BodyRead, Incoming } from './incoming.js';
 
+/**
+ * The request target as a URL. An origin-form target (`/path?query`) is read after a fixed origin,
+ * never resolved as a reference: `//host/path` would otherwise name a host and lose its first
+ * segment (`GET //matchmaker/cloud/games` was answered as `/cloud/games`). An absolute-form target
+ * (a proxy's request line) is read as the URL it is.
+ */
 const urlOf = (req: IncomingMessage): URL => {
+  const target = req.url ?? '/';
   try {
-    return new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
+    return new URL(target.startsWith('/') ? `http://localhost${target}` : target);
   } catch {
-    return new URL(req.url?.startsWith('/') === true ? `http://localhost${req.url}` : 'http://localhost/');
+    return new URL('http://localhost/');
   }
 };
 

@@ -113,18 +113,13 @@ describe('node:http bridge', () => {
     expect(own).toEqual([undefined, undefined]);
   });
 
-  it('takes a plain target as its path and any other through URL: the path is always what URL makes of it', () => {
+  it('takes a plain target as its path and any other through URL, never letting the target name a host', () => {
     const res = { closed: false, writableFinished: false, once: () => res } as unknown as ServerResponse;
     const pathOf = (target: string) =>
       fromNode({ url: target, method: 'GET', headers: { host: 'h' }, socket: {} } as unknown as IncomingMessage, res).path;
-    // What the bridge made of every target before the plain-target shortcut (`urlOf`).
-    const viaUrl = (target: string) => {
-      try {
-        return new URL(target, 'http://h').pathname;
-      } catch {
-        return new URL(`http://localhost${target}`).pathname;
-      }
-    };
+    // The target's path as URL resolves it (dot segments, escapes), read after a fixed origin: a
+    // target starting `//` is a path, not a network-path reference naming a host.
+    const viaUrl = (target: string) => new URL(`http://h${target}`).pathname;
     const char = fc.constantFrom('/', '/', 'a', 'Z', '0', '-', '_', '~', '.', '%', '2', 'e', '?', '#', '\\', ' ', '@', ':', 'é');
     fc.assert(
       fc.property(fc.array(char, { maxLength: 24 }), (chars) => {
@@ -135,6 +130,31 @@ describe('node:http bridge', () => {
     );
     for (const target of ['/', '/matchmaker/lobbies/find', '/cloud/games/x?y=1', '/a/../b', '/a/./b', '/a//b', '/%7e', '/a\\b']) {
       expect(pathOf(target)).toBe(viaUrl(target));
+    }
+    expect(pathOf('//matchmaker/cloud/games')).toBe('//matchmaker/cloud/games');
+    expect(pathOf('//evil.example/x?y')).toBe('//evil.example/x');
+    // The absolute form (a proxy's request line) is still read as a URL.
+    expect(pathOf('http://h/cloud/games')).toBe('/cloud/games');
+  });
+
+  it('routes exactly the path sent: GET //matchmaker/cloud/games is 404, not /cloud/games (outside probe)', async () => {
+    const { ADMIN, harness } = await import('./harness.js');
+    const h = harness();
+    try {
+      server = createHttpServer(h.app);
+      await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+      const port = (server.address() as AddressInfo).port;
+      const get = async (path: string): Promise<{ status: number; code: unknown }> => {
+        const answer = await raw(port, `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${ADMIN}\r\nConnection: close\r\n\r\n`);
+        const [head = '', body = ''] = answer.split('\r\n\r\n');
+        return { status: Number(head.split(' ')[1]), code: (JSON.parse(body) as { code?: unknown }).code };
+      };
+      expect((await get('/cloud/games')).status).toBe(200);
+      for (const path of ['//matchmaker/cloud/games', '//cloud/games', '/cloud//games', '//127.0.0.1/cloud/games']) {
+        expect(await get(path), path).toEqual({ status: 404, code: 'API_NOT_FOUND' });
+      }
+    } finally {
+      h.cleanup();
     }
   });
 });
