@@ -15,7 +15,7 @@ import { MAX_BODY_BYTES, readJsonBody } from './body.js';
 import type { Ctx, Handler, Services, Settings } from './context.js';
 import { corsFor, preflightHeaders } from './cors.js';
 import type { AppConfig, AppDeps, Logger } from './deps.js';
-import { errorResponse, HttpError, json, JsonText } from './errors.js';
+import { errorResponse, HttpError, json, JsonText, SECURITY_HEADERS } from './errors.js';
 import { fromRequest, toResponse, type Incoming, type Outgoing } from './incoming.js';
 import { MemoryLobbyStates } from './lobby-states.js';
 import { syncNamespaces } from '../services/publish.js';
@@ -228,8 +228,10 @@ export function createApp(deps: AppDeps): App {
     } catch (error) {
       answer = internalError(error, request, path, rayId);
     }
-    if (cors.kind === 'allow') Object.assign(answer.headers, cors.headers);
-    answer.headers['rvt-ray-id'] = rayId;
+    const headers = answer.headers;
+    if (cors.kind === 'allow') Object.assign(headers, cors.headers);
+    headers['rvt-ray-id'] = rayId;
+    Object.assign(headers, SECURITY_HEADERS);
     return answer;
   };
 

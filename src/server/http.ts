@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { App } from './app.js';
 import type { Logger } from './deps.js';
+import { SECURITY_HEADERS } from './errors.js';
 import type { BodyRead, Incoming } from './incoming.js';
 
 /**
@@ -131,7 +132,7 @@ export async function serve(app: Pick<App, 'respond'>, req: IncomingMessage, res
     res.writeHead(answer.status, headers).end(answer.body);
   } catch (error) {
     logger?.error({ err: error }, 'could not answer a request');
-    if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+    if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json', ...SECURITY_HEADERS });
     res.end();
   }
 }
