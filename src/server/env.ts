@@ -1,6 +1,7 @@
 /**
  * The server's environment variables, parsed (pure: `main` passes `process.env`).
  */
+import { isHumanText } from '../core/config/validate-text.js';
 import { LOCAL_REGION, type RegionInfo } from '../core/world.js';
 
 export interface ServerEnv {
@@ -38,6 +39,7 @@ const regionOf = (raw: unknown, i: number): RegionInfo => {
   const id = r['id'] ?? r['region_id'];
   if (typeof id !== 'string' || !ID.test(id) || id.length > 16) throw new Error(`TAVERN_REGIONS[${i}].id must be a lowercase a-z0-9- name of at most 16 characters`);
   const display = r['displayName'] ?? r['display_name'];
+  if (typeof display === 'string' && !isHumanText(display)) throw new Error(`TAVERN_REGIONS[${i}].display_name has a control, bidi or lone surrogate character`);
   const provider = r['provider'];
   const lat = r['latitude'] ?? (r['coords'] as Record<string, unknown> | undefined)?.['latitude'];
   const long = r['longitude'] ?? (r['coords'] as Record<string, unknown> | undefined)?.['longitude'];
