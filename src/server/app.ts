@@ -94,6 +94,19 @@ const buildRouter = (): Router<Handler> => {
   return router;
 };
 
+/** The code of an error answer (its JSON body's), for the log. */
+const codeOf = (answer: Outgoing): unknown => {
+  try {
+    return (JSON.parse(answer.body) as { code?: unknown }).code;
+  } catch {
+    return undefined;
+  }
+};
+
+/** One info line for a request whose client left before its answer: a client event, no stack. */
+const clientGone = (logger: Logger, request: Incoming, path: string, rayId: string, answer: Outgoing): void =>
+  logger.info({ rayId, method: request.method, path: path.slice(0, 512), status: answer.status, code: codeOf(answer) }, 'the client went away before its answer');
+
 /** A signal aborted when either source aborts; `unlink` drops the listeners (the app's signal lives long). */
 const linkedSignal = (a: AbortSignal, b: AbortSignal): { readonly signal: AbortSignal; unlink(): void } => {
   const controller = new AbortController();
@@ -228,6 +241,8 @@ export function createApp(deps: AppDeps): App {
     } catch (error) {
       answer = internalError(error, request, path, rayId);
     }
+    // A refusal the client never saw (it went away: an aborted upload, a cut body) is its own doing.
+    if (answer.status >= 400 && answer.status < 500 && request.signal.aborted) clientGone(services.logger, request, path, rayId, answer);
     const headers = answer.headers;
     if (cors.kind === 'allow') Object.assign(headers, cors.headers);
     headers['rvt-ray-id'] = rayId;

@@ -157,4 +157,39 @@ describe('node:http bridge', () => {
       h.cleanup();
     }
   });
+
+  it('a client that aborts a presigned PUT is a client event: one info line, no error, no stack (outside probe)', async () => {
+    const { ADMIN, harness, str } = await import('./harness.js');
+    const logged: { level: string; obj: object; msg: string | undefined }[] = [];
+    const logger = {
+      info: (obj: object, msg?: string) => logged.push({ level: 'info', obj, msg }),
+      warn: (obj: object, msg?: string) => logged.push({ level: 'warn', obj, msg }),
+      error: (obj: object, msg?: string) => logged.push({ level: 'error', obj, msg }),
+    };
+    const h = harness({ logger });
+    try {
+      const { gameId, cloud } = await h.setup();
+      const build = await h.call('POST', `/cloud/games/${gameId}/builds`, {
+        token: cloud, body: { display_name: 'Big', image_tag: 'big:1', image_file: { path: 'image.tar', content_length: 100_000 } },
+      });
+      const url = new URL(str(build.body['image_presigned_request']?.['url']));
+      server = createHttpServer(h.app, logger);
+      await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+      const port = (server.address() as AddressInfo).port;
+      // A tenth of the declared body, then the client goes away.
+      await raw(port, `PUT ${url.pathname}${url.search} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000\r\n\r\n${'x'.repeat(10_000)}`, 'destroy');
+      for (let i = 0; i < 200 && logged.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(logged.filter((l) => l.level === 'error')).toEqual([]);
+      expect(logged).toHaveLength(1);
+      const [line] = logged;
+      expect(line?.level).toBe('info');
+      expect(line?.obj).not.toHaveProperty('err');
+      expect(line?.obj).toMatchObject({ method: 'PUT', status: 400, code: 'UPLOAD_INVALID' });
+      // The path only: the query holds the presigned signature.
+      expect(JSON.stringify(line?.obj)).not.toContain('signature');
+      expect((await h.call('GET', `/cloud/games/${gameId}/builds`, { token: ADMIN })).body['builds']?.[0]?.['complete']).toBe(false);
+    } finally {
+      h.cleanup();
+    }
+  });
 });
