@@ -17,7 +17,6 @@ import { corsFor, preflightHeaders } from './cors.js';
 import type { AppConfig, AppDeps, Logger } from './deps.js';
 import { errorResponse, HttpError, json, JsonText, SECURITY_HEADERS } from './errors.js';
 import { fromRequest, toResponse, type Incoming, type Outgoing } from './incoming.js';
-import { MemoryLobbyStates } from './lobby-states.js';
 import { syncNamespaces } from '../services/publish.js';
 import { canonicalPath, Router } from './router.js';
 import { registerDevices } from './routes/devices.js';
@@ -62,6 +61,7 @@ const settingsOf = (config: AppConfig): Settings => {
     logWatchMs: config.logWatchMs ?? 40_000,
     logPollMs: config.logPollMs ?? 1_000,
     maxBodyBytes: config.maxBodyBytes ?? MAX_BODY_BYTES,
+    listStateBytes: config.listStateBytes ?? MAX_BODY_BYTES,
     egressAllow: config.egressAllow ?? [],
   };
 };
@@ -79,7 +79,6 @@ const servicesOf = (deps: AppDeps): Services => ({
     ...(deps.config.adminToken === undefined ? {} : { adminToken: deps.config.adminToken }),
   }),
   logBook: deps.logBook ?? new LogBook(deps.catalog),
-  lobbyStates: deps.lobbyStates ?? new MemoryLobbyStates(),
   logger: deps.logger ?? SILENT,
   settings: settingsOf(deps.config),
 });

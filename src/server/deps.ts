@@ -3,7 +3,7 @@
  */
 import type { RegionInfo } from '../core/world.js';
 import type { CatalogStore } from '../io/catalog.js';
-import type { Clock, LobbyStates, Random, Timers } from '../io/index.js';
+import type { Clock, Random, Timers } from '../io/index.js';
 import type { LogBook } from '../services/lobby-logs.js';
 import type { Matchmaker } from '../services/matchmaker.js';
 import type { Uploads } from '../services/uploads.js';
@@ -44,6 +44,12 @@ export interface AppConfig {
   readonly logPollMs?: number;
   /** JSON body cap (default 1 MiB). */
   readonly maxBodyBytes?: number;
+  /**
+   * How many bytes (UTF-8 JSON) of lobby states `lobbies/list?include_state=true` carries in all
+   * (default 1 MiB, one state's cap); a lobby whose state does not fit is listed with
+   * `state_truncated: true` instead.
+   */
+  readonly listStateBytes?: number;
   /** Verification hosts allowed although not public (`TAVERN_EGRESS_ALLOW`): version validation accepts them too. */
   readonly egressAllow?: readonly string[];
 }
@@ -63,6 +69,5 @@ export interface AppDeps {
   readonly tokens?: TokenIssuer;
   /** Shared with the runtime and the matchmaker's `logs`; created when absent (then only polling wakes long polls). */
   readonly logBook?: LogBook;
-  readonly lobbyStates?: LobbyStates;
   readonly logger?: Logger;
 }
