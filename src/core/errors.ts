@@ -13,7 +13,7 @@ export const ERRORS = {
   MATCHMAKER_AUTO_CREATE_FAILED: { status: 400, message: 'No requested game mode is enabled in the chosen regions.' },
   MATCHMAKER_NO_AVAILABLE_LOBBIES: { status: 400, message: 'No lobby has a free seat and auto-create is prevented.' },
   MATCHMAKER_LOBBY_NOT_FOUND: { status: 400, message: 'Lobby not found.' },
-  MATCHMAKER_LOBBY_STOPPED: { status: 400, message: 'The lobby stopped before the player could join.' },
+  MATCHMAKER_LOBBY_STOPPED: { status: 400, message: 'The lobby has stopped or is stopping.' },
   MATCHMAKER_LOBBY_FULL: { status: 400, message: 'The lobby is full.' },
   MATCHMAKER_TOO_MANY_LOBBIES: { status: 400, message: 'The namespace reached its lobby count limit ({max}).' },
   MATCHMAKER_TOO_MANY_PLAYERS_FROM_SOURCE: { status: 400, message: 'Too many players from this client ({max}).' },
