@@ -48,6 +48,7 @@ export const ERRORS = {
   API_BAD_QUERY: { status: 400, message: 'Invalid query parameter {name}: {reason}.' },
   API_BODY_TOO_LARGE: { status: 413, message: 'The request body exceeds {max} bytes (Tavern).' },
   API_MISSING_HEADER: { status: 400, message: 'Missing header {header}.' },
+  API_RATE_LIMIT: { status: 429, message: 'Too many requests ({key}): try again in {seconds} s.' },
   API_INVALID_IP: { status: 400, message: 'Invalid client address {ip}.' },
   GAME_NOT_FOUND: { status: 404, message: 'Game not found (Tavern; Rivet answered 500).' },
   NAMESPACE_NOT_FOUND: { status: 404, message: 'Namespace not found (Tavern; Rivet answered 500).' },

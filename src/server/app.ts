@@ -3,7 +3,8 @@
  * for in-process tests, and `http.ts` bridges node:http to it directly. Lifecycle of a request:
  *
  *   canonical path (both URL styles) → CORS → route (404 `API_NOT_FOUND` / 400
- *   `API_METHOD_NOT_ALLOWED`) → handler: auth → body (≤ 1 MiB JSON) → validate → service →
+ *   `API_METHOD_NOT_ALLOWED`) → rate limit (429 `API_RATE_LIMIT`, when configured) →
+ *   handler: auth → body (≤ 1 MiB JSON) → validate → service →
  *   200 JSON | catalog error → `{code, message, metadata?}` with its status; anything unexpected
  *   → 500 `ERROR` with the ray id (logged). Every response carries `rvt-ray-id`.
  */
@@ -18,6 +19,7 @@ import type { AppConfig, AppDeps, Logger } from './deps.js';
 import { errorResponse, HttpError, json, JsonText, SECURITY_HEADERS } from './errors.js';
 import { fromRequest, toResponse, type Incoming, type Outgoing } from './incoming.js';
 import { syncNamespaces } from '../services/publish.js';
+import { rateLimitGate } from './rate-limit.js';
 import { canonicalPath, Router } from './router.js';
 import { registerDevices } from './routes/devices.js';
 import { registerDomains } from './routes/domains.js';
@@ -199,6 +201,14 @@ export function createApp(deps: AppDeps): App {
     return starting;
   };
 
+  const limited = deps.config.rateLimits === undefined
+    ? undefined
+    : rateLimitGate(deps.config.rateLimits, {
+        clock: services.clock,
+        trustProxyHeaders: services.settings.trustProxyHeaders,
+        isAdmin: (token) => services.tokens.isAdmin(token),
+      });
+
   const dispatch = async (request: Incoming, path: string, rayId: string): Promise<Outgoing> => {
     if (request.method === 'OPTIONS') {
       const methods = router.methods(path);
@@ -210,6 +220,8 @@ export function createApp(deps: AppDeps): App {
       const where = { method: request.method.slice(0, 16), path: path.slice(0, 256) };
       return errorResponse(matchError(match.kind === 'not-found' ? 'API_NOT_FOUND' : 'API_METHOD_NOT_ALLOWED', where));
     }
+    const refused = limited === undefined ? undefined : await limited(request, match.route);
+    if (refused !== undefined) return refused;
     await ready();
     const ctx = new RequestCtx(services, request, match.params, rayId, closing.signal);
     try {

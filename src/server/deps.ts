@@ -7,6 +7,7 @@ import type { Clock, Random, Timers } from '../io/index.js';
 import type { LogBook } from '../services/lobby-logs.js';
 import type { Matchmaker } from '../services/matchmaker.js';
 import type { Uploads } from '../services/uploads.js';
+import type { RateLimitTable } from './rate-limit.js';
 import type { TokenIssuer } from './tokens.js';
 
 /** The uploads service (`src/services/uploads.ts`), as the edge uses it. */
@@ -52,6 +53,11 @@ export interface AppConfig {
   readonly listStateBytes?: number;
   /** Verification hosts allowed although not public (`TAVERN_EGRESS_ALLOW`): version validation accepts them too. */
   readonly egressAllow?: readonly string[];
+  /**
+   * Request rate limits per client address and endpoint (`TAVERN_RATE_LIMITS`, see
+   * `rate-limit.ts`); absent: none (in-process apps and tests; the server passes the defaults).
+   */
+  readonly rateLimits?: RateLimitTable;
 }
 
 export interface AppDeps {

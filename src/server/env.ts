@@ -3,6 +3,7 @@
  */
 import { isHumanText } from '../core/config/validate-text.js';
 import { LOCAL_REGION, type RegionInfo } from '../core/world.js';
+import { parseRateLimits, type RateLimitTable } from './rate-limit.js';
 
 export interface ServerEnv {
   readonly host: string;
@@ -28,6 +29,8 @@ export interface ServerEnv {
   /** The captcha providers' verify endpoints (defaults: hCaptcha's and Turnstile's). */
   readonly hcaptchaVerifyUrl?: string;
   readonly turnstileVerifyUrl?: string;
+  /** `TAVERN_RATE_LIMITS`: the request rate limits (`rate-limit.ts`); undefined when `off`. */
+  readonly rateLimits?: RateLimitTable;
 }
 
 const ID = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -78,6 +81,7 @@ export function parseEnv(env: Readonly<Record<string, string | undefined>>): Ser
   if (runtime !== undefined && runtime !== 'fake') throw new Error('TAVERN_RUNTIME may only be "fake" (no container runtime ships yet)');
   const sqliteSync = opt(env['TAVERN_SQLITE_SYNC']) ?? 'normal';
   if (sqliteSync !== 'normal' && sqliteSync !== 'full') throw new Error('TAVERN_SQLITE_SYNC must be "normal" or "full"');
+  const rateLimits = parseRateLimits(env['TAVERN_RATE_LIMITS']);
   const values = {
     databaseUrl: opt(env['DATABASE_URL']),
     postgresSchema: opt(env['TAVERN_PG_SCHEMA']),
@@ -99,6 +103,7 @@ export function parseEnv(env: Readonly<Record<string, string | undefined>>): Ser
     trustProxyHeaders: env['TAVERN_TRUST_PROXY'] === 'true',
     sqliteSync,
     ...(runtime === 'fake' ? { runtime } : {}),
+    ...(rateLimits === undefined ? {} : { rateLimits }),
     ...Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)),
   };
 }

@@ -113,6 +113,7 @@ async function main(): Promise<void> {
       publicOrigin,
       trustProxyHeaders: env.trustProxyHeaders,
       egressAllow: env.egressAllow,
+      ...(env.rateLimits === undefined ? {} : { rateLimits: env.rateLimits }),
       ...(env.adminToken === undefined ? {} : { adminToken: env.adminToken }),
       ...(env.cdnDomain === undefined ? {} : { cdnDomain: env.cdnDomain }),
       ...(env.jobDomain === undefined ? {} : { jobDomain: env.jobDomain }),
