@@ -41,7 +41,7 @@ export interface TavernOptions {
 const MAIN = fileURLToPath(new URL('../src/server/main.js', import.meta.url));
 
 /** The port of pino's `tavern listening` line (its `publicOrigin`). */
-const listeningPort = (line: string): number | undefined => {
+export const listeningPort = (line: string): number | undefined => {
   if (!line.includes('tavern listening')) return undefined;
   try {
     const { publicOrigin } = JSON.parse(line) as { publicOrigin?: string };

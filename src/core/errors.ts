@@ -69,6 +69,7 @@ export const ERRORS = {
   CLAIMS_MISSING_ENTITLEMENT: { status: 401, message: 'Missing "{entitlement}" entitlement.' },
   TOKEN_ERROR: { status: 400, message: 'Invalid player token: {reason}.' },
   API_CORS_ORIGIN_NOT_ALLOWED: { status: 400, message: 'Origin {origin} is not allowed.' },
+  SERVER_SHUTTING_DOWN: { status: 503, message: 'The server is shutting down: try again (Tavern).' },
   DEVICE_LINK_ALREADY_COMPLETED: { status: 409, message: 'The device link was already completed for another game (Tavern).' },
   ERROR: { status: 500, message: 'An internal error has occurred (ray_id {ray_id}).' },
 } as const satisfies Record<string, { readonly status: number; readonly message: string }>;

@@ -3,6 +3,7 @@
  */
 import { isHumanText } from '../core/config/validate-text.js';
 import { LOCAL_REGION, type RegionInfo } from '../core/world.js';
+import { HTTP_DEFAULTS, type HttpOptions } from './http.js';
 import { parseRateLimits, type RateLimitTable } from './rate-limit.js';
 
 export interface ServerEnv {
@@ -31,6 +32,10 @@ export interface ServerEnv {
   readonly turnstileVerifyUrl?: string;
   /** `TAVERN_RATE_LIMITS`: the request rate limits (`rate-limit.ts`); undefined when `off`. */
   readonly rateLimits?: RateLimitTable;
+  /** `TAVERN_MAX_CONNECTIONS`, `TAVERN_HEADERS_TIMEOUT_MS`, `TAVERN_KEEP_ALIVE_TIMEOUT_MS` (`http.ts`). */
+  readonly http: Required<HttpOptions>;
+  /** `TAVERN_SHUTDOWN_GRACE_MS`: how long a shutdown waits for requests in flight before cutting them. */
+  readonly shutdownGraceMs: number;
 }
 
 const ID = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -73,6 +78,15 @@ export function parseRegions(value: string | undefined): readonly RegionInfo[] {
 
 const opt = (v: string | undefined): string | undefined => (v === undefined || v.trim() === '' ? undefined : v.trim());
 
+/** An integer variable of at least `min`, or `fallback` when unset. */
+const count = (env: Readonly<Record<string, string | undefined>>, name: string, fallback: number, min: number): number => {
+  const raw = opt(env[name]);
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n) || n < min) throw new Error(`${name} must be an integer of at least ${min}`);
+  return n;
+};
+
 /** Reads the environment; throws with a clear message on a bad value. */
 export function parseEnv(env: Readonly<Record<string, string | undefined>>): ServerEnv {
   const port = Number(env['TAVERN_PORT'] ?? 8080);
@@ -82,6 +96,11 @@ export function parseEnv(env: Readonly<Record<string, string | undefined>>): Ser
   const sqliteSync = opt(env['TAVERN_SQLITE_SYNC']) ?? 'normal';
   if (sqliteSync !== 'normal' && sqliteSync !== 'full') throw new Error('TAVERN_SQLITE_SYNC must be "normal" or "full"');
   const rateLimits = parseRateLimits(env['TAVERN_RATE_LIMITS']);
+  const http = {
+    maxConnections: count(env, 'TAVERN_MAX_CONNECTIONS', HTTP_DEFAULTS.maxConnections, 1),
+    headersTimeoutMs: count(env, 'TAVERN_HEADERS_TIMEOUT_MS', HTTP_DEFAULTS.headersTimeoutMs, 1_000),
+    keepAliveTimeoutMs: count(env, 'TAVERN_KEEP_ALIVE_TIMEOUT_MS', HTTP_DEFAULTS.keepAliveTimeoutMs, 0),
+  };
   const values = {
     databaseUrl: opt(env['DATABASE_URL']),
     postgresSchema: opt(env['TAVERN_PG_SCHEMA']),
@@ -102,6 +121,8 @@ export function parseEnv(env: Readonly<Record<string, string | undefined>>): Ser
     // dodge max_players_per_client. Turn it on behind a proxy that sets these headers.
     trustProxyHeaders: env['TAVERN_TRUST_PROXY'] === 'true',
     sqliteSync,
+    http,
+    shutdownGraceMs: count(env, 'TAVERN_SHUTDOWN_GRACE_MS', 10_000, 0),
     ...(runtime === 'fake' ? { runtime } : {}),
     ...(rateLimits === undefined ? {} : { rateLimits }),
     ...Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)),

@@ -2,7 +2,8 @@
  * `npm start`: the server's composition root. Reads the environment (`env.ts`), opens storage
  * (PostgreSQL when `DATABASE_URL` is set, else SQLite under `TAVERN_DATA_DIR`), wires the
  * matchmaker, uploads and the HTTP edge, runs the maintenance tick, and shuts down gracefully on
- * SIGTERM/SIGINT (stop accepting, finish in-flight requests, close storage).
+ * SIGTERM/SIGINT (stop accepting, answer in-flight requests with `Connection: close` within a
+ * bounded grace, close storage, exit).
  */
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -20,7 +21,7 @@ import { Uploads } from '../services/uploads.js';
 import { createApp, type App } from './app.js';
 import { parseEnv, type ServerEnv } from './env.js';
 import { json } from './errors.js';
-import { createHttpServer } from './http.js';
+import { closeHttpServer, createHttpServer } from './http.js';
 import { withLobbyEnv } from './lobby-env.js';
 import { createLogger } from './logger.js';
 import { TokenIssuer } from './tokens.js';
@@ -72,7 +73,7 @@ async function main(): Promise<void> {
   const live: { app?: App } = {};
   const server = createHttpServer({
     respond: (request) => (live.app === undefined ? Promise.resolve(json({ code: 'ERROR', message: 'starting' }, 503)) : live.app.respond(request)),
-  }, logger);
+  }, logger, env.http);
   await new Promise<void>((resolve) => server.listen(env.port, env.host, resolve));
   const { port } = server.address() as AddressInfo;
   const publicOrigin = env.publicOrigin ?? `http://${env.host.includes(':') ? `[${env.host}]` : env.host}:${port}`;
@@ -136,17 +137,18 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'shutting down');
     clearInterval(tick);
+    // Long polls and seat waits answer now; each answer closes its connection.
     started.close();
-    server.close(() => {
-      Promise.allSettled([...background]).then(() => stores.close()).then(
+    closeHttpServer(server, env.shutdownGraceMs)
+      .then(() => Promise.allSettled([...background]))
+      .then(() => stores.close())
+      .then(
         () => process.exit(0),
         (error: unknown) => {
           logger.error({ err: error }, 'closing storage failed');
           process.exit(1);
         },
       );
-    });
-    server.closeIdleConnections();
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
