@@ -3,6 +3,8 @@ import { createServer, request, type IncomingMessage, type Server, type ServerRe
 import { connect, type AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { App } from '../../src/server/app.js';
+import type { Logger } from '../../src/server/deps.js';
 import { createHttpServer, fromNode } from '../../src/server/http.js';
 import type { BodyRead, Incoming } from '../../src/server/incoming.js';
 
@@ -15,6 +17,13 @@ afterEach(async () => {
 
 const listen = async (handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<number> => {
   server = createServer(handler);
+  await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+  return (server.address() as AddressInfo).port;
+};
+
+/** The app served by the bridge over a real socket; its port. */
+const serveApp = async (app: Pick<App, 'respond'>, logger?: Logger): Promise<number> => {
+  server = createHttpServer(app, logger);
   await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
   return (server.address() as AddressInfo).port;
 };
@@ -80,9 +89,7 @@ describe('node:http bridge', () => {
     const { ADMIN, harness } = await import('./harness.js');
     const h = harness();
     try {
-      server = createHttpServer(h.app);
-      await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
-      const port = (server.address() as AddressInfo).port;
+      const port = await serveApp(h.app);
       const answer = await new Promise<{ status: number; connection: string | undefined; body: string }>((resolve, reject) => {
         const req = request({ port, host: '127.0.0.1', method: 'POST', path: '/cloud/games', headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN}` } }, (res) => {
           let body = '';
@@ -141,9 +148,7 @@ describe('node:http bridge', () => {
     const { ADMIN, harness } = await import('./harness.js');
     const h = harness();
     try {
-      server = createHttpServer(h.app);
-      await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
-      const port = (server.address() as AddressInfo).port;
+      const port = await serveApp(h.app);
       const get = async (path: string): Promise<{ status: number; code: unknown }> => {
         const answer = await raw(port, `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${ADMIN}\r\nConnection: close\r\n\r\n`);
         const [head = '', body = ''] = answer.split('\r\n\r\n');
@@ -173,9 +178,7 @@ describe('node:http bridge', () => {
         token: cloud, body: { display_name: 'Big', image_tag: 'big:1', image_file: { path: 'image.tar', content_length: 100_000 } },
       });
       const url = new URL(str(build.body['image_presigned_request']?.['url']));
-      server = createHttpServer(h.app, logger);
-      await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
-      const port = (server.address() as AddressInfo).port;
+      const port = await serveApp(h.app, logger);
       // A tenth of the declared body, then the client goes away.
       await raw(port, `PUT ${url.pathname}${url.search} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000\r\n\r\n${'x'.repeat(10_000)}`, 'destroy');
       for (let i = 0; i < 200 && logged.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
