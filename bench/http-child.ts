@@ -17,6 +17,8 @@ export interface ServerChild {
   output(): string;
   /** SIGTERM, then SIGKILL after `graceMs`; resolves once it exited. Idempotent. */
   stop(graceMs?: number): Promise<void>;
+  /** Resolves once it exited, with its exit code or the signal that ended it. */
+  readonly exited: Promise<{ readonly code: number | null; readonly signal: NodeJS.Signals | null }>;
 }
 
 export interface SpawnOptions {
@@ -31,7 +33,13 @@ export interface SpawnOptions {
   /** Reads one output line; returns the port once the child says it listens. */
   readonly portOf: (line: string) => number | undefined;
   readonly timeoutMs?: number;
+  /** Configure it with `env` only: `TAVERN_*`, `DATABASE_URL` and `LOG_LEVEL` are not inherited. */
+  readonly isolated?: boolean;
 }
+
+/** This process's environment without what configures a Tavern server. */
+const withoutTavern = (): NodeJS.ProcessEnv =>
+  Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('TAVERN_') && k !== 'DATABASE_URL' && k !== 'LOG_LEVEL'));
 
 const live = new Set<ChildProcess>();
 process.once('exit', () => {
@@ -55,15 +63,15 @@ export const pinSelf = (cpu: number): boolean =>
 export function spawnServer(opts: SpawnOptions): Promise<ServerChild> {
   const nodeArgs = [...(opts.profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', opts.profileDir]), ...opts.args];
   const [command, args] = opts.cpu === undefined ? [process.execPath, nodeArgs] : ['taskset', ['-c', String(opts.cpu), process.execPath, ...nodeArgs]];
-  const child = spawn(command, args, { env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, { env: { ...(opts.isolated === true ? withoutTavern() : process.env), ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   live.add(child);
   let tail = '';
   const keep = (chunk: string): void => {
     tail = (tail + chunk).slice(-TAIL);
   };
-  const exited = new Promise<void>((resolve) => child.once('exit', () => {
+  const exited = new Promise<{ readonly code: number | null; readonly signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => {
     live.delete(child);
-    resolve();
+    resolve({ code, signal });
   }));
   let stopping: Promise<void> | undefined;
   const stop = (graceMs = 5_000): Promise<void> => {
@@ -107,7 +115,7 @@ export function spawnServer(opts: SpawnOptions): Promise<ServerChild> {
           reject(new Error(`${opts.name}: no pid`));
           return;
         }
-        resolve({ name: opts.name, pid: child.pid, origin: `http://127.0.0.1:${port}`, output: () => tail, stop });
+        resolve({ name: opts.name, pid: child.pid, origin: `http://127.0.0.1:${port}`, output: () => tail, stop, exited });
       }
     });
   });

@@ -33,13 +33,15 @@ export interface TavernOptions {
   readonly idleLobbies: number;
   readonly cpu?: number;
   readonly profileDir?: string;
+  /** `TAVERN_RATE_LIMITS` (default `off`). */
+  readonly rateLimits?: string;
 }
 
 /** `src/server/main.js` next to this file in the compiled bench tree. */
 const MAIN = fileURLToPath(new URL('../src/server/main.js', import.meta.url));
 
 /** The port of pino's `tavern listening` line (its `publicOrigin`). */
-const listeningPort = (line: string): number | undefined => {
+export const listeningPort = (line: string): number | undefined => {
   if (!line.includes('tavern listening')) return undefined;
   try {
     const { publicOrigin } = JSON.parse(line) as { publicOrigin?: string };
@@ -129,6 +131,8 @@ export async function startTavern(opts: TavernOptions): Promise<TavernServer> {
         TAVERN_RUNTIME: 'fake',
         TAVERN_ADMIN_TOKEN: TAVERN_ADMIN,
         TAVERN_TRUST_PROXY: 'true',
+        // The benchmark measures finds, not the limiter: every find would count (each from its own address).
+        TAVERN_RATE_LIMITS: opts.rateLimits ?? 'off',
         // Info: the `tavern listening` line says the port; nothing is logged per request at this level.
         LOG_LEVEL: 'info',
       },

@@ -39,6 +39,12 @@
  * `colyseus_rps`, `tavern_p99_ms` (medians at 64 clients, or the largest `--clients`), `ratio`,
  * `ratios` (per round) and every run.
  * `--profile DIR` runs the Tavern servers with `--cpu-prof` and leaves the profiles in DIR.
+ *
+ * Tavern runs with its rate limits off (`TAVERN_RATE_LIMITS=off`): the benchmark measures finds.
+ * `--servers tavern,tavern-limits` adds Tavern with them on at their defaults, back to back in
+ * each round: every find comes from another address, so none is refused but each is counted
+ * (the limiter's worst case for memory); the run prints the rate with limits over without
+ * (`limits_ratio` in `--json`).
  */
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -92,7 +98,7 @@ const parseSettings = (args: readonly string[]): Settings => {
     ...(profile === undefined ? {} : { profileDir: resolve(profile) }),
     pin: !args.includes('--no-pin'),
     servers: (value(args, '--servers') ?? 'tavern,colyseus').split(',').map((name) => {
-      if (name !== 'tavern' && name !== 'colyseus') throw new RangeError(`--servers lists tavern and/or colyseus, got ${name}`);
+      if (name !== 'tavern' && name !== 'tavern-limits' && name !== 'colyseus') throw new RangeError(`--servers lists tavern, tavern-limits and/or colyseus, got ${name}`);
       return name;
     }),
   };
@@ -121,7 +127,7 @@ const expectKeys = (what: string, paths: readonly (readonly string[])[]) => (bod
 };
 
 interface Run extends LoadResult {
-  readonly server: 'tavern' | 'colyseus';
+  readonly server: 'tavern' | 'tavern-limits' | 'colyseus';
 }
 
 /** The median of some numbers (the mean of the middle two for an even count); NaN for none. */
@@ -155,10 +161,12 @@ const summarize = (runs: readonly Run[]): Summary => {
   };
 };
 
-const measureTavern = async (s: Settings, concurrency: number, cpu: number | undefined): Promise<Run> => {
+/** Tavern, with its rate limits off (`tavern`) or on at their defaults (`tavern-limits`: every find comes from another address, so none is refused, but each is counted). */
+const measureTavern = async (s: Settings, concurrency: number, cpu: number | undefined, server: 'tavern' | 'tavern-limits'): Promise<Run> => {
   const tavern = await startTavern({
     maxPlayers: s.maxPlayers,
     idleLobbies: s.idleLobbies,
+    rateLimits: server === 'tavern-limits' ? 'on' : 'off',
     ...(cpu === undefined ? {} : { cpu }),
     ...(s.profileDir === undefined ? {} : { profileDir: s.profileDir }),
   });
@@ -172,7 +180,7 @@ const measureTavern = async (s: Settings, concurrency: number, cpu: number | und
       check: expectKeys('tavern find', [['lobby', 'lobby_id'], ['player', 'token']]),
       serverCpu: () => cpuSeconds(tavern.child.pid),
     });
-    return { server: 'tavern', ...result };
+    return { server, ...result };
   } finally {
     await tavern.stop();
   }
@@ -232,7 +240,7 @@ export const httpBench = async (args: readonly string[]): Promise<void> => {
   for (let round = 1; round <= s.rounds; round++) {
     for (const c of s.clients) {
       for (const server of s.servers) {
-        const run = await (server === 'tavern' ? measureTavern : measureColyseus)(s, c, serverCpu);
+        const run = server === 'colyseus' ? await measureColyseus(s, c, serverCpu) : await measureTavern(s, c, serverCpu, server);
         runs.push({ ...run, round });
         log(`round ${round}/${s.rounds}, ${run.server} @ ${c}: ${rate(run.rps)} req/s, p99 ${ms(run.p99_ms)} ms, ${run.errors} errors`);
       }
@@ -244,12 +252,14 @@ export const httpBench = async (args: readonly string[]): Promise<void> => {
     const of = runsOf(server, c);
     return of.length === 0 ? undefined : summarize(of);
   };
-  /** Each round's Tavern / Colyseus rate at `c` clients. */
-  const ratiosAt = (c: number): number[] =>
-    runsOf('tavern', c).flatMap((t) => {
-      const col = runs.find((r) => r.server === 'colyseus' && r.concurrency === c && r.round === t.round);
-      return col === undefined ? [] : [t.rps / col.rps];
+  /** Each round's rate of `server` over `base`'s at `c` clients (Tavern / Colyseus by default). */
+  const ratiosAt = (c: number, server: Run['server'] = 'tavern', base: Run['server'] = 'colyseus'): number[] =>
+    runsOf(server, c).flatMap((t) => {
+      const other = runs.find((r) => r.server === base && r.concurrency === c && r.round === t.round);
+      return other === undefined ? [] : [t.rps / other.rps];
     });
+  /** With limits on over off, when both ran. */
+  const limitsRatios = ratiosAt(s.clients.includes(64) ? 64 : Math.max(...s.clients), 'tavern-limits', 'tavern');
   const headline = s.clients.includes(64) ? 64 : Math.max(...s.clients);
   const tavern = at('tavern', headline);
   const colyseus = at('colyseus', headline);
@@ -273,6 +283,7 @@ export const httpBench = async (args: readonly string[]): Promise<void> => {
       colyseus_p99_ms: colyseus?.p99_ms ?? null,
       ratio: Number.isFinite(ratio) ? ratio : null,
       ratios,
+      ...(limitsRatios.length === 0 ? {} : { limits_ratio: median(limitsRatios), limits_ratios: limitsRatios }),
       rounds: s.rounds,
       targets: { ratio: TARGET_RATIO, p99_ms: TARGET_P99_MS, ...targets },
       settings: { duration_ms: s.durationMs, warmup_ms: s.warmupMs, max_players: s.maxPlayers, idle_lobbies: s.idleLobbies, pinned },
@@ -291,6 +302,9 @@ export const httpBench = async (args: readonly string[]): Promise<void> => {
       if (each.length > 0) {
         process.stdout.write(`tavern / colyseus at ${c} client${c === 1 ? '' : 's'}: ${median(each).toFixed(2)}x (rounds: ${each.map((x) => `${x.toFixed(2)}x`).join(', ')})\n`);
       }
+    }
+    if (limitsRatios.length > 0) {
+      process.stdout.write(`tavern with rate limits on / off at ${headline} clients: ${median(limitsRatios).toFixed(3)}x (rounds: ${limitsRatios.map((x) => `${x.toFixed(3)}x`).join(', ')})\n`);
     }
     process.stdout.write(
       `target at ${headline} clients: >= ${TARGET_RATIO}x colyseus (${Number.isFinite(ratio) ? ratio.toFixed(2) : '-'}x: ${targets.ratio_ok ? 'met' : 'NOT met'}), ` +

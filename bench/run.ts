@@ -10,6 +10,7 @@
 type Bench = (args: readonly string[]) => Promise<void>;
 
 const benches: Record<string, () => Promise<Bench>> = {
+  chaos: async () => (await import('./chaos.js')).chaosBench,
   http: async () => (await import('./http.js')).httpBench,
   images: async () => (await import('./images.js')).imagesBench,
   routing: async () => (await import('./routing.js')).routingBench,

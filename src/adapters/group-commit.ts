@@ -6,7 +6,7 @@
  */
 import type { Decision } from '../core/tx.js';
 import type { World } from '../core/world.js';
-import type { Transaction } from '../io/index.js';
+import type { LobbyStateWrite, Transaction } from '../io/index.js';
 
 type Committed<T> = { readonly result: T; readonly decision?: Decision<unknown> };
 
@@ -19,21 +19,32 @@ export interface Pending {
 
 type Outcome = { readonly ok: true; readonly t: Transaction<unknown> } | { readonly ok: false; readonly error: unknown };
 
+/** A group decided: the world it leads to, the lobby states its calls write (in order), and how to settle the calls once committed. */
+export interface DecidedGroup {
+  readonly world: World;
+  readonly states: readonly LobbyStateWrite[];
+  readonly settle: () => void;
+}
+
 /**
- * The decisions of a group, decided in order on `base`, and the world they lead to.
+ * The decisions of a group, decided in order on `base`, the world they lead to and the lobby
+ * states they write. A store writes the states first, then the rows the world changed: a state
+ * whose lobby a later call of the group stops is deleted by that change.
  *
  * @example
  * const group = decideGroup(base, queue);
- * persist(base, group.world); // in the database transaction
- * group.settle();             // after it committed
+ * persist(base, group.world, group.states); // in the database transaction
+ * group.settle();                           // after it committed
  */
-export const decideGroup = (base: World, queue: readonly Pending[]): { readonly world: World; readonly settle: () => void } => {
+export const decideGroup = (base: World, queue: readonly Pending[]): DecidedGroup => {
   let world = base;
   const outcomes: Outcome[] = [];
+  const states: LobbyStateWrite[] = [];
   for (const pending of queue) {
     try {
       const t = pending.decide(world);
       if (t.decision !== undefined) world = t.decision.world;
+      if (t.lobbyState !== undefined) states.push(t.lobbyState);
       outcomes.push({ ok: true, t });
     } catch (error) {
       outcomes.push({ ok: false, error });
@@ -41,6 +52,7 @@ export const decideGroup = (base: World, queue: readonly Pending[]): { readonly 
   }
   return {
     world,
+    states,
     settle: () => {
       for (const [i, pending] of queue.entries()) {
         const o = outcomes[i];

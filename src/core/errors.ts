@@ -13,7 +13,7 @@ export const ERRORS = {
   MATCHMAKER_AUTO_CREATE_FAILED: { status: 400, message: 'No requested game mode is enabled in the chosen regions.' },
   MATCHMAKER_NO_AVAILABLE_LOBBIES: { status: 400, message: 'No lobby has a free seat and auto-create is prevented.' },
   MATCHMAKER_LOBBY_NOT_FOUND: { status: 400, message: 'Lobby not found.' },
-  MATCHMAKER_LOBBY_STOPPED: { status: 400, message: 'The lobby stopped before the player could join.' },
+  MATCHMAKER_LOBBY_STOPPED: { status: 400, message: 'The lobby has stopped or is stopping.' },
   MATCHMAKER_LOBBY_FULL: { status: 400, message: 'The lobby is full.' },
   MATCHMAKER_TOO_MANY_LOBBIES: { status: 400, message: 'The namespace reached its lobby count limit ({max}).' },
   MATCHMAKER_TOO_MANY_PLAYERS_FROM_SOURCE: { status: 400, message: 'Too many players from this client ({max}).' },
@@ -49,6 +49,7 @@ export const ERRORS = {
   API_BAD_QUERY: { status: 400, message: 'Invalid query parameter {name}: {reason}.' },
   API_BODY_TOO_LARGE: { status: 413, message: 'The request body exceeds {max} bytes (Tavern).' },
   API_MISSING_HEADER: { status: 400, message: 'Missing header {header}.' },
+  API_RATE_LIMIT: { status: 429, message: 'Too many requests ({key}): try again in {seconds} s.' },
   API_INVALID_IP: { status: 400, message: 'Invalid client address {ip}.' },
   GAME_NOT_FOUND: { status: 404, message: 'Game not found (Tavern; Rivet answered 500).' },
   NAMESPACE_NOT_FOUND: { status: 404, message: 'Namespace not found (Tavern; Rivet answered 500).' },
@@ -69,6 +70,8 @@ export const ERRORS = {
   CLAIMS_MISSING_ENTITLEMENT: { status: 401, message: 'Missing "{entitlement}" entitlement.' },
   TOKEN_ERROR: { status: 400, message: 'Invalid player token: {reason}.' },
   API_CORS_ORIGIN_NOT_ALLOWED: { status: 400, message: 'Origin {origin} is not allowed.' },
+  SERVER_SHUTTING_DOWN: { status: 503, message: 'The server is shutting down: try again (Tavern).' },
+  DEVICE_LINK_ALREADY_COMPLETED: { status: 409, message: 'The device link was already completed for another game (Tavern).' },
   ERROR: { status: 500, message: 'An internal error has occurred (ray_id {ray_id}).' },
 } as const satisfies Record<string, { readonly status: number; readonly message: string }>;
 

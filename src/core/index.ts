@@ -33,6 +33,7 @@ export {
 } from './lobby/lifecycle.js';
 export { proxyRoutes } from './lobby/routes.js';
 export * from './lobby/backoff.js';
+export { lobbyStateRefusal, fitStates } from './lobby/state.js';
 export { find, routeFind, chooseLobby, type FindCommand, type Route } from './matchmaker/find.js';
 export { join, type JoinCommand } from './matchmaker/join.js';
 export { create, type CreateCommand, MAX_LOBBY_CONFIG_BYTES } from './matchmaker/create.js';

@@ -22,10 +22,28 @@ export interface Random {
   u32(): number;
 }
 
-/** What a {@link MatchStore.transact} callback returns: its result, and the decision to persist (if any). */
+/** A lobby's state to write with a transaction: its JSON text, or undefined to clear it. */
+export interface LobbyStateWrite {
+  readonly namespaceId: string;
+  readonly lobbyId: string;
+  readonly json: string | undefined;
+}
+
+/**
+ * What a {@link MatchStore.transact} callback returns: its result, the decision to persist (if
+ * any), and a lobby state to write in the same commit (decided on the same world).
+ */
 export interface Transaction<T> {
   readonly result: T;
   readonly decision?: Decision<unknown>;
+  readonly lobbyState?: LobbyStateWrite;
+}
+
+/** The states a listing carries ({@link MatchStore.lobbyStates}): JSON texts by lobby, and the lobbies whose state did not fit. */
+export interface LobbyStatePage {
+  /** In the order asked. */
+  readonly states: ReadonlyMap<string, string>;
+  readonly omitted: ReadonlySet<string>;
 }
 
 /**
@@ -38,6 +56,13 @@ export interface MatchStore {
   /** The latest committed world, read-only (for queries; decisions go through `transact`). */
   snapshot(): Promise<World>;
   transact<T>(decide: (world: World) => Transaction<T>): Promise<{ readonly result: T; readonly decision?: Decision<unknown> }>;
+  /**
+   * A lobby's state as committed (its JSON text), or undefined. States are written by `transact`
+   * (`lobbyState`) and deleted in the commit that stops their lobby, or forgets it.
+   */
+  lobbyState(lobbyId: string): Promise<string | undefined>;
+  /** The committed states of `lobbyIds`, within `maxBytes` of UTF-8 in all (see `fitStates`). */
+  lobbyStates(lobbyIds: readonly string[], maxBytes: number): Promise<LobbyStatePage>;
 }
 
 /** Why a lobby's container went away on its own. */
@@ -93,15 +118,4 @@ export interface LobbyLogs {
 export interface Timers {
   /** Calls `fn` once, `ms` from now; the returned function cancels it (a no-op once it ran). */
   after(ms: number, fn: () => void): () => void;
-}
-
-/**
- * The free-form JSON state a lobby publishes (`PUT /matchmaker/lobbies/state`), read back by
- * `GET /matchmaker/lobbies/{id}/state`, `lobbies/list?include_state` and verification payloads.
- */
-export interface LobbyStates {
-  /** The state, or undefined when none was set (or it was cleared). */
-  get(lobbyId: string): Promise<unknown>;
-  /** Sets the state; undefined clears it. */
-  set(lobbyId: string, state: unknown): Promise<void>;
 }

@@ -3,7 +3,8 @@
  * for in-process tests, and `http.ts` bridges node:http to it directly. Lifecycle of a request:
  *
  *   canonical path (both URL styles) → CORS → route (404 `API_NOT_FOUND` / 400
- *   `API_METHOD_NOT_ALLOWED`) → handler: auth → body (≤ 1 MiB JSON) → validate → service →
+ *   `API_METHOD_NOT_ALLOWED`) → rate limit (429 `API_RATE_LIMIT`, when configured) →
+ *   handler: auth → body (≤ 1 MiB JSON) → validate → service →
  *   200 JSON | catalog error → `{code, message, metadata?}` with its status; anything unexpected
  *   → 500 `ERROR` with the ray id (logged). Every response carries `rvt-ray-id`.
  */
@@ -15,10 +16,10 @@ import { MAX_BODY_BYTES, readJsonBody } from './body.js';
 import type { Ctx, Handler, Services, Settings } from './context.js';
 import { corsFor, preflightHeaders } from './cors.js';
 import type { AppConfig, AppDeps, Logger } from './deps.js';
-import { errorResponse, HttpError, json, JsonText } from './errors.js';
+import { errorResponse, HttpError, json, JsonText, SECURITY_HEADERS } from './errors.js';
 import { fromRequest, toResponse, type Incoming, type Outgoing } from './incoming.js';
-import { MemoryLobbyStates } from './lobby-states.js';
 import { syncNamespaces } from '../services/publish.js';
+import { rateLimitGate } from './rate-limit.js';
 import { canonicalPath, Router } from './router.js';
 import { registerDevices } from './routes/devices.js';
 import { registerDomains } from './routes/domains.js';
@@ -62,6 +63,7 @@ const settingsOf = (config: AppConfig): Settings => {
     logWatchMs: config.logWatchMs ?? 40_000,
     logPollMs: config.logPollMs ?? 1_000,
     maxBodyBytes: config.maxBodyBytes ?? MAX_BODY_BYTES,
+    listStateBytes: config.listStateBytes ?? MAX_BODY_BYTES,
     egressAllow: config.egressAllow ?? [],
   };
 };
@@ -79,7 +81,6 @@ const servicesOf = (deps: AppDeps): Services => ({
     ...(deps.config.adminToken === undefined ? {} : { adminToken: deps.config.adminToken }),
   }),
   logBook: deps.logBook ?? new LogBook(deps.catalog),
-  lobbyStates: deps.lobbyStates ?? new MemoryLobbyStates(),
   logger: deps.logger ?? SILENT,
   settings: settingsOf(deps.config),
   health: deps.health ?? (() => ({})),
@@ -94,6 +95,19 @@ const buildRouter = (): Router<Handler> => {
   ]) register(router);
   return router;
 };
+
+/** The code of an error answer (its JSON body's), for the log. */
+const codeOf = (answer: Outgoing): unknown => {
+  try {
+    return (JSON.parse(answer.body) as { code?: unknown }).code;
+  } catch {
+    return undefined;
+  }
+};
+
+/** One info line for a request whose client left before its answer: a client event, no stack. */
+const clientGone = (logger: Logger, request: Incoming, path: string, rayId: string, answer: Outgoing): void =>
+  logger.info({ rayId, method: request.method, path: path.slice(0, 512), status: answer.status, code: codeOf(answer) }, 'the client went away before its answer');
 
 /** A signal aborted when either source aborts; `unlink` drops the listeners (the app's signal lives long). */
 const linkedSignal = (a: AbortSignal, b: AbortSignal): { readonly signal: AbortSignal; unlink(): void } => {
@@ -188,6 +202,14 @@ export function createApp(deps: AppDeps): App {
     return starting;
   };
 
+  const limited = deps.config.rateLimits === undefined
+    ? undefined
+    : rateLimitGate(deps.config.rateLimits, {
+        clock: services.clock,
+        trustProxyHeaders: services.settings.trustProxyHeaders,
+        isAdmin: (token) => services.tokens.isAdmin(token),
+      });
+
   const dispatch = async (request: Incoming, path: string, rayId: string): Promise<Outgoing> => {
     if (request.method === 'OPTIONS') {
       const methods = router.methods(path);
@@ -199,6 +221,8 @@ export function createApp(deps: AppDeps): App {
       const where = { method: request.method.slice(0, 16), path: path.slice(0, 256) };
       return errorResponse(matchError(match.kind === 'not-found' ? 'API_NOT_FOUND' : 'API_METHOD_NOT_ALLOWED', where));
     }
+    const refused = limited === undefined ? undefined : await limited(request, match.route);
+    if (refused !== undefined) return refused;
     await ready();
     const ctx = new RequestCtx(services, request, match.params, rayId, closing.signal);
     try {
@@ -229,8 +253,12 @@ export function createApp(deps: AppDeps): App {
     } catch (error) {
       answer = internalError(error, request, path, rayId);
     }
-    if (cors.kind === 'allow') Object.assign(answer.headers, cors.headers);
-    answer.headers['rvt-ray-id'] = rayId;
+    // A refusal the client never saw (it went away: an aborted upload, a cut body) is its own doing.
+    if (answer.status >= 400 && answer.status < 500 && request.signal.aborted) clientGone(services.logger, request, path, rayId, answer);
+    const headers = answer.headers;
+    if (cors.kind === 'allow') Object.assign(headers, cors.headers);
+    headers['rvt-ray-id'] = rayId;
+    Object.assign(headers, SECURITY_HEADERS);
     return answer;
   };
 

@@ -5,8 +5,11 @@
  */
 import { isIP } from 'node:net';
 import type { Client } from '../core/matchmaker/request.js';
+import { matchError, type MatchError } from '../core/errors.js';
+import { err, ok, type Result } from '../core/result.js';
 import type { Ctx } from './context.js';
-import { fail } from './errors.js';
+import { unwrap } from './errors.js';
+import type { Incoming } from './incoming.js';
 
 const stripPort = (raw: string): string => {
   const s = raw.trim();
@@ -23,23 +26,29 @@ const unmap = (ip: string): string => {
 };
 
 /**
- * The client's address: proxy headers when trusted, else the socket address.
+ * A request's client address: proxy headers when trusted, else the socket address; or why there
+ * is none (`API_MISSING_HEADER`, `API_INVALID_IP`).
+ *
+ * @example
+ * addressOf(request, true) // { ok: true, value: '203.0.113.7' }
+ */
+export function addressOf(request: Incoming, trustProxyHeaders: boolean): Result<string, MatchError> {
+  let raw: string | undefined;
+  if (trustProxyHeaders) raw = request.header('cf-connecting-ip') ?? request.header('x-forwarded-for')?.split(',')[0] ?? undefined;
+  raw ??= request.remoteAddress;
+  if (raw === undefined || raw.trim() === '') return err(matchError('API_MISSING_HEADER', { header: 'x-forwarded-for' }));
+  const ip = stripPort(raw);
+  if (isIP(ip) === 0) return err(matchError('API_INVALID_IP', { ip: ip.slice(0, 64) }));
+  return ok(unmap(ip));
+}
+
+/**
+ * The client's address (see {@link addressOf}), or the request fails.
  *
  * @example
  * clientIp(ctx) // '203.0.113.7'
  */
-export function clientIp(ctx: Ctx): string {
-  const { request } = ctx;
-  let raw: string | undefined;
-  if (ctx.services.settings.trustProxyHeaders) {
-    raw = request.header('cf-connecting-ip') ?? request.header('x-forwarded-for')?.split(',')[0] ?? undefined;
-  }
-  raw ??= ctx.remoteAddress;
-  if (raw === undefined || raw.trim() === '') fail('API_MISSING_HEADER', { header: 'x-forwarded-for' });
-  const ip = stripPort(raw);
-  if (isIP(ip) === 0) fail('API_INVALID_IP', { ip: ip.slice(0, 64) });
-  return unmap(ip);
-}
+export const clientIp = (ctx: Ctx): string => unwrap(addressOf(ctx.request, ctx.services.settings.trustProxyHeaders));
 
 const coordsOf = (header: string | null): Client['coords'] => {
   if (header === null) return undefined;

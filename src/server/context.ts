@@ -4,7 +4,7 @@
  */
 import type { RegionInfo } from '../core/world.js';
 import type { CatalogStore } from '../io/catalog.js';
-import type { Clock, LobbyStates, Random, Timers } from '../io/index.js';
+import type { Clock, Random, Timers } from '../io/index.js';
 import type { LogBook } from '../services/lobby-logs.js';
 import type { Matchmaker } from '../services/matchmaker.js';
 import type { Agent } from './auth.js';
@@ -25,6 +25,8 @@ export interface Settings {
   readonly logWatchMs: number;
   readonly logPollMs: number;
   readonly maxBodyBytes: number;
+  /** How many bytes of lobby states `lobbies/list?include_state=true` carries at most. */
+  readonly listStateBytes: number;
   /** Non-public verification hosts the operator allows (version validation and the egress guard). */
   readonly egressAllow: readonly string[];
 }
@@ -39,7 +41,6 @@ export interface Services {
   readonly uploads?: UploadsPort;
   readonly tokens: TokenIssuer;
   readonly logBook: LogBook;
-  readonly lobbyStates: LobbyStates;
   readonly logger: Logger;
   readonly settings: Settings;
   /** What `/health` adds beside `status` (the runtime and whether it is reachable). */

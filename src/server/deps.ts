@@ -3,10 +3,11 @@
  */
 import type { RegionInfo } from '../core/world.js';
 import type { CatalogStore } from '../io/catalog.js';
-import type { Clock, LobbyStates, Random, Timers } from '../io/index.js';
+import type { Clock, Random, Timers } from '../io/index.js';
 import type { LogBook } from '../services/lobby-logs.js';
 import type { Matchmaker } from '../services/matchmaker.js';
 import type { Uploads } from '../services/uploads.js';
+import type { RateLimitTable } from './rate-limit.js';
 import type { TokenIssuer } from './tokens.js';
 
 /** The uploads service (`src/services/uploads.ts`), as the edge uses it. */
@@ -44,8 +45,19 @@ export interface AppConfig {
   readonly logPollMs?: number;
   /** JSON body cap (default 1 MiB). */
   readonly maxBodyBytes?: number;
+  /**
+   * How many bytes (UTF-8 JSON) of lobby states `lobbies/list?include_state=true` carries in all
+   * (default 1 MiB, one state's cap); a lobby whose state does not fit is listed with
+   * `state_truncated: true` instead.
+   */
+  readonly listStateBytes?: number;
   /** Verification hosts allowed although not public (`TAVERN_EGRESS_ALLOW`): version validation accepts them too. */
   readonly egressAllow?: readonly string[];
+  /**
+   * Request rate limits per client address and endpoint (`TAVERN_RATE_LIMITS`, see
+   * `rate-limit.ts`); absent: none (in-process apps and tests; the server passes the defaults).
+   */
+  readonly rateLimits?: RateLimitTable;
 }
 
 export interface AppDeps {
@@ -63,7 +75,6 @@ export interface AppDeps {
   readonly tokens?: TokenIssuer;
   /** Shared with the runtime and the matchmaker's `logs`; created when absent (then only polling wakes long polls). */
   readonly logBook?: LogBook;
-  readonly lobbyStates?: LobbyStates;
   readonly logger?: Logger;
   /** What `/health` reports beside `status: ok` (the runtime's state); absent: nothing more. */
   readonly health?: () => Readonly<Record<string, unknown>>;

@@ -1,7 +1,10 @@
 /**
  * The server's environment variables, parsed (pure: `main` passes `process.env`).
  */
+import { isHumanText } from '../core/config/validate-text.js';
 import { LOCAL_REGION, type RegionInfo } from '../core/world.js';
+import { HTTP_DEFAULTS, type HttpOptions } from './http.js';
+import { parseRateLimits, type RateLimitTable } from './rate-limit.js';
 
 export interface ServerEnv {
   readonly host: string;
@@ -45,6 +48,12 @@ export interface ServerEnv {
   /** The captcha providers' verify endpoints (defaults: hCaptcha's and Turnstile's). */
   readonly hcaptchaVerifyUrl?: string;
   readonly turnstileVerifyUrl?: string;
+  /** `TAVERN_RATE_LIMITS`: the request rate limits (`rate-limit.ts`); undefined when `off`. */
+  readonly rateLimits?: RateLimitTable;
+  /** `TAVERN_MAX_CONNECTIONS`, `TAVERN_HEADERS_TIMEOUT_MS`, `TAVERN_KEEP_ALIVE_TIMEOUT_MS` (`http.ts`). */
+  readonly http: Required<HttpOptions>;
+  /** `TAVERN_SHUTDOWN_GRACE_MS`: how long a shutdown waits for requests in flight before cutting them. */
+  readonly shutdownGraceMs: number;
 }
 
 const ID = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -56,6 +65,7 @@ const regionOf = (raw: unknown, i: number): RegionInfo => {
   const id = r['id'] ?? r['region_id'];
   if (typeof id !== 'string' || !ID.test(id) || id.length > 16) throw new Error(`TAVERN_REGIONS[${i}].id must be a lowercase a-z0-9- name of at most 16 characters`);
   const display = r['displayName'] ?? r['display_name'];
+  if (typeof display === 'string' && !isHumanText(display)) throw new Error(`TAVERN_REGIONS[${i}].display_name has a control, bidi or lone surrogate character`);
   const provider = r['provider'];
   const lat = r['latitude'] ?? (r['coords'] as Record<string, unknown> | undefined)?.['latitude'];
   const long = r['longitude'] ?? (r['coords'] as Record<string, unknown> | undefined)?.['longitude'];
@@ -86,6 +96,15 @@ export function parseRegions(value: string | undefined): readonly RegionInfo[] {
 
 const opt = (v: string | undefined): string | undefined => (v === undefined || v.trim() === '' ? undefined : v.trim());
 
+/** An integer variable of at least `min`, or `fallback` when unset. */
+const count = (env: Readonly<Record<string, string | undefined>>, name: string, fallback: number, min: number): number => {
+  const raw = opt(env[name]);
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n) || n < min) throw new Error(`${name} must be an integer of at least ${min}`);
+  return n;
+};
+
 /** Reads the environment; throws with a clear message on a bad value. */
 export function parseEnv(env: Readonly<Record<string, string | undefined>>): ServerEnv {
   const port = Number(env['TAVERN_PORT'] ?? 8080);
@@ -108,6 +127,12 @@ export function parseEnv(env: Readonly<Record<string, string | undefined>>): Ser
   if (instanceId !== undefined && !/^[A-Za-z0-9_.-]{1,64}$/.test(instanceId)) throw new Error('TAVERN_INSTANCE_ID must be 1-64 characters of A-Z a-z 0-9 _ . -');
   const sqliteSync = opt(env['TAVERN_SQLITE_SYNC']) ?? 'normal';
   if (sqliteSync !== 'normal' && sqliteSync !== 'full') throw new Error('TAVERN_SQLITE_SYNC must be "normal" or "full"');
+  const rateLimits = parseRateLimits(env['TAVERN_RATE_LIMITS']);
+  const http = {
+    maxConnections: count(env, 'TAVERN_MAX_CONNECTIONS', HTTP_DEFAULTS.maxConnections, 1),
+    headersTimeoutMs: count(env, 'TAVERN_HEADERS_TIMEOUT_MS', HTTP_DEFAULTS.headersTimeoutMs, 1_000),
+    keepAliveTimeoutMs: count(env, 'TAVERN_KEEP_ALIVE_TIMEOUT_MS', HTTP_DEFAULTS.keepAliveTimeoutMs, 0),
+  };
   const values = {
     databaseUrl: opt(env['DATABASE_URL']),
     postgresSchema: opt(env['TAVERN_PG_SCHEMA']),
@@ -135,7 +160,10 @@ export function parseEnv(env: Readonly<Record<string, string | undefined>>): Ser
     lobbyLogMaxBytes,
     reconcileMs,
     hardening,
+    http,
+    shutdownGraceMs: count(env, 'TAVERN_SHUTDOWN_GRACE_MS', 10_000, 0),
     ...(runtime === undefined ? {} : { runtime }),
+    ...(rateLimits === undefined ? {} : { rateLimits }),
     ...Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)),
   };
 }

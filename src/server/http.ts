@@ -3,16 +3,26 @@
  * place, the body collected from its events, an abort signal made only when a handler asks for
  * one) and the app's answer written back in one piece.
  */
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { App } from './app.js';
 import type { Logger } from './deps.js';
-import type { BodyRead, Incoming } from './incoming.js';
+import { matchError } from '../core/errors.js';
+import { errorResponse, SECURITY_HEADERS } from './errors.js';
+import type { BodyRead, Incoming, Outgoing } from './incoming.js';
 
+/**
+ * The request target as a URL. An origin-form target (`/path?query`) is read after a fixed origin,
+ * never resolved as a reference: `//host/path` would otherwise name a host and lose its first
+ * segment (`GET //matchmaker/cloud/games` was answered as `/cloud/games`). An absolute-form target
+ * (a proxy's request line) is read as the URL it is.
+ */
 const urlOf = (req: IncomingMessage): URL => {
+  const target = req.url ?? '/';
   try {
-    return new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
+    return new URL(target.startsWith('/') ? `http://localhost${target}` : target);
   } catch {
-    return new URL(req.url?.startsWith('/') === true ? `http://localhost${req.url}` : 'http://localhost/');
+    return new URL('http://localhost/');
   }
 };
 
@@ -106,30 +116,108 @@ class NodeIncoming implements Incoming {
 /** The request as the app reads it. */
 export const fromNode = (req: IncomingMessage, res: ServerResponse): Incoming => new NodeIncoming(req, res);
 
+/** Whether the server began to shut down ({@link closeHttpServer}); shared by its requests. */
+interface Lifecycle {
+  closing: boolean;
+}
+
+/** A request that arrived once the server began to shut down: refused, its connection closed. */
+const shuttingDown = (): Outgoing => {
+  const answer = errorResponse(matchError('SERVER_SHUTTING_DOWN'), { 'retry-after': '1', connection: 'close', 'rvt-ray-id': randomUUID() });
+  Object.assign(answer.headers, SECURITY_HEADERS);
+  return answer;
+};
+
 /**
- * Serves one request through `app` (a crash still gets an answer).
+ * Serves one request through `app` (a crash still gets an answer). Once the server is shutting
+ * down, an answer closes its connection, and a request that arrives then is refused
+ * (`SERVER_SHUTTING_DOWN`) without reaching the app.
  *
  * @example
  * createServer((req, res) => void serve(app, req, res, logger));
  */
-export async function serve(app: Pick<App, 'respond'>, req: IncomingMessage, res: ServerResponse, logger?: Logger): Promise<void> {
+export async function serve(app: Pick<App, 'respond'>, req: IncomingMessage, res: ServerResponse, logger?: Logger, lifecycle?: Lifecycle): Promise<void> {
   try {
-    const answer = await app.respond(fromNode(req, res));
+    const answer = lifecycle?.closing === true ? shuttingDown() : await app.respond(fromNode(req, res));
     // The answer's headers are its own: completed in place.
     const headers = answer.headers;
     headers['content-length'] = String(Buffer.byteLength(answer.body));
-    // A body the app did not read (refused before reading it) would stall a kept-alive connection: close it instead.
-    // (GET and HEAD bodies are never handed to the app: node discards them itself.)
-    if (!req.complete && req.method !== 'GET' && req.method !== 'HEAD') headers['connection'] = 'close';
+    // A body the app did not read (refused before reading it) would stall a kept-alive connection:
+    // close it instead (GET and HEAD bodies are never handed to the app: node discards them
+    // itself). Shutting down, no connection is kept for another request.
+    if ((!req.complete && req.method !== 'GET' && req.method !== 'HEAD') || lifecycle?.closing === true) headers['connection'] = 'close';
     res.writeHead(answer.status, headers).end(answer.body);
   } catch (error) {
     logger?.error({ err: error }, 'could not answer a request');
-    if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+    if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json', ...SECURITY_HEADERS });
     res.end();
   }
 }
 
-/** A node:http server answering through `app`. */
-export function createHttpServer(app: Pick<App, 'respond'>, logger?: Logger): Server {
-  return createServer((req, res) => void serve(app, req, res, logger));
+/**
+ * Connection limits of the server (`TAVERN_MAX_CONNECTIONS`, `TAVERN_HEADERS_TIMEOUT_MS`,
+ * `TAVERN_KEEP_ALIVE_TIMEOUT_MS`).
+ *
+ * @example
+ * const options: HttpOptions = { maxConnections: 10_000, headersTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000 };
+ */
+export interface HttpOptions {
+  /** Open connections at most; one more is closed as soon as it is accepted (default 10,000). */
+  readonly maxConnections?: number;
+  /** How long a client has to send a request's headers; a slower one (slowloris) is cut with 408 (default 10 s). */
+  readonly headersTimeoutMs?: number;
+  /** How long an idle kept-alive connection waits for the next request (default 5 s). */
+  readonly keepAliveTimeoutMs?: number;
+}
+
+export const HTTP_DEFAULTS = Object.freeze({ maxConnections: 10_000, headersTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000 });
+
+const lifecycles = new WeakMap<Server, Lifecycle>();
+
+/**
+ * A node:http server answering through `app`, with the connection limits of `options`. The
+ * timeouts are checked every second (Node checks every 30 s by default, so a slowloris client
+ * held a connection 60 to 90 s).
+ *
+ * @example
+ * const server = createHttpServer(app, logger, { headersTimeoutMs: 10_000 });
+ */
+export function createHttpServer(app: Pick<App, 'respond'>, logger?: Logger, options: HttpOptions = {}): Server {
+  const lifecycle: Lifecycle = { closing: false };
+  const headersTimeout = options.headersTimeoutMs ?? HTTP_DEFAULTS.headersTimeoutMs;
+  const server = createServer(
+    {
+      headersTimeout,
+      // The whole request (an upload's body too): Node's default, never below the headers' own.
+      requestTimeout: Math.max(300_000, headersTimeout),
+      keepAliveTimeout: options.keepAliveTimeoutMs ?? HTTP_DEFAULTS.keepAliveTimeoutMs,
+      connectionsCheckingInterval: Math.min(1_000, headersTimeout),
+    },
+    (req, res) => void serve(app, req, res, logger, lifecycle),
+  );
+  server.maxConnections = options.maxConnections ?? HTTP_DEFAULTS.maxConnections;
+  lifecycles.set(server, lifecycle);
+  return server;
+}
+
+/**
+ * Shuts a server of {@link createHttpServer} down: no new connection is accepted, idle ones close
+ * at once, each request in flight is answered with `Connection: close` (a request arriving
+ * meanwhile on a connection still open is refused, `SERVER_SHUTTING_DOWN`), and it resolves as
+ * soon as the last connection closed, or once `graceMs` passed (the rest are cut then).
+ *
+ * @example
+ * process.on('SIGTERM', () => void closeHttpServer(server, 10_000).then(() => process.exit(0)));
+ */
+export function closeHttpServer(server: Server, graceMs: number): Promise<void> {
+  const lifecycle = lifecycles.get(server);
+  if (lifecycle !== undefined) lifecycle.closing = true;
+  return new Promise((resolve) => {
+    const cut = setTimeout(() => server.closeAllConnections(), graceMs);
+    server.close(() => {
+      clearTimeout(cut);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
 }

@@ -2,7 +2,8 @@
  * `npm start`: the server's composition root. Reads the environment (`env.ts`), opens storage
  * (PostgreSQL when `DATABASE_URL` is set, else SQLite under `TAVERN_DATA_DIR`), wires the
  * matchmaker, uploads and the HTTP edge, runs the maintenance tick, and shuts down gracefully on
- * SIGTERM/SIGINT (stop accepting, finish in-flight requests, close storage).
+ * SIGTERM/SIGINT (stop accepting, answer in-flight requests with `Connection: close` within a
+ * bounded grace, close storage, exit).
  */
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -19,7 +20,7 @@ import { Uploads } from '../services/uploads.js';
 import { createApp, type App } from './app.js';
 import { parseEnv, type ServerEnv } from './env.js';
 import { json } from './errors.js';
-import { createHttpServer } from './http.js';
+import { closeHttpServer, createHttpServer } from './http.js';
 import { createLogger } from './logger.js';
 import { createServerRuntime } from './runtime.js';
 import { TokenIssuer } from './tokens.js';
@@ -70,7 +71,7 @@ async function main(): Promise<void> {
   const random = new SystemRandom();
   const live: { app?: App } = {};
   const respond = { respond: (request: Parameters<App['respond']>[0]) => (live.app === undefined ? Promise.resolve(json({ code: 'ERROR', message: 'starting' }, 503)) : live.app.respond(request)) };
-  const server = createHttpServer(respond, logger);
+  const server = createHttpServer(respond, logger, env.http);
   const servers = [server];
   await new Promise<void>((resolve) => server.listen(env.port, env.host, resolve));
   const { port } = server.address() as AddressInfo;
@@ -84,7 +85,7 @@ async function main(): Promise<void> {
     env, catalog, tokens, logBook, uploads, clock, logger, port, publicOrigin,
     // Bridge containers reach the API at the bridge gateway: one more listener there, same app.
     listenAlso: async (host) => {
-      const extra = createHttpServer(respond, logger);
+      const extra = createHttpServer(respond, logger, env.http);
       await new Promise<void>((resolve, reject) => extra.once('error', reject).listen(port, host, resolve));
       servers.push(extra);
     },
@@ -121,6 +122,7 @@ async function main(): Promise<void> {
       publicOrigin,
       trustProxyHeaders: env.trustProxyHeaders,
       egressAllow: env.egressAllow,
+      ...(env.rateLimits === undefined ? {} : { rateLimits: env.rateLimits }),
       ...(env.adminToken === undefined ? {} : { adminToken: env.adminToken }),
       ...(env.cdnDomain === undefined ? {} : { cdnDomain: env.cdnDomain }),
       ...(env.jobDomain === undefined ? {} : { jobDomain: env.jobDomain }),
@@ -145,18 +147,18 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down');
     clearInterval(tick);
     hosted.close();
+    // Long polls and seat waits answer now; each answer closes its connection.
     started.close();
-    for (const extra of servers.slice(1)) extra.close();
-    server.close(() => {
-      Promise.allSettled([...background]).then(() => stores.close()).then(
+    Promise.all(servers.map((s) => closeHttpServer(s, env.shutdownGraceMs)))
+      .then(() => Promise.allSettled([...background]))
+      .then(() => stores.close())
+      .then(
         () => process.exit(0),
         (error: unknown) => {
           logger.error({ err: error }, 'closing storage failed');
           process.exit(1);
         },
       );
-    });
-    server.closeIdleConnections();
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));

@@ -54,8 +54,14 @@ interface Parts {
   readonly decoded: readonly (string | undefined)[];
 }
 
+/**
+ * The segments of a path, as sent: the leading `/` and one trailing `/` are dropped, and nothing
+ * else is (an empty segment, `//x` or `/a//b`, matches no route: it is never read as another path).
+ */
 const partsOf = (path: string): Parts => {
-  const raw = path.split('/').filter((s) => s !== '');
+  const raw = path.split('/');
+  raw.shift();
+  if (raw.length > 0 && raw[raw.length - 1] === '') raw.pop();
   return { raw, decoded: raw.map((s) => (s.includes('%') ? decode(s) : s)) };
 };
 
@@ -66,7 +72,7 @@ function matchSegments(segments: readonly Segment[], { raw: parts, decoded }: Pa
   for (let i = 0; i < segments.length; i++) {
     const seg = segments[i] as Segment;
     if (seg.kind === 'rest') {
-      if (i >= parts.length) return undefined;
+      if (i >= parts.length || parts.includes('', i)) return undefined;
       params ??= {};
       params[seg.name] = parts.slice(i).join('/');
       return params;

@@ -14,7 +14,7 @@
 import { createHash, createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto';
 import { matchError, type MatchError } from '../core/errors.js';
 import { err, ok, type Result } from '../core/result.js';
-import type { CatalogStore, TokenKind } from '../io/catalog.js';
+import type { CatalogStore, TokenKind, TokenRecord } from '../io/catalog.js';
 import type { Clock, Random } from '../io/index.js';
 
 /** A development token's port (the `ports` map entry of `tokens/development`, with its label). */
@@ -63,14 +63,41 @@ const ADMIN: Admin = Object.freeze({ kind: 'admin' });
 /** Tokens remembered as verified before the cache starts over. */
 const CHECKED_MAX = 10_000;
 
-/** The JWT of a token, without its Rivet-style label. */
-const bareJwt = (token: string): string => {
+/** A token's Rivet-style label (undefined when it has none) and its JWT. */
+interface Labelled {
+  readonly label: string | undefined;
+  readonly jwt: string;
+}
+
+const labelled = (token: string): Labelled => {
   const first = token.indexOf('.');
   let dots = 0;
   for (let at = first; at !== -1; at = token.indexOf('.', at + 1)) dots++;
   // Four parts: a label, then the JWT's three.
-  return dots === 3 ? token.slice(first + 1) : token;
+  return dots === 3 ? { label: token.slice(0, first), jwt: token.slice(first + 1) } : { label: undefined, jwt: token };
 };
+
+/** Whether a label (if any) is the one {@link labelOf} gives this kind of token (a namespace's name may differ: it is only a hint). */
+const labelFits = (label: string | undefined, grant: Grant): boolean => {
+  if (label === undefined) return true;
+  switch (grant.kind) {
+    case 'cloud':
+    case 'lobby':
+      return label === grant.kind;
+    case 'namespace-public':
+      return label.startsWith('pub_');
+    case 'namespace-development':
+      return label.startsWith('dev_');
+    case 'player':
+      return label === (grant.dev === true ? 'dev_player' : 'player');
+  }
+};
+
+/** Whether a token's record says what its claims say: the same kind, game and namespace. */
+const recordFits = (record: TokenRecord, grant: Grant): boolean =>
+  record.kind === grant.kind &&
+  record.gameId === ('gameId' in grant ? grant.gameId : undefined) &&
+  record.namespaceId === ('namespaceId' in grant ? grant.namespaceId : undefined);
 
 /** What a verified JWT is remembered by: its signature segment (hashing it beats hashing the whole JWT). */
 const checkedKey = (jwt: string): string => jwt.slice(jwt.lastIndexOf('.') + 1);
@@ -291,21 +318,22 @@ export class TokenIssuer {
    * const who = await tokens.identify(bearer); // ok({ kind: 'admin' }) | ok(verified) | err(...)
    */
   async identify(token: string): Promise<Result<Admin | Verified, MatchError>> {
-    const jwt = bareJwt(token);
+    const parts = labelled(token);
     // A token seen valid before is no admin token: skip the digest (the hot path of a find).
-    if (this.#known(jwt) === undefined && (await this.isAdmin(token))) return ok(ADMIN);
-    return this.#verifyBare(jwt);
+    if (this.#known(parts.jwt) === undefined && (await this.isAdmin(token))) return ok(ADMIN);
+    return this.#verifyParts(parts);
   }
 
   /**
-   * Verifies a token string: format, signature, expiry, then revocation (looked up every time).
-   * Errors: `API_UNAUTHORIZED` (malformed, bad signature, unknown), `CLAIMS_ENTITLEMENT_EXPIRED`,
-   * `TOKEN_REVOKED`. A token whose signature and claims checked out is remembered (a namespace's
-   * public token comes with every find of its players): expiry and revocation are still checked on
-   * every use.
+   * Verifies a token string: format, signature, expiry, its label against its kind, then its
+   * record (looked up every time): the record must exist, say the same kind, game and namespace as
+   * the claims, and not be revoked. Errors: `API_UNAUTHORIZED` (malformed, bad signature, unknown,
+   * a label or record that disagrees), `CLAIMS_ENTITLEMENT_EXPIRED`, `TOKEN_REVOKED`. A token whose
+   * signature and claims checked out is remembered (a namespace's public token comes with every
+   * find of its players): expiry, label and record are still checked on every use.
    */
   verify(token: string): Promise<Result<Verified, MatchError>> {
-    return this.#verifyBare(bareJwt(token));
+    return this.#verifyParts(labelled(token));
   }
 
   /** The remembered check of `jwt`, if it is the very JWT remembered under its signature. */
@@ -314,8 +342,8 @@ export class TokenIssuer {
     return entry?.jwt === jwt ? entry : undefined;
   }
 
-  /** {@link verify} of a JWT without its label. */
-  async #verifyBare(jwt: string): Promise<Result<Verified, MatchError>> {
+  /** {@link verify} of a token split into its label and JWT. */
+  async #verifyParts({ label, jwt }: Labelled): Promise<Result<Verified, MatchError>> {
     const nowS = this.#deps.clock.now() / 1000;
     let entry = this.#known(jwt);
     if (entry === undefined) {
@@ -340,9 +368,12 @@ export class TokenIssuer {
     }
     if (entry.exp <= nowS) return err(matchError('CLAIMS_ENTITLEMENT_EXPIRED'));
     const { verified } = entry;
+    if (!labelFits(label, verified)) return err(matchError('API_UNAUTHORIZED', { reason: 'the token label does not match its kind' }));
     if (verified.kind !== 'player') {
       const record = await this.#deps.catalog.getToken(verified.jti);
       if (record === undefined) return err(matchError('API_UNAUTHORIZED', { reason: 'unknown token' }));
+      // A token reusing another's id with another game, namespace or kind (signed with a leaked key).
+      if (!recordFits(record, verified)) return err(matchError('API_UNAUTHORIZED', { reason: 'the token does not match its record' }));
       if (record.revokedAt !== undefined) return err(matchError('TOKEN_REVOKED'));
     }
     return ok(verified);

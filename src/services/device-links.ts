@@ -11,6 +11,8 @@ import type { Random } from '../io/index.js';
 
 const pendingKey = (token: string): string => `device-link:${token}`;
 const doneKey = (token: string): string => `device-link-token:${token}`;
+/** The game a link was completed for: claimed (set once) before its token is issued. */
+const gameKey = (token: string): string => `device-link-game:${token}`;
 
 /** Mints cloud tokens (the server's token issuer). */
 export interface CloudTokens {
@@ -64,8 +66,10 @@ export async function deviceLinkStatus(deps: Reads, token: string): Promise<Resu
 }
 
 /**
- * Completes a link for the game with a new cloud token (a completed link keeps its first token);
- * `API_BAD_QUERY` for a token no link has.
+ * Completes a link for the game with a new cloud token. The link is claimed for the game first
+ * (set once, so of two completions racing for two games exactly one wins): completing it again
+ * for the same game changes nothing (a retry), for another game is `DEVICE_LINK_ALREADY_COMPLETED`
+ * and the link keeps its first token. `API_BAD_QUERY` for a token no link has.
  *
  * @effects catalog (getSetting, putSettingIfAbsent), tokens (issue)
  * @example
@@ -78,6 +82,7 @@ export async function completeDeviceLink(
 ): Promise<Result<undefined, MatchError>> {
   const status = await deviceLinkStatus(deps, token);
   if (!status.ok) return status;
+  if ((await deps.catalog.putSettingIfAbsent(gameKey(token), gameId)) !== gameId) return err(matchError('DEVICE_LINK_ALREADY_COMPLETED'));
   if (status.value === undefined) await deps.catalog.putSettingIfAbsent(doneKey(token), await deps.tokens.issue({ kind: 'cloud', gameId }));
   return ok(undefined);
 }

@@ -27,7 +27,8 @@ import { find, type FindCommand } from '../core/matchmaker/find.js';
 import { join, type JoinCommand } from '../core/matchmaker/join.js';
 import type { Seat } from '../core/matchmaker/seat.js';
 import { addNamespace, publishVersion, updateNamespaceSettings } from '../core/namespace.js';
-import { ok, type Result } from '../core/result.js';
+import { err, ok, type Result } from '../core/result.js';
+import { lobbyStateRefusal } from '../core/lobby/state.js';
 import { tick, type TickSummary } from '../core/tick.js';
 import type { Decision } from '../core/tx.js';
 import type { NamespaceSettings, NamespaceState, Version, World } from '../core/world.js';
@@ -36,6 +37,7 @@ import type {
   Clock,
   ExitReason,
   LobbyLogs,
+  LobbyStatePage,
   MatchStore,
   ProxyRoutes,
   Random,
@@ -337,6 +339,39 @@ export class Matchmaker implements RuntimeListener {
   /** The runtime reports a container gone. */
   lobbyExited(ref: LobbyRef, reason: ExitReason): Promise<Result<undefined, MatchError>> {
     return this.#step(ref.namespaceId, (world, ctx) => lobbyExited(world, { namespaceId: ref.namespaceId, lobbyId: ref.lobbyId, reason }, ctx));
+  }
+
+  /**
+   * `PUT lobbies/state`: sets (`json`, a JSON text) or clears (undefined) a lobby's state, in a
+   * commit of its own decided on the latest world: `MATCHMAKER_LOBBY_NOT_FOUND` for a lobby the
+   * namespace does not have, `MATCHMAKER_LOBBY_STOPPED` once it stops (its state went with it).
+   *
+   * @effects store (transact)
+   */
+  setLobbyState(ref: LobbyRef, json: string | undefined): Promise<Result<undefined, MatchError>> {
+    return this.#run((world): Transaction<Result<undefined, MatchError>> => {
+      const refusal = lobbyStateRefusal(world, ref);
+      if (refusal !== undefined) return { result: err(refusal) };
+      return { result: ok(undefined), lobbyState: { namespaceId: ref.namespaceId, lobbyId: ref.lobbyId, json } };
+    });
+  }
+
+  /**
+   * A lobby's committed state (its JSON text), if it has one.
+   *
+   * @effects store (lobbyState)
+   */
+  lobbyState(lobbyId: string): Promise<string | undefined> {
+    return this.#deps.store.lobbyState(lobbyId);
+  }
+
+  /**
+   * The states a listing carries: those of `lobbyIds`, in order, within `maxBytes`.
+   *
+   * @effects store (lobbyStates)
+   */
+  lobbyStates(lobbyIds: readonly string[], maxBytes: number): Promise<LobbyStatePage> {
+    return this.#deps.store.lobbyStates(lobbyIds, maxBytes);
   }
 
   /** {@link RuntimeListener}: a runtime's report, fire and forget. */

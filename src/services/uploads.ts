@@ -54,14 +54,29 @@ const notFound = (): MatchError => matchError('UPLOAD_NOT_FOUND');
 const completed = (): MatchError => invalid('the upload is already complete');
 
 /** Streams `body` into `writer`, stopping at the first chunk past `limit`; returns the bytes seen. */
-const copy = async (body: AsyncIterable<Uint8Array>, writer: BlobWriter, limit: number): Promise<number> => {
+/**
+ * Copies the body into `writer`, stopping as soon as more than `limit` bytes came: the bytes seen,
+ * and whether the body failed midway (`cut`: the client went away or the connection broke, a
+ * client event). A failing write is the server's own failure and throws.
+ */
+const copy = async (body: AsyncIterable<Uint8Array>, writer: BlobWriter, limit: number): Promise<{ readonly seen: number; readonly cut: boolean }> => {
+  const chunks = body[Symbol.asyncIterator]();
   let seen = 0;
-  for await (const chunk of body) {
-    seen += chunk.byteLength;
-    if (seen > limit) break;
-    await writer.write(chunk);
+  for (;;) {
+    let next: IteratorResult<Uint8Array>;
+    try {
+      next = await chunks.next();
+    } catch {
+      return { seen, cut: true };
+    }
+    if (next.done === true) return { seen, cut: false };
+    seen += next.value.byteLength;
+    if (seen > limit) {
+      await chunks.return?.();
+      return { seen, cut: false };
+    }
+    await writer.write(next.value);
   }
-  return seen;
 };
 
 const fileKey = (uploadId: string, path: string): string => `uploads/${uploadId}/files/${path}`;
@@ -173,7 +188,8 @@ export class Uploads {
     if (upload.completedAt !== undefined) return err(completed());
     const writer = await this.#blobs.begin(putKey(upload.id, index, file, part));
     try {
-      const seen = await copy(body, writer, length);
+      const { seen, cut } = await copy(body, writer, length);
+      if (cut) return err(invalid(`the body ended after ${seen} of ${length} bytes`));
       if (seen > length) return err(invalid(`the body is longer than ${length} bytes`));
       if (seen < length) return err(invalid(`the body has ${seen} of ${length} bytes`));
       return await this.#exclusive(upload.id, async () => {

@@ -202,5 +202,103 @@ export const matchStoreContract = (name: string, open: () => Promise<MatchStoreU
       expect(lobbies.every((l) => l.playerCount <= 3)).toBe(true);
       expect(lobbies).toHaveLength(10);
     });
+
+    /** A namespace with `n` ready lobbies (idle ones), and their ids. */
+    const readyLobbies = async (store: MatchStoreUnderTest, n: number) => {
+      const { mm, clock } = matchmakerOn(store.match);
+      const ns = randomUUID();
+      await mm.addNamespace(ns);
+      await mm.publish(ns, version(4, n));
+      await readyAll(mm, ns);
+      const ids = [...((await store.match.snapshot()).namespaces.get(ns)?.lobbies.keys() ?? [])];
+      expect(ids).toHaveLength(n);
+      return { mm, clock, ns, ids };
+    };
+
+    it('a lobby state is stored with its lobby: set, replaced, cleared; a reopened store and a twin see it', async () => {
+      const store = await fresh();
+      const twin = await store.reopen();
+      const { mm, ns, ids } = await readyLobbies(store, 2);
+      const [a = '', b = ''] = ids;
+      expect(await store.match.lobbyState(a)).toBeUndefined();
+      expect(await mm.setLobbyState({ namespaceId: ns, lobbyId: a }, '{"map":"dust","players":[1,2]}')).toEqual({ ok: true, value: undefined });
+      expect(await store.match.lobbyState(a)).toBe('{"map":"dust","players":[1,2]}');
+      expect(await twin.lobbyState(a)).toBe('{"map":"dust","players":[1,2]}');
+      expect(await (await store.reopen()).lobbyState(a)).toBe('{"map":"dust","players":[1,2]}');
+      expect(await store.match.lobbyState(b)).toBeUndefined();
+      // A state of 1 MiB (the body cap), with text a database must keep exactly (escapes, astral characters).
+      const big = JSON.stringify({ s: 'é😀\u0000"\\', pad: 'x'.repeat(1024 * 1024 - 64) });
+      expect((await matchmakerOn(twin).mm.setLobbyState({ namespaceId: ns, lobbyId: b }, big)).ok).toBe(true);
+      expect(await store.match.lobbyState(b)).toBe(big);
+      expect((await mm.setLobbyState({ namespaceId: ns, lobbyId: a }, '{"map":"nuke"}')).ok).toBe(true);
+      expect(await twin.lobbyState(a)).toBe('{"map":"nuke"}');
+      expect((await mm.setLobbyState({ namespaceId: ns, lobbyId: a }, undefined)).ok).toBe(true);
+      expect(await store.match.lobbyState(a)).toBeUndefined();
+      expect(await (await store.reopen()).lobbyState(a)).toBeUndefined();
+      expect(await (await store.reopen()).lobbyState(b)).toBe(big);
+    });
+
+    it('a stopped lobby loses its state and refuses a new one; an unknown lobby or another namespace\'s is not found', async () => {
+      const store = await fresh();
+      const { mm, clock, ns, ids } = await readyLobbies(store, 2);
+      const [a = '', b = ''] = ids;
+      for (const id of ids) expect((await mm.setLobbyState({ namespaceId: ns, lobbyId: id }, '{"n":1}')).ok).toBe(true);
+      expect((await mm.stopLobby({ namespaceId: ns, lobbyId: a })).ok).toBe(true);
+      expect(await store.match.lobbyState(a)).toBeUndefined();
+      expect(await (await store.reopen()).lobbyState(a)).toBeUndefined();
+      expect(await mm.setLobbyState({ namespaceId: ns, lobbyId: a }, '{"n":2}')).toEqual({ ok: false, error: { code: 'MATCHMAKER_LOBBY_STOPPED' } });
+      expect(await mm.setLobbyState({ namespaceId: ns, lobbyId: a }, undefined)).toEqual({ ok: false, error: { code: 'MATCHMAKER_LOBBY_STOPPED' } });
+      expect(await store.match.lobbyState(a)).toBeUndefined();
+      // The container goes (stopped), then the lobby is forgotten: nothing comes back.
+      expect((await mm.lobbyExited({ namespaceId: ns, lobbyId: a }, 'exited')).ok).toBe(true);
+      clock.t += 20 * 60_000;
+      await mm.maintain();
+      expect((await store.match.snapshot()).namespaces.get(ns)?.lobbies.has(a)).toBe(false);
+      expect(await mm.setLobbyState({ namespaceId: ns, lobbyId: a }, '{"n":3}')).toEqual({ ok: false, error: { code: 'MATCHMAKER_LOBBY_NOT_FOUND' } });
+      expect(await store.match.lobbyState(a)).toBeUndefined();
+      expect(await mm.setLobbyState({ namespaceId: randomUUID(), lobbyId: b }, '{"n":4}')).toEqual({ ok: false, error: { code: 'MATCHMAKER_LOBBY_NOT_FOUND' } });
+      // A lobby that crashed (stopped at once) loses it too.
+      expect((await mm.lobbyExited({ namespaceId: ns, lobbyId: b }, 'crashed')).ok).toBe(true);
+      expect(await store.match.lobbyState(b)).toBeUndefined();
+    });
+
+    it('a state write and a stop started together are committed in order: the state never outlives its lobby', async () => {
+      const store = await fresh();
+      const { mm, ns, ids } = await readyLobbies(store, 2);
+      const [a = '', b = ''] = ids;
+      const [setA, stopA] = await Promise.all([mm.setLobbyState({ namespaceId: ns, lobbyId: a }, '{"x":1}'), mm.stopLobby({ namespaceId: ns, lobbyId: a })]);
+      expect([setA.ok, stopA.ok]).toEqual([true, true]);
+      const [stopB, setB] = await Promise.all([mm.stopLobby({ namespaceId: ns, lobbyId: b }), mm.setLobbyState({ namespaceId: ns, lobbyId: b }, '{"x":2}')]);
+      expect(stopB.ok).toBe(true);
+      expect(setB).toEqual({ ok: false, error: { code: 'MATCHMAKER_LOBBY_STOPPED' } });
+      const reopened = await store.reopen();
+      for (const s of [store.match, reopened]) {
+        expect(await s.lobbyState(a)).toBeUndefined();
+        expect(await s.lobbyState(b)).toBeUndefined();
+      }
+    });
+
+    it('lobbyStates: the states of the lobbies asked for, in their order, within a byte budget; those left out are named', async () => {
+      const store = await fresh();
+      const { mm, ns, ids } = await readyLobbies(store, 4);
+      const [a = '', b = '', c = '', d = ''] = ids;
+      const sized = (n: number) => JSON.stringify({ p: 'y'.repeat(n - 8) });
+      await mm.setLobbyState({ namespaceId: ns, lobbyId: a }, sized(40));
+      await mm.setLobbyState({ namespaceId: ns, lobbyId: b }, sized(50));
+      await mm.setLobbyState({ namespaceId: ns, lobbyId: c }, sized(20));
+      // d has no state; an unknown id is ignored.
+      const page = await store.match.lobbyStates([a, b, c, d, randomUUID()], 64);
+      expect([...page.states.entries()]).toEqual([[a, sized(40)], [c, sized(20)]]);
+      expect([...page.omitted]).toEqual([b]);
+      const all = await (await store.reopen()).lobbyStates([c, b, a, d], 1024 * 1024);
+      expect([...all.states.keys()]).toEqual([c, b, a]);
+      expect(all.omitted.size).toBe(0);
+      expect((await store.match.lobbyStates([], 10)).states.size).toBe(0);
+      // Bytes, not characters: 'é' is two.
+      await mm.setLobbyState({ namespaceId: ns, lobbyId: d }, JSON.stringify('é'.repeat(10)));
+      const utf8 = await store.match.lobbyStates([d], 21);
+      expect([...utf8.omitted]).toEqual([d]);
+      expect([...(await store.match.lobbyStates([d], 22)).states.keys()]).toEqual([d]);
+    });
   });
 };

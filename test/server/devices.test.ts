@@ -25,6 +25,23 @@ describe('device links', () => {
     expect((await h.call('GET', '/cloud/auth/inspect', { token: cloudToken })).body).toEqual({ agent: { game_cloud: { game_id: gameId } } });
   });
 
+  it('completing a link again with another game answers 409 DEVICE_LINK_ALREADY_COMPLETED and keeps the first game\'s token (outside probe)', async () => {
+    h = harness();
+    const a = await h.setup(undefined, 'game-a');
+    const b = await h.setup(undefined, 'game-b');
+    const token = str((await h.call('POST', '/cloud/devices/links')).body['device_link_token']);
+    const complete = (gameId: string, bearer: string) => h.call('POST', '/cloud/devices/links/complete', { token: bearer, body: { device_link_token: token, game_id: gameId } });
+    expect((await complete(a.gameId, a.cloud)).status).toBe(200);
+    const again = await complete(b.gameId, b.cloud);
+    expect(again.status).toBe(409);
+    expect(again.body['code']).toBe('DEVICE_LINK_ALREADY_COMPLETED');
+    expect((await complete(b.gameId, ADMIN)).status).toBe(409);
+    // The same game again is fine (a retried request).
+    expect((await complete(a.gameId, ADMIN)).status).toBe(200);
+    const cloudToken = str((await h.call('GET', `/cloud/devices/links?device_link_token=${encodeURIComponent(token)}`)).body['cloud_token']);
+    expect((await h.call('GET', '/cloud/auth/inspect', { token: cloudToken })).body).toEqual({ agent: { game_cloud: { game_id: a.gameId } } });
+  });
+
   it('gives up the watch after 40 s and refuses unknown links', async () => {
     h = harness();
     const token = str((await h.call('POST', '/cloud/devices/links')).body['device_link_token']);

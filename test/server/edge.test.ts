@@ -146,6 +146,38 @@ describe('CORS (§1.6)', () => {
   });
 });
 
+describe('security headers (outside probe)', () => {
+  const SECURITY = { 'x-content-type-options': 'nosniff', 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' };
+  const securityOf = (headers: Headers) => Object.fromEntries(Object.keys(SECURITY).map((name) => [name, headers.get(name)]));
+
+  it('every answer says nosniff, no-store and no-referrer: successes, refusals, preflights, and those carrying tokens', async () => {
+    h = harness({ readyAfterMs: 0 });
+    const { gameId, nsId, pub } = await h.setup();
+    const answers = [
+      await h.call('GET', '/health'),
+      await h.call('GET', '/nothing'),
+      await h.call('OPTIONS', '/matchmaker/lobbies/find', { headers: { origin: 'https://game.example' } }),
+      await h.call('DELETE', `/cloud/games/${G}`, { token: ADMIN }),
+      await h.call('GET', `/cloud/games/${gameId}`),
+      await h.call('POST', '/cloud/games', { token: ADMIN, raw: '{' }),
+      // Answers carrying a token or a secret: a public token, a player token, a device link.
+      await h.call('POST', `/cloud/games/${gameId}/namespaces/${nsId}/tokens/public`, { token: ADMIN }),
+      await h.call('POST', '/matchmaker/lobbies/find', { token: pub, body: { game_modes: ['default'] } }),
+      await h.call('POST', '/cloud/devices/links'),
+    ];
+    expect(answers.map((a) => a.status)).toEqual([200, 404, 200, 400, 401, 400, 200, 200, 200]);
+    for (const a of answers) expect(securityOf(a.headers)).toEqual(SECURITY);
+  });
+
+  it('the 500 answer too', async () => {
+    h = harness();
+    h.catalog.listGames = () => Promise.reject(new Error('disk on fire'));
+    const r = await h.call('GET', '/cloud/games', { token: ADMIN });
+    expect(r.status).toBe(500);
+    expect(securityOf(r.headers)).toEqual(SECURITY);
+  });
+});
+
 describe('unexpected failures', () => {
   it('answers 500 ERROR with the ray id, and logs it', async () => {
     const catalog = new MemoryCatalogStore();

@@ -15,7 +15,7 @@ import { MemoryCatalogStore } from '../../src/adapters/memory/catalog.js';
 import { MemoryMatchStore } from '../../src/adapters/memory/match-store.js';
 import type { Clock, Random, Timers } from '../../src/io/index.js';
 import { createApp, type App } from '../../src/server/app.js';
-import type { AppConfig } from '../../src/server/deps.js';
+import type { AppConfig, Logger } from '../../src/server/deps.js';
 import { withLobbyEnv } from '../../src/server/lobby-env.js';
 import { TokenIssuer } from '../../src/server/tokens.js';
 import { LogBook } from '../../src/services/lobby-logs.js';
@@ -78,6 +78,7 @@ export interface HarnessOptions {
   readonly regions?: readonly RegionInfo[];
   /** The public origin (default {@link ORIGIN}); the end-to-end test uses the listening address. */
   readonly origin?: string;
+  readonly logger?: Logger;
 }
 
 export interface Call {
@@ -149,6 +150,7 @@ export function harness(options: HarnessOptions = {}) {
   const uploads = new Uploads({ catalog, blobs: new FsBlobs(blobDir), clock, random, secret: new Uint8Array(32).fill(7), publicOrigin: origin });
   const app: App = createApp({
     catalog, matchmaker, clock, random, timers, regions, tokens, logBook, uploads,
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
     config: { publicOrigin: origin, adminToken: ADMIN, ...options.config },
   });
 

@@ -3,6 +3,8 @@ import { createServer, request, type IncomingMessage, type Server, type ServerRe
 import { connect, type AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { App } from '../../src/server/app.js';
+import type { Logger } from '../../src/server/deps.js';
 import { createHttpServer, fromNode } from '../../src/server/http.js';
 import type { BodyRead, Incoming } from '../../src/server/incoming.js';
 
@@ -15,6 +17,13 @@ afterEach(async () => {
 
 const listen = async (handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<number> => {
   server = createServer(handler);
+  await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+  return (server.address() as AddressInfo).port;
+};
+
+/** The app served by the bridge over a real socket; its port. */
+const serveApp = async (app: Pick<App, 'respond'>, logger?: Logger): Promise<number> => {
+  server = createHttpServer(app, logger);
   await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
   return (server.address() as AddressInfo).port;
 };
@@ -80,9 +89,7 @@ describe('node:http bridge', () => {
     const { ADMIN, harness } = await import('./harness.js');
     const h = harness();
     try {
-      server = createHttpServer(h.app);
-      await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
-      const port = (server.address() as AddressInfo).port;
+      const port = await serveApp(h.app);
       const answer = await new Promise<{ status: number; connection: string | undefined; body: string }>((resolve, reject) => {
         const req = request({ port, host: '127.0.0.1', method: 'POST', path: '/cloud/games', headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN}` } }, (res) => {
           let body = '';
@@ -113,18 +120,13 @@ describe('node:http bridge', () => {
     expect(own).toEqual([undefined, undefined]);
   });
 
-  it('takes a plain target as its path and any other through URL: the path is always what URL makes of it', () => {
+  it('takes a plain target as its path and any other through URL, never letting the target name a host', () => {
     const res = { closed: false, writableFinished: false, once: () => res } as unknown as ServerResponse;
     const pathOf = (target: string) =>
       fromNode({ url: target, method: 'GET', headers: { host: 'h' }, socket: {} } as unknown as IncomingMessage, res).path;
-    // What the bridge made of every target before the plain-target shortcut (`urlOf`).
-    const viaUrl = (target: string) => {
-      try {
-        return new URL(target, 'http://h').pathname;
-      } catch {
-        return new URL(`http://localhost${target}`).pathname;
-      }
-    };
+    // The target's path as URL resolves it (dot segments, escapes), read after a fixed origin: a
+    // target starting `//` is a path, not a network-path reference naming a host.
+    const viaUrl = (target: string) => new URL(`http://h${target}`).pathname;
     const char = fc.constantFrom('/', '/', 'a', 'Z', '0', '-', '_', '~', '.', '%', '2', 'e', '?', '#', '\\', ' ', '@', ':', 'é');
     fc.assert(
       fc.property(fc.array(char, { maxLength: 24 }), (chars) => {
@@ -135,6 +137,62 @@ describe('node:http bridge', () => {
     );
     for (const target of ['/', '/matchmaker/lobbies/find', '/cloud/games/x?y=1', '/a/../b', '/a/./b', '/a//b', '/%7e', '/a\\b']) {
       expect(pathOf(target)).toBe(viaUrl(target));
+    }
+    expect(pathOf('//matchmaker/cloud/games')).toBe('//matchmaker/cloud/games');
+    expect(pathOf('//evil.example/x?y')).toBe('//evil.example/x');
+    // The absolute form (a proxy's request line) is still read as a URL.
+    expect(pathOf('http://h/cloud/games')).toBe('/cloud/games');
+  });
+
+  it('routes exactly the path sent: GET //matchmaker/cloud/games is 404, not /cloud/games (outside probe)', async () => {
+    const { ADMIN, harness } = await import('./harness.js');
+    const h = harness();
+    try {
+      const port = await serveApp(h.app);
+      const get = async (path: string): Promise<{ status: number; code: unknown }> => {
+        const answer = await raw(port, `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${ADMIN}\r\nConnection: close\r\n\r\n`);
+        const [head = '', body = ''] = answer.split('\r\n\r\n');
+        return { status: Number(head.split(' ')[1]), code: (JSON.parse(body) as { code?: unknown }).code };
+      };
+      expect((await get('/cloud/games')).status).toBe(200);
+      for (const path of ['//matchmaker/cloud/games', '//cloud/games', '/cloud//games', '//127.0.0.1/cloud/games']) {
+        expect(await get(path), path).toEqual({ status: 404, code: 'API_NOT_FOUND' });
+      }
+    } finally {
+      h.cleanup();
+    }
+  });
+
+  it('a client that aborts a presigned PUT is a client event: one info line, no error, no stack (outside probe)', async () => {
+    const { ADMIN, harness, str } = await import('./harness.js');
+    const logged: { level: string; obj: object; msg: string | undefined }[] = [];
+    const logger = {
+      info: (obj: object, msg?: string) => logged.push({ level: 'info', obj, msg }),
+      warn: (obj: object, msg?: string) => logged.push({ level: 'warn', obj, msg }),
+      error: (obj: object, msg?: string) => logged.push({ level: 'error', obj, msg }),
+    };
+    const h = harness({ logger });
+    try {
+      const { gameId, cloud } = await h.setup();
+      const build = await h.call('POST', `/cloud/games/${gameId}/builds`, {
+        token: cloud, body: { display_name: 'Big', image_tag: 'big:1', image_file: { path: 'image.tar', content_length: 100_000 } },
+      });
+      const url = new URL(str(build.body['image_presigned_request']?.['url']));
+      const port = await serveApp(h.app, logger);
+      // A tenth of the declared body, then the client goes away.
+      await raw(port, `PUT ${url.pathname}${url.search} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000\r\n\r\n${'x'.repeat(10_000)}`, 'destroy');
+      for (let i = 0; i < 200 && logged.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(logged.filter((l) => l.level === 'error')).toEqual([]);
+      expect(logged).toHaveLength(1);
+      const [line] = logged;
+      expect(line?.level).toBe('info');
+      expect(line?.obj).not.toHaveProperty('err');
+      expect(line?.obj).toMatchObject({ method: 'PUT', status: 400, code: 'UPLOAD_INVALID' });
+      // The path only: the query holds the presigned signature.
+      expect(JSON.stringify(line?.obj)).not.toContain('signature');
+      expect((await h.call('GET', `/cloud/games/${gameId}/builds`, { token: ADMIN })).body['builds']?.[0]?.['complete']).toBe(false);
+    } finally {
+      h.cleanup();
     }
   });
 });

@@ -36,8 +36,11 @@ describe('Router', () => {
     expect(router.match('PUT', '/uploads').kind).toBe('not-found');
   });
 
-  it('ignores repeated and trailing slashes', () => {
-    expect(router.match('GET', `//cloud/games/${G}/`).kind).toBe('found');
+  it('accepts one trailing slash, but routes an empty segment nowhere (the path is never rewritten)', () => {
+    expect(router.match('GET', `/cloud/games/${G}/`).kind).toBe('found');
+    for (const path of [`//cloud/games/${G}`, `/cloud//games/${G}`, `/cloud/games/${G}//`]) expect(router.match('GET', path).kind, path).toBe('not-found');
+    for (const path of ['//uploads/a', '/uploads//a', '/uploads/a//b']) expect(router.match('PUT', path).kind, path).toBe('not-found');
+    expect(router.methods(`//cloud/games/${G}`)).toEqual([]);
   });
 });
 

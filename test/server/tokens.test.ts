@@ -98,4 +98,42 @@ describe('tokens', () => {
     clock.t = NOW + 91 * 86_400_000;
     expect(await code(good)).toBe('CLAIMS_ENTITLEMENT_EXPIRED');
   });
+
+  it('checks a token against its record (kind, game, namespace) and its label against its kind (outside probe)', async () => {
+    const { tokens, key } = await setup();
+    const [gameA, gameB, nsA, nsB] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+    const code = async (token: string) => {
+      const r = await tokens.verify(token);
+      return r.ok ? 'ok' : `${r.error.code}${r.error.params?.['reason'] === undefined ? '' : ` ${String(r.error.params['reason'])}`}`;
+    };
+    const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[2] ?? '', 'base64url').toString('utf8')) as JWTPayload;
+    /** A JWT signed with the real key, carrying `claims` (a leaked key, or a bug that signs what it should not). */
+    const forge = (claims: JWTPayload) => new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(key);
+
+    const cloudA = await tokens.issue({ kind: 'cloud', gameId: gameA });
+    const pubA = await tokens.issue({ kind: 'namespace-public', gameId: gameA, namespaceId: nsA }, 'prod');
+    const lobby = await tokens.issue({ kind: 'lobby', namespaceId: nsA, lobbyId: 'l-1' });
+    const player = await tokens.issue({ kind: 'player', namespaceId: nsA, lobbyId: 'l-1', playerId: 'p-1' });
+    const devPlayer = await tokens.issue({ kind: 'player', namespaceId: nsA, lobbyId: 'l-1', playerId: 'p-2', dev: true });
+    for (const t of [cloudA, pubA, lobby, player, devPlayer]) expect(await code(t)).toBe('ok');
+
+    // Another token's id with another game, namespace or kind: the record says otherwise.
+    const cloud = claimsOf(cloudA);
+    const pub = claimsOf(pubA);
+    expect(await code(`cloud.${await forge({ ...cloud, game_id: gameB })}`)).toBe('API_UNAUTHORIZED the token does not match its record');
+    expect(await code(`pub_prod.${await forge({ ...pub, namespace_id: nsB })}`)).toBe('API_UNAUTHORIZED the token does not match its record');
+    expect(await code(`pub_prod.${await forge({ ...pub, game_id: gameB })}`)).toBe('API_UNAUTHORIZED the token does not match its record');
+    expect(await code(`pub_prod.${await forge({ ...cloud, kind: 'namespace-public', namespace_id: nsA })}`)).toBe('API_UNAUTHORIZED the token does not match its record');
+    expect(await code(`lobby.${await forge({ ...claimsOf(lobby), namespace_id: nsB })}`)).toBe('API_UNAUTHORIZED the token does not match its record');
+    // The same claims as the record: accepted.
+    expect(await code(`cloud.${await forge(cloud)}`)).toBe('ok');
+
+    // A label that names another kind.
+    const relabel = (token: string, label: string) => `${label}.${bare(token)}`;
+    for (const [token, label] of [[cloudA, 'pub_prod'], [cloudA, 'lobby'], [pubA, 'dev_prod'], [pubA, 'cloud'], [lobby, 'player'], [player, 'dev_player'], [devPlayer, 'player'], [player, 'lobby']] as const) {
+      expect(await code(relabel(token, label)), `${label} on ${claimsOf(token).kind as string}`).toBe('API_UNAUTHORIZED the token label does not match its kind');
+    }
+    // The right label, another namespace's name (only the name differs), or no label at all: accepted.
+    for (const t of [relabel(pubA, 'pub_staging'), bare(cloudA), bare(player), relabel(devPlayer, 'dev_player')]) expect(await code(t)).toBe('ok');
+  });
 });

@@ -4,6 +4,7 @@ import { completeDeviceLink, deviceLinkStatus, linkedCloudToken, prepareDeviceLi
 import { cloud, expectError, expectOk } from './cloud.js';
 
 const GAME = '00000000-0000-4000-8000-00000000000a';
+const OTHER = '00000000-0000-4000-8000-00000000000b';
 const UNKNOWN = matchError('API_BAD_QUERY', { name: 'device_link_token', reason: 'unknown device link' });
 
 /** Cloud tokens `cloud-1`, `cloud-2`, … with the grants they were issued for. */
@@ -46,12 +47,31 @@ describe('completeDeviceLink', () => {
     expect(await linkedCloudToken(deps, token)).toBe('cloud-1');
   });
 
-  it('keeps the first token when completed again, issuing none', async () => {
+  it('completed again for the same game: keeps the first token, issuing none', async () => {
     const { deps, tokens } = setup();
     const { token } = await prepareDeviceLink(deps, 'secret-1');
     expectOk(await completeDeviceLink(deps, token, GAME));
-    expectOk(await completeDeviceLink(deps, token, '00000000-0000-4000-8000-00000000000b'));
+    expectOk(await completeDeviceLink(deps, token, GAME));
     expect(tokens.grants).toHaveLength(1);
+    expect(await linkedCloudToken(deps, token)).toBe('cloud-1');
+  });
+
+  it('completed again for another game: DEVICE_LINK_ALREADY_COMPLETED, the first token kept, none issued (outside probe)', async () => {
+    const { deps, tokens } = setup();
+    const { token } = await prepareDeviceLink(deps, 'secret-1');
+    expectOk(await completeDeviceLink(deps, token, GAME));
+    expect(expectError(await completeDeviceLink(deps, token, OTHER))).toEqual(matchError('DEVICE_LINK_ALREADY_COMPLETED'));
+    expect(tokens.grants).toEqual([{ kind: 'cloud', gameId: GAME }]);
+    expect(await linkedCloudToken(deps, token)).toBe('cloud-1');
+  });
+
+  it('two completions racing for two games: one wins, the other is refused, the link holds the winner\'s token', async () => {
+    const { deps, tokens } = setup();
+    const { token } = await prepareDeviceLink(deps, 'secret-1');
+    const [a, b] = await Promise.all([completeDeviceLink(deps, token, GAME), completeDeviceLink(deps, token, OTHER)]);
+    expect([a.ok, b.ok].sort()).toEqual([false, true]);
+    const winner = a.ok ? GAME : OTHER;
+    expect(tokens.grants).toEqual([{ kind: 'cloud', gameId: winner }]);
     expect(await linkedCloudToken(deps, token)).toBe('cloud-1');
   });
 

@@ -472,13 +472,28 @@ describe('Uploads', () => {
       expect(pulled).toBe(false);
     });
 
-    it('removes the temp file when the body fails midway', async () => {
+    it('a body that fails midway (the client went away) is UPLOAD_INVALID, not a failure: nothing stored, the temp file removed (outside probe)', async () => {
       async function* broken(): AsyncGenerator<Uint8Array> {
         yield data.subarray(0, 10);
         await Promise.resolve();
-        throw new Error('connection reset');
+        throw Object.assign(new Error('aborted'), { code: 'ECONNRESET' });
       }
-      await expect(h.uploads.put(new URL(url), broken())).rejects.toThrow('connection reset');
+      const e = expectError(await h.uploads.put(new URL(url), broken()));
+      expect(e).toMatchObject({ code: 'UPLOAD_INVALID', params: { reason: 'the body ended after 10 of 40 bytes' } });
+      expect(await stored()).toBe(false);
+      expect(await temps()).toEqual([]);
+    });
+
+    it('a storage failure midway still fails (it is the server\'s, not the client\'s), removing the temp file', async () => {
+      const begin = h.blobs.begin.bind(h.blobs);
+      h.blobs.begin = async (key) => {
+        const writer = await begin(key);
+        let writes = 0;
+        const write = writer.write.bind(writer);
+        writer.write = (chunk) => (++writes === 2 ? Promise.reject(new Error('disk full')) : write(chunk));
+        return writer;
+      };
+      await expect(h.uploads.put(new URL(url), body(data))).rejects.toThrow('disk full');
       expect(await stored()).toBe(false);
       expect(await temps()).toEqual([]);
     });

@@ -2,8 +2,10 @@ import type pg from 'pg';
 import { dehydrateLobby, dehydrateNamespace, diffWorld, hydrateWorld, playerFields, playerOf, type LobbyDoc, type NamespaceRow, type PlayerFields } from '../../core/persist.js';
 import type { Decision } from '../../core/tx.js';
 import type { RegionInfo, World } from '../../core/world.js';
-import type { MatchStore, Transaction } from '../../io/index.js';
+import type { LobbyStatePage, LobbyStateWrite, MatchStore, Transaction } from '../../io/index.js';
+import { fitStates, statelessLobbies } from '../../core/lobby/state.js';
 import { decideGroup, type Pending } from '../group-commit.js';
+import { statePage } from '../state-page.js';
 import { inTransaction } from './schema.js';
 
 interface Cached {
@@ -30,6 +32,10 @@ const isRetryable = (error: unknown): boolean =>
  * `transact` calls queue in memory while a commit is under way, and everything queued by then is
  * decided in order and committed together (group commit); each call resolves once its group is
  * committed. Serialization failures and deadlocks roll back and run again (the decisions with them).
+ *
+ * Lobby states are rows of their own (`match_lobby_states`), written in the commit of the group
+ * that decided them (under the same lock) and deleted in the one that stops their lobby; every
+ * process reads them from the database.
  *
  * @example
  * const store = new PgMatchStore(pool, [LOCAL_REGION]);
@@ -66,6 +72,20 @@ export class PgMatchStore implements MatchStore {
     if (this.#cache === undefined || this.#cache.revision < cached.revision) this.#cache = cached;
   }
 
+  /** Writes the states a group decided (before its rows: a stop later in the group deletes its lobby's). */
+  async #putStates(client: pg.PoolClient, writes: readonly LobbyStateWrite[]): Promise<void> {
+    for (const { namespaceId, lobbyId, json } of writes) {
+      if (json === undefined) await client.query('DELETE FROM match_lobby_states WHERE lobby_id = $1', [lobbyId]);
+      else {
+        await client.query(
+          `INSERT INTO match_lobby_states (lobby_id, namespace_id, state, bytes) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (lobby_id) DO UPDATE SET state = EXCLUDED.state, bytes = EXCLUDED.bytes`,
+          [lobbyId, namespaceId, json, Buffer.byteLength(json)],
+        );
+      }
+    }
+  }
+
   async #persist(client: pg.PoolClient, before: World, after: World): Promise<void> {
     const namespaces: { id: string; doc: unknown }[] = [];
     const lobbies: { id: string; namespaceId: string; doc: unknown }[] = [];
@@ -73,18 +93,22 @@ export class PgMatchStore implements MatchStore {
     const unseated: { lobbyId: string; id: string }[] = [];
     const gone: string[] = [];
     const deleted: string[] = [];
+    const stateless: string[] = [];
     for (const change of diffWorld(before, after).namespaces) {
       if (change.after === undefined) {
         gone.push(change.id);
         continue;
       }
+      stateless.push(...statelessLobbies(change));
       if (change.rowChanged) namespaces.push({ id: change.id, doc: dehydrateNamespace(change.after) });
       for (const lobby of change.upserted) lobbies.push({ id: lobby.id, namespaceId: lobby.namespaceId, doc: dehydrateLobby(lobby) });
       deleted.push(...change.deleted);
       for (const p of change.seated) seated.push({ lobbyId: p.lobbyId, id: p.id, doc: playerFields(p) });
       for (const p of change.unseated) unseated.push({ lobbyId: p.lobbyId, id: p.id });
     }
+    if (stateless.length > 0) await client.query('DELETE FROM match_lobby_states WHERE lobby_id = ANY($1::text[])', [stateless]);
     if (gone.length > 0) {
+      await client.query('DELETE FROM match_lobby_states WHERE namespace_id = ANY($1::text[])', [gone]);
       await client.query('DELETE FROM match_namespaces WHERE id = ANY($1::text[])', [gone]);
       await client.query('DELETE FROM match_players WHERE lobby_id IN (SELECT id FROM match_lobbies WHERE namespace_id = ANY($1::text[]))', [gone]);
       await client.query('DELETE FROM match_lobbies WHERE namespace_id = ANY($1::text[])', [gone]);
@@ -129,6 +153,7 @@ export class PgMatchStore implements MatchStore {
       const { rows } = await client.query<{ revision: string }>('SELECT revision FROM match_meta WHERE id = 1 FOR UPDATE');
       const base = await this.#load(client, Number(rows[0]?.revision ?? 0));
       const group = decideGroup(base.world, queue);
+      await this.#putStates(client, group.states);
       if (group.world === base.world) return group.settle;
       await this.#persist(client, base.world, group.world);
       committed = { revision: base.revision + 1, world: group.world };
@@ -178,5 +203,25 @@ export class PgMatchStore implements MatchStore {
       if (this.#waiting.length === 0) void this.#enqueue(() => this.#commitWaiting());
       this.#waiting.push({ decide, resolve: resolve as Pending['resolve'], reject });
     });
+  }
+
+  async lobbyState(lobbyId: string): Promise<string | undefined> {
+    const { rows } = await this.#pool.query<{ state: string }>('SELECT state FROM match_lobby_states WHERE lobby_id = $1', [lobbyId]);
+    return rows[0]?.state;
+  }
+
+  /** The sizes, then the texts of those that fit, in one repeatable-read transaction (no commit falls between them). */
+  lobbyStates(lobbyIds: readonly string[], maxBytes: number): Promise<LobbyStatePage> {
+    return inTransaction(this.#pool, async (client) => {
+      const sizes = await client.query<{ lobby_id: string; bytes: number }>('SELECT lobby_id, bytes FROM match_lobby_states WHERE lobby_id = ANY($1::text[])', [lobbyIds]);
+      const bytes = new Map(sizes.rows.map((r) => [r.lobby_id, r.bytes]));
+      const { included, omitted } = fitStates(lobbyIds, (id) => bytes.get(id), maxBytes);
+      const texts = new Map<string, string>();
+      if (included.length > 0) {
+        const read = await client.query<{ lobby_id: string; state: string }>('SELECT lobby_id, state FROM match_lobby_states WHERE lobby_id = ANY($1::text[])', [included]);
+        for (const r of read.rows) texts.set(r.lobby_id, r.state);
+      }
+      return statePage(included, omitted, texts);
+    }, 'BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY');
   }
 }

@@ -51,7 +51,11 @@ export const MIGRATIONS: readonly string[] = [
    UPDATE match_lobbies SET doc = (doc::jsonb - 'players' - 'playerCount' - 'connectedCount')::json;`,
   // 4: a player's document drops its key, which its columns hold (as SQLite's migration 4).
   `UPDATE match_players SET doc = (doc::jsonb - 'id' - 'lobbyId')::json;`,
-  // 5: which instance hosts each lobby's container (the runtime's reconciler).
+  // 5: lobby states (up to 1 MiB of JSON each) beside their lobbies, with their UTF-8 size (a
+  // listing budgets them without reading them). \`text\`: the JSON as written, returned as is.
+  `CREATE TABLE match_lobby_states (lobby_id text PRIMARY KEY, namespace_id text NOT NULL, state text NOT NULL, bytes integer NOT NULL);
+   CREATE INDEX match_lobby_states_by_namespace ON match_lobby_states (namespace_id);`,
+  // 6: which instance hosts each lobby's container (the runtime's reconciler).
   `CREATE TABLE lobby_hosts (lobby_id text PRIMARY KEY, namespace_id text NOT NULL, instance_id text NOT NULL, created_at bigint NOT NULL);
    CREATE INDEX lobby_hosts_by_instance ON lobby_hosts (instance_id, created_at);`,
 ];

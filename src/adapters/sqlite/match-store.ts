@@ -3,8 +3,10 @@ import { dehydrateLobby, dehydrateNamespace, diffWorld, hydrateWorld, playerFiel
 import type { Player } from '../../core/lobby/lobby.js';
 import type { Decision } from '../../core/tx.js';
 import type { RegionInfo, World } from '../../core/world.js';
-import type { MatchStore, Transaction } from '../../io/index.js';
+import type { LobbyStatePage, LobbyStateWrite, MatchStore, Transaction } from '../../io/index.js';
+import { fitStates, statelessLobbies } from '../../core/lobby/state.js';
 import { decideGroup, GroupQueue, type Flushed, type Pending } from '../group-commit.js';
+import { statePage } from '../state-page.js';
 
 interface Cached {
   readonly revision: number;
@@ -31,6 +33,13 @@ const SQL = {
   putPlayers: `INSERT INTO match_players (lobby_id, id, doc) VALUES ${Array.from({ length: SEAT_CHUNK }, () => '(?, ?, ?)').join(', ')}
     ON CONFLICT (lobby_id, id) DO UPDATE SET doc = excluded.doc`,
   deletePlayer: 'DELETE FROM match_players WHERE lobby_id = ? AND id = ?',
+  putState: `INSERT INTO match_lobby_states (lobby_id, namespace_id, state, bytes) VALUES (?, ?, ?, ?)
+    ON CONFLICT (lobby_id) DO UPDATE SET state = excluded.state, bytes = excluded.bytes`,
+  deleteState: 'DELETE FROM match_lobby_states WHERE lobby_id = ?',
+  deleteNamespaceStates: 'DELETE FROM match_lobby_states WHERE namespace_id = ?',
+  state: 'SELECT state FROM match_lobby_states WHERE lobby_id = ?',
+  stateSizes: 'SELECT lobby_id, bytes FROM match_lobby_states WHERE lobby_id IN (SELECT value FROM json_each(?))',
+  states: 'SELECT lobby_id, state FROM match_lobby_states WHERE lobby_id IN (SELECT value FROM json_each(?))',
 } as const;
 
 type Statements = { readonly [K in keyof typeof SQL]: Database.Statement };
@@ -50,6 +59,10 @@ type Statements = { readonly [K in keyof typeof SQL]: Database.Statement };
  * busy timeout and, when another connection holds it, tries again a millisecond later, up to the
  * connection's own busy timeout (see `GroupQueue`).
  *
+ * Lobby states are rows of their own (`match_lobby_states`), written by the group commit that
+ * decided them and deleted in the one that stops their lobby; they are read from the database
+ * every time (several processes may share the file), never cached.
+ *
  * @example
  * const store = new SqliteMatchStore(openDatabase('.tavern'), [LOCAL_REGION]);
  */
@@ -61,6 +74,7 @@ export class SqliteMatchStore implements MatchStore {
   readonly #noWait: Database.Statement;
   readonly #wait: Database.Statement;
   readonly #reload: Database.Transaction<() => Cached>;
+  readonly #readStates: Database.Transaction<(lobbyIds: readonly string[], maxBytes: number) => LobbyStatePage>;
   readonly #commitGroup: Database.Transaction<(queue: readonly Pending[]) => { settle: () => void; next: Cached }>;
   #cache: Cached | undefined;
   /** The parameters of a {@link SEAT_CHUNK}-seat insert, reused. */
@@ -76,9 +90,11 @@ export class SqliteMatchStore implements MatchStore {
     this.#wait = db.prepare(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
     this.#q = Object.fromEntries(Object.entries(SQL).map(([k, v]) => [k, db.prepare(v)])) as Statements;
     this.#reload = db.transaction(() => this.#current());
+    this.#readStates = db.transaction((lobbyIds: readonly string[], maxBytes: number) => this.#pageOf(lobbyIds, maxBytes));
     this.#commitGroup = db.transaction((queue: readonly Pending[]) => {
       const base = this.#current();
       const group = decideGroup(base.world, queue);
+      for (const write of group.states) this.#putState(write);
       if (group.world === base.world) return { settle: group.settle, next: base };
       this.#persist(base.world, group.world);
       const revision = base.revision + 1;
@@ -104,14 +120,21 @@ export class SqliteMatchStore implements MatchStore {
     return this.#cache;
   }
 
+  #putState({ namespaceId, lobbyId, json }: LobbyStateWrite): void {
+    if (json === undefined) this.#q.deleteState.run(lobbyId);
+    else this.#q.putState.run(lobbyId, namespaceId, json, Buffer.byteLength(json));
+  }
+
   #persist(before: World, after: World): void {
     for (const change of diffWorld(before, after).namespaces) {
       if (change.after === undefined) {
         this.#q.deleteNamespace.run(change.id);
         this.#q.deleteNamespacePlayers.run(change.id);
         this.#q.deleteNamespaceLobbies.run(change.id);
+        this.#q.deleteNamespaceStates.run(change.id);
         continue;
       }
+      for (const id of statelessLobbies(change)) this.#q.deleteState.run(id);
       if (change.rowChanged) this.#q.putNamespace.run(change.id, JSON.stringify(dehydrateNamespace(change.after)));
       for (const id of change.deleted) {
         this.#q.deleteLobbyPlayers.run(id);
@@ -162,17 +185,40 @@ export class SqliteMatchStore implements MatchStore {
   }
 
   snapshot(): Promise<World> {
-    try {
+    return attempt(() => {
       // The cached world when the revision has not moved (one read); else a consistent reload.
       const { revision } = this.#q.revision.get() as { revision: number };
-      if (this.#cache?.revision === revision) return Promise.resolve(this.#cache.world);
-      return Promise.resolve(this.#reload.deferred().world);
-    } catch (error) {
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
-    }
+      if (this.#cache?.revision === revision) return this.#cache.world;
+      return this.#reload.deferred().world;
+    });
   }
 
   transact<T>(decide: (world: World) => Transaction<T>): Promise<{ readonly result: T; readonly decision?: Decision<unknown> }> {
     return this.#group.enqueue(decide);
   }
+
+  lobbyState(lobbyId: string): Promise<string | undefined> {
+    return attempt(() => (this.#q.state.get(lobbyId) as { state: string } | undefined)?.state);
+  }
+
+  lobbyStates(lobbyIds: readonly string[], maxBytes: number): Promise<LobbyStatePage> {
+    return attempt(() => this.#readStates.deferred(lobbyIds, maxBytes));
+  }
+
+  /** The sizes, then the texts of those that fit (one read transaction: no commit falls between them). */
+  #pageOf(lobbyIds: readonly string[], maxBytes: number): LobbyStatePage {
+    const sizes = new Map((this.#q.stateSizes.all(JSON.stringify(lobbyIds)) as { lobby_id: string; bytes: number }[]).map((r) => [r.lobby_id, r.bytes]));
+    const { included, omitted } = fitStates(lobbyIds, (id) => sizes.get(id), maxBytes);
+    const texts = new Map((this.#q.states.all(JSON.stringify(included)) as { lobby_id: string; state: string }[]).map((r) => [r.lobby_id, r.state]));
+    return statePage(included, omitted, texts);
+  }
 }
+
+/** A synchronous read as a promise (rejected, not thrown, when it fails). */
+const attempt = <T>(read: () => T): Promise<T> => {
+  try {
+    return Promise.resolve(read());
+  } catch (error) {
+    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+  }
+};

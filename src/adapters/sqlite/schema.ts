@@ -49,7 +49,11 @@ export const MIGRATIONS: readonly string[] = [
    UPDATE match_lobbies SET doc = json_remove(doc, '$.players', '$.playerCount', '$.connectedCount');`,
   // 4: a player's document drops its key, which its columns hold (a seat's row is a third shorter).
   `UPDATE match_players SET doc = json_remove(doc, '$.id', '$.lobbyId');`,
-  // 5: which instance hosts each lobby's container (the runtime's reconciler).
+  // 5: lobby states (up to 1 MiB of JSON each) beside their lobbies, with their UTF-8 size (a
+  // listing budgets them without reading them); a rowid table, as large rows suit one better.
+  `CREATE TABLE match_lobby_states (lobby_id TEXT PRIMARY KEY, namespace_id TEXT NOT NULL, state TEXT NOT NULL, bytes INTEGER NOT NULL);
+   CREATE INDEX match_lobby_states_by_namespace ON match_lobby_states (namespace_id);`,
+  // 6: which instance hosts each lobby's container (the runtime's reconciler).
   `CREATE TABLE lobby_hosts (lobby_id TEXT PRIMARY KEY, namespace_id TEXT NOT NULL, instance_id TEXT NOT NULL, created_at INTEGER NOT NULL);
    CREATE INDEX lobby_hosts_by_instance ON lobby_hosts (instance_id, created_at);`,
 ];

@@ -1,6 +1,6 @@
 /** Parsers of `config.cdn`, `config.engine` and `config.identity`. */
 import type { CdnConfig, CdnHeader, CdnMiddleware, CdnRoute, EngineConfig, IdentityConfig } from './types.js';
-import { arrayOf, emptyObject, mapOf, object, str, u32, type Parser } from './parse-reader.js';
+import { arrayOf, emptyObject, humanText, mapOf, object, str, u32, type Parser } from './parse-reader.js';
 import { defined } from './path.js';
 
 const header: Parser<CdnHeader> = object((f) => {
@@ -66,7 +66,7 @@ export const engine: Parser<EngineConfig> = object((f) =>
 );
 
 const customDisplayName = object((f) => {
-  const displayName = f.req('display_name', str);
+  const displayName = f.req('display_name', humanText);
   return displayName === undefined ? undefined : { displayName };
 });
 
@@ -78,7 +78,7 @@ const customAvatar = object((f) => {
 /** `config.identity` (23.2). @example identity({ display_names: ['a'] }, ['config', 'identity'], []); */
 export const identity: Parser<IdentityConfig> = object((f) =>
   defined<IdentityConfig>({
-    displayNames: f.opt('display_names', arrayOf(str)),
+    displayNames: f.opt('display_names', arrayOf(humanText)),
     avatars: f.opt('avatars', arrayOf(str)),
     customDisplayNames: f.opt('custom_display_names', arrayOf(customDisplayName)),
     customAvatars: f.opt('custom_avatars', arrayOf(customAvatar)),

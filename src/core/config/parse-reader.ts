@@ -5,6 +5,7 @@
  */
 import type { Problem } from './types.js';
 import { isForbiddenKey, kebab, named, problem, type Path } from './path.js';
+import { isHumanText } from './validate-text.js';
 
 export type Parser<T> = (value: unknown, path: Path, out: Problem[]) => T | undefined;
 
@@ -23,6 +24,20 @@ function invalidType(path: Path, out: Problem[]): undefined {
 /** A string. @example str('a', ['x'], []); // 'a' */
 export const str: Parser<string> = (value, path, out) =>
   typeof value === 'string' ? value : invalidType(path, out);
+
+/**
+ * A string meant for people: anything {@link isHumanText} refuses (control characters, bidi
+ * overrides, lone surrogates) is `invalid`.
+ *
+ * @example
+ * humanText('a\u202eb', ['x'], out); // undefined, out: [['x', 'invalid']]
+ */
+export const humanText: Parser<string> = (value, path, out) => {
+  if (typeof value !== 'string') return invalidType(path, out);
+  if (isHumanText(value)) return value;
+  out.push(problem(path, 'invalid'));
+  return undefined;
+};
 
 /** A boolean. @example bool(true, ['x'], []); // true */
 export const bool: Parser<boolean> = (value, path, out) =>

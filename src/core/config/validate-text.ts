@@ -1,4 +1,4 @@
-/** Text checks shared by the validators: UTF-8 lengths, identifiers, display names, HTTP headers. */
+/** Text checks shared by the validators: UTF-8 lengths, identifiers, display names, human-facing text, HTTP headers. */
 import { LIMITS } from './defaults.js';
 
 /**
@@ -49,6 +49,21 @@ export function isIdent(s: string): boolean {
 export function isDisplayNameShape(s: string): boolean {
   return !/(?! )\p{White_Space}/u.test(s) && !s.startsWith(' ') && !s.endsWith(' ') && !s.includes('  ');
 }
+
+/** Control characters (C0, DEL, C1), bidi embeddings, overrides, isolates and marks, lone surrogates. */
+const UNSAFE_TEXT = /[\p{Cc}\p{Cs}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+
+/**
+ * Whether text meant for people holds nothing that hides or reorders what they see: no control
+ * character (NUL included), no bidi embedding, override, isolate or mark (`Evil\u202egnp.exe`
+ * shows as `Evilexe.png`), no lone surrogate (not text at all). Every script, emoji and joiner is
+ * kept.
+ *
+ * @example
+ * isHumanText('名前 👍🏽'); // true
+ * isHumanText('a\u202eb'); // false
+ */
+export const isHumanText = (s: string): boolean => !UNSAFE_TEXT.test(s);
 
 /**
  * An RFC 7230 header field name (a `token`).

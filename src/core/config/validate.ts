@@ -4,11 +4,12 @@ import { LIMITS } from './defaults.js';
 import { dedupeProblems, problem } from './path.js';
 import { validateCdn } from './validate-cdn.js';
 import { validateMatchmaker } from './validate-matchmaker.js';
-import { isDisplayNameShape, lengthProblem } from './validate-text.js';
+import { isDisplayNameShape, isHumanText, lengthProblem } from './validate-text.js';
 
 /**
  * Validates a version display name: a string (`invalid-type`, `missing`), 1–128 UTF-8 bytes
- * (`too-short`, `too-long`), single spaces only and none at the ends (`invalid`), unique among
+ * (`too-short`, `too-long`), single spaces only and none at the ends, nothing {@link isHumanText}
+ * refuses (`invalid`), unique among
  * `ctx.versionDisplayNames` (`not-unique`). Paths start with `display-name`.
  *
  * @example
@@ -22,7 +23,7 @@ export function validateDisplayName(name: unknown, ctx: ValidationContext, out: 
   }
   const length = lengthProblem(name, 1, LIMITS.displayNameBytes);
   if (length !== undefined) out.push(problem(['display-name'], length));
-  if (name !== '' && !isDisplayNameShape(name)) out.push(problem(['display-name'], 'invalid'));
+  if (name !== '' && (!isDisplayNameShape(name) || !isHumanText(name))) out.push(problem(['display-name'], 'invalid'));
   if (ctx.versionDisplayNames?.has(name) === true) out.push(problem(['display-name'], 'not-unique'));
 }
 

@@ -87,15 +87,19 @@ async function list(ctx: Ctx): Promise<unknown> {
     };
   }
   const version = state === undefined ? undefined : currentVersion(state);
-  const lobbies = [];
-  for (const l of state === undefined ? [] : listable(state)) {
-    const lobbyState = includeState ? await ctx.services.lobbyStates.get(l.id) : undefined;
-    lobbies.push({
+  const listed = state === undefined ? [] : listable(state);
+  const page = includeState ? await ctx.services.matchmaker.lobbyStates(listed.map((l) => l.id), ctx.services.settings.listStateBytes) : undefined;
+  const lobbies = listed.map((l) => {
+    const text = page?.states.get(l.id);
+    return {
       region_id: l.region, game_mode_id: l.gameMode, lobby_id: l.id,
       max_players_normal: l.maxPlayers.normal, max_players_direct: l.maxPlayers.direct, max_players_party: l.maxPlayers.party,
-      total_player_count: l.connectedCount, ...(lobbyState === undefined ? {} : { state: lobbyState }),
-    });
-  }
+      total_player_count: l.connectedCount,
+      ...(text === undefined ? {} : { state: JSON.parse(text) as unknown }),
+      // Tavern: the state exists but did not fit the listing's byte budget.
+      ...(page?.omitted.has(l.id) === true ? { state_truncated: true } : {}),
+    };
+  });
   return {
     game_modes: (version?.config.gameModes ?? []).map((m) => ({ game_mode_id: m.name })),
     regions: namespaceRegions(ctx, state).map((r) => renderRegionInfo(r, clientCoords(ctx))),

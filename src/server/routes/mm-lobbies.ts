@@ -93,10 +93,10 @@ async function join(ctx: Ctx): Promise<unknown> {
   if (!isUuid(body.lobby_id)) fail('MATCHMAKER_LOBBY_NOT_FOUND');
   const lobbyId = body.lobby_id.toLowerCase();
   const client = clientOf(ctx);
-  const state = await ctx.services.lobbyStates.get(lobbyId);
+  const state = await ctx.services.matchmaker.lobbyState(lobbyId);
   const ns = agent.ns;
   return admit(ctx, ns, (mm) =>
-    mm.join({ namespaceId: ns.id, lobbyId, client, ...(state === undefined ? {} : { lobbyState: state }), ...credentials(body) }),
+    mm.join({ namespaceId: ns.id, lobbyId, client, ...(state === undefined ? {} : { lobbyState: JSON.parse(state) as unknown }), ...credentials(body) }),
   );
 }
 

@@ -7,7 +7,7 @@ import type { PlayerRef } from '../../core/lobby/lifecycle.js';
 import { done } from '../admit.js';
 import { requireLobby } from '../auth.js';
 import { param, type Ctx, type Handler } from '../context.js';
-import { fail } from '../errors.js';
+import { fail, JsonText } from '../errors.js';
 import type { Router } from '../router.js';
 import type { Verified } from '../tokens.js';
 import { bool, object, parse, req, str } from '../validate.js';
@@ -36,24 +36,27 @@ async function setClosed(ctx: Ctx): Promise<unknown> {
   return done(await ctx.services.matchmaker.setClosed(await knownLobby(ctx, caller), body.is_closed));
 }
 
+/**
+ * Sets the lobby's state (an empty body or `null` clears it), stored with the lobby: every
+ * instance sees it, a restart keeps it, and it goes when the lobby stops (a stopping or stopped
+ * lobby's token gets `MATCHMAKER_LOBBY_STOPPED`).
+ */
 async function setState(ctx: Ctx): Promise<unknown> {
   const caller = await requireLobby(ctx);
   const value = await ctx.body();
   const empty = await ctx.bodyWasEmpty();
   if (caller.kind === 'dev') return {};
-  await knownLobby(ctx, caller);
-  await ctx.services.lobbyStates.set(caller.lobbyId, empty || value === null ? undefined : value);
-  return {};
+  return done(await ctx.services.matchmaker.setLobbyState(caller, empty || value === null ? undefined : JSON.stringify(value)));
 }
 
-/** Another lobby's state, within the caller's namespace (Rivet let any lobby token read any lobby's). */
+/** Another lobby's state, within the caller's namespace (Rivet let any lobby token read any lobby's): its stored JSON as it is. */
 async function getState(ctx: Ctx): Promise<unknown> {
   const caller = await requireLobby(ctx);
   if (caller.kind === 'dev') return {};
   const lobbyId = param(ctx, 'lobby_id');
   const world = await ctx.services.matchmaker.snapshot();
   if (world.namespaces.get(caller.namespaceId)?.lobbies.has(lobbyId) !== true) return null;
-  return (await ctx.services.lobbyStates.get(lobbyId)) ?? null;
+  return new JsonText((await ctx.services.matchmaker.lobbyState(lobbyId)) ?? 'null');
 }
 
 type PlayerGrant = Extract<Verified, { kind: 'player' }>;

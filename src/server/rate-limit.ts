@@ -1,0 +1,249 @@
+/**
+ * Request rate limits (wire.md §1.7): fixed windows per client address and endpoint key, as Rivet
+ * counted them in Redis. Every request counts against each bucket of its endpoint's key, refused
+ * ones too; a request over any bucket is answered 429 `API_RATE_LIMIT` with `Retry-After` and the
+ * end of the window (Unix ms) as metadata. Counters live in this process: behind a load balancer,
+ * N instances let a client make N times the limit.
+ */
+import { isIP } from 'node:net';
+import { matchError } from '../core/errors.js';
+import type { Clock } from '../io/index.js';
+import { addressOf } from './client.js';
+import { errorResponse } from './errors.js';
+import type { Incoming, Outgoing } from './incoming.js';
+
+/** At most `hits` requests per fixed window of `windowMs` (windows start at multiples of it since the epoch). */
+export interface RateBucket {
+  readonly hits: number;
+  readonly windowMs: number;
+}
+
+/** The endpoint keys with buckets of their own, and the defaults of the other endpoints by method. */
+export const RATE_KEYS = [
+  'lobby-find', 'lobby-create', 'lobby-list', 'regions', 'lobby-ready', 'lobby-closed', 'lobby-state',
+  'players-connected', 'players-disconnected', 'players-statistics', 'get', 'post', 'put', 'delete',
+] as const;
+
+export type RateKey = (typeof RATE_KEYS)[number];
+
+/** Buckets by key; a key with none is not limited. */
+export type RateLimitTable = Readonly<Record<RateKey, readonly RateBucket[]>>;
+
+const MINUTE = 60_000;
+const QUARTER = 15 * MINUTE;
+const HOUR = 60 * MINUTE;
+
+/**
+ * Rivet's bucket `{count, duration}` (default duration 15 min): `count` per minute on average,
+ * so `count × duration / 1 min` hits per window of `duration`.
+ */
+const rivet = (count: number, windowMs = QUARTER): RateBucket => ({ hits: (count * windowMs) / MINUTE, windowMs });
+
+/**
+ * Rivet 23.2's limits (`svc/api/matchmaker/src/route/mod.rs`, `lib/api-helper/macros`): find and
+ * join share `lobby-find` (16 a minute, and 200 a minute averaged over an hour); endpoints
+ * without a key of their own get their method's default, counted apart for each endpoint.
+ */
+export const DEFAULT_RATE_LIMITS: RateLimitTable = Object.freeze({
+  'lobby-find': [rivet(16, MINUTE), rivet(200, HOUR)],
+  'lobby-create': [rivet(3)],
+  'lobby-list': [rivet(4)],
+  regions: [rivet(32)],
+  'lobby-ready': [rivet(512)],
+  'lobby-closed': [rivet(1024)],
+  'lobby-state': [rivet(1024)],
+  'players-connected': [rivet(16_384)],
+  'players-disconnected': [rivet(16_384)],
+  'players-statistics': [rivet(4)],
+  get: [rivet(128)],
+  post: [rivet(16)],
+  put: [rivet(16)],
+  delete: [rivet(16)],
+});
+
+/** The routes with a key of their own (`METHOD pattern`). */
+const ROUTE_KEYS: Readonly<Record<string, RateKey>> = {
+  'POST /matchmaker/lobbies/find': 'lobby-find',
+  'POST /matchmaker/lobbies/join': 'lobby-find',
+  'POST /matchmaker/lobbies/create': 'lobby-create',
+  'GET /matchmaker/lobbies/list': 'lobby-list',
+  'GET /matchmaker/regions': 'regions',
+  'POST /matchmaker/lobbies/ready': 'lobby-ready',
+  'PUT /matchmaker/lobbies/closed': 'lobby-closed',
+  'PUT /matchmaker/lobbies/state': 'lobby-state',
+  'POST /matchmaker/players/connected': 'players-connected',
+  'POST /matchmaker/players/disconnected': 'players-disconnected',
+  'GET /matchmaker/players/statistics': 'players-statistics',
+};
+
+/** Never limited: the health check, and presigned PUTs (object storage's in Rivet; their signature is the authorisation). */
+const EXEMPT = new Set(['GET /health', 'PUT /uploads/{key*}']);
+
+/**
+ * What a route counts against: the counter's name (its key, or the route itself for a default)
+ * and the buckets; undefined when it is not limited.
+ *
+ * @example
+ * rateLimitOf(DEFAULT_RATE_LIMITS, 'POST', '/matchmaker/lobbies/join'); // { name: 'lobby-find', buckets: [...] }
+ */
+export const rateLimitOf = (table: RateLimitTable, method: string, pattern: string): { readonly name: string; readonly buckets: readonly RateBucket[] } | undefined => {
+  const route = `${method} ${pattern}`;
+  if (EXEMPT.has(route)) return undefined;
+  const key = ROUTE_KEYS[route];
+  const buckets = key === undefined ? table[method.toLowerCase() as RateKey] : table[key];
+  return buckets === undefined || buckets.length === 0 ? undefined : { name: key ?? route, buckets };
+};
+
+const UNITS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: MINUTE, h: HOUR };
+const BUCKET = /^(\d{1,9})\/(\d{1,6})(ms|s|m|h)$/;
+
+/**
+ * `TAVERN_RATE_LIMITS`: unset, empty or `on` for {@link DEFAULT_RATE_LIMITS}; `off` for none;
+ * else `;`-separated overrides of the defaults, `key=off` or `key=<hits>/<window>[+...]` with a
+ * window in `ms`, `s`, `m` or `h` (keys: {@link RATE_KEYS}). Throws on anything else.
+ *
+ * @example
+ * parseRateLimits('lobby-find=64/1m+2000/1h;lobby-create=off'); // the defaults, with those two replaced
+ */
+export function parseRateLimits(value: string | undefined): RateLimitTable | undefined {
+  const spec = value?.trim() ?? '';
+  if (spec === '' || spec === 'on') return DEFAULT_RATE_LIMITS;
+  if (spec === 'off') return undefined;
+  const table: Record<string, readonly RateBucket[]> = { ...DEFAULT_RATE_LIMITS };
+  for (const entry of spec.split(';').map((e) => e.trim()).filter((e) => e !== '')) {
+    const [key = '', limits = ''] = entry.split('=').map((p) => p.trim());
+    if (!(RATE_KEYS as readonly string[]).includes(key)) throw new Error(`TAVERN_RATE_LIMITS: unknown key ${JSON.stringify(key)} (keys: ${RATE_KEYS.join(', ')})`);
+    table[key] = limits === 'off' ? [] : limits.split('+').map((b) => {
+      const m = BUCKET.exec(b.trim());
+      const hits = Number(m?.[1]);
+      const windowMs = Number(m?.[2]) * (UNITS[m?.[3] ?? ''] ?? NaN);
+      if (m === null || hits < 1 || !(windowMs >= 1)) throw new Error(`TAVERN_RATE_LIMITS: ${key} needs off or <hits>/<window>[+...] with a window in ms, s, m or h, got ${JSON.stringify(limits)}`);
+      return { hits, windowMs };
+    });
+  }
+  return table as RateLimitTable;
+}
+
+/**
+ * The address a client is counted under: an IPv4 address as it is, an IPv6 address by its /64
+ * (one subscriber's prefix: a host picks any address in it at will).
+ *
+ * @example
+ * rateClient('2001:db8:1:2:aaaa::1'); // '2001:db8:1:2::/64'
+ */
+export const rateClient = (ip: string): string => {
+  if (isIP(ip) !== 6) return ip;
+  const [head = '', tail] = ip.toLowerCase().split('::');
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === undefined || tail === '' ? [] : tail.split(':');
+  const groups = tail === undefined ? left : [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
+  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+};
+
+interface Counter {
+  /** When its window ends (ms). */
+  until: number;
+  hits: number;
+}
+
+/**
+ * Fixed-window counters per client, counter name and bucket, on an injected clock. Counters whose
+ * window ended are swept once a minute; past `maxCounters` the oldest go first (their clients
+ * start a fresh window), so memory stays bounded whatever addresses arrive.
+ *
+ * @example
+ * const limiter = new RateLimiter(clock);
+ * const retryAt = limiter.hit('lobby-find', DEFAULT_RATE_LIMITS['lobby-find'], '203.0.113.7'); // undefined: allowed
+ */
+export class RateLimiter {
+  readonly #clock: Clock;
+  readonly #maxCounters: number;
+  readonly #counters = new Map<string, Counter>();
+  #nextSweep = 0;
+
+  constructor(clock: Clock, options: { readonly maxCounters?: number } = {}) {
+    this.#clock = clock;
+    this.#maxCounters = options.maxCounters ?? 100_000;
+  }
+
+  /** Counters held (for tests and metrics). */
+  get size(): number {
+    return this.#counters.size;
+  }
+
+  /**
+   * Counts one request of `client` against every bucket; when it is over any of them, the time
+   * (Unix ms) the last of those windows ends, after which it may try again.
+   */
+  hit(name: string, buckets: readonly RateBucket[], client: string): number | undefined {
+    const now = this.#clock.now();
+    if (now >= this.#nextSweep) this.#sweep(now);
+    let retryAt: number | undefined;
+    for (let i = 0; i < buckets.length; i++) {
+      const { hits, windowMs } = buckets[i] as RateBucket;
+      const id = `${name}\n${i}\n${client}`;
+      let counter = this.#counters.get(id);
+      if (counter === undefined) {
+        counter = { until: 0, hits: 0 };
+        this.#counters.set(id, counter);
+        if (this.#counters.size > this.#maxCounters) this.#evict(now);
+      }
+      if (now >= counter.until) {
+        counter.until = (Math.floor(now / windowMs) + 1) * windowMs;
+        counter.hits = 0;
+      }
+      counter.hits++;
+      if (counter.hits > hits) retryAt = Math.max(retryAt ?? 0, counter.until);
+    }
+    return retryAt;
+  }
+
+  #sweep(now: number): void {
+    for (const [id, counter] of this.#counters) if (now >= counter.until) this.#counters.delete(id);
+    this.#nextSweep = now + MINUTE;
+  }
+
+  /** Sweeps, then drops the oldest counters until a tenth of the room is free. */
+  #evict(now: number): void {
+    this.#sweep(now);
+    const target = Math.floor(this.#maxCounters * 0.9);
+    for (const id of this.#counters.keys()) {
+      if (this.#counters.size <= target) break;
+      this.#counters.delete(id);
+    }
+  }
+}
+
+/** What the gate needs of the app: the settings it reads the client address with, and the admin check. */
+export interface GateDeps {
+  readonly clock: Clock;
+  readonly trustProxyHeaders: boolean;
+  readonly isAdmin: (token: string) => Promise<boolean>;
+}
+
+/**
+ * The app's rate-limit gate for `table`: undefined when a request may go on, else its 429 answer.
+ * A request carrying the admin token in `x-bypass-token` (Rivet's bypass header) is not counted.
+ * The client is the address the matchmaker sees (proxy headers when trusted), or the TCP peer
+ * when that address is missing or malformed (the request fails on it later, if it needs it).
+ *
+ * @example
+ * const gate = rateLimitGate(DEFAULT_RATE_LIMITS, { clock, trustProxyHeaders, isAdmin });
+ * const refused = await gate(request, match.route); if (refused) return refused;
+ */
+export function rateLimitGate(table: RateLimitTable, deps: GateDeps): (request: Incoming, route: { readonly method: string; readonly pattern: string }) => Promise<Outgoing | undefined> {
+  const limiter = new RateLimiter(deps.clock);
+  const limits = new Map<object, ReturnType<typeof rateLimitOf>>();
+  return async (request, route) => {
+    let limit = limits.get(route);
+    if (!limits.has(route)) limits.set(route, (limit = rateLimitOf(table, route.method, route.pattern)));
+    if (limit === undefined) return undefined;
+    const bypass = request.header('x-bypass-token');
+    if (bypass !== null && (await deps.isAdmin(bypass))) return undefined;
+    const address = addressOf(request, deps.trustProxyHeaders);
+    const retryAt = limiter.hit(limit.name, limit.buckets, rateClient(address.ok ? address.value : (request.remoteAddress ?? 'unknown')));
+    if (retryAt === undefined) return undefined;
+    const seconds = Math.max(1, Math.ceil((retryAt - deps.clock.now()) / 1000));
+    return errorResponse(matchError('API_RATE_LIMIT', { key: limit.name, seconds }, { metadata: retryAt }), { 'retry-after': String(seconds) });
+  };
+}
