@@ -76,6 +76,24 @@ describe('create', () => {
     expect(codeOf(create(w, cmd({ lobbyConfig: 'é'.repeat(8192) }), at(1)))).toBe('MATCHMAKER_CUSTOM_LOBBY_CONFIG_INVALID');
   });
 
+  it('counts lobby_config in UTF-8 bytes: 1 to U+007F, 2 to U+07FF, 3 to U+FFFF, 4 above', () => {
+    const w = worldWith([custom()]);
+    const fits = (config: string): boolean => codeOf(create(w, cmd({ lobbyConfig: config }), at(1))) === undefined;
+    // A JSON string is its characters plus two quotes: 16,382 bytes of content fit exactly.
+    const room = MAX_LOBBY_CONFIG_BYTES - 2;
+    const cases: [string, number][] = [['\u007f', 1], ['\u0080', 2], ['\u07ff', 2], ['\u0800', 3], ['€', 3], ['\uffff', 3], ['\u{10000}', 4], ['😀', 4]];
+    for (const [ch, bytes] of cases) {
+      const n = Math.floor(room / bytes);
+      const pad = 'x'.repeat(room - n * bytes); // filled to exactly 16 KiB
+      expect(fits(ch.repeat(n) + pad), `${n} × U+${ch.codePointAt(0)?.toString(16)} fit`).toBe(true);
+      expect(fits(ch.repeat(n) + pad + 'x'), `one byte more than ${n} × U+${ch.codePointAt(0)?.toString(16)}`).toBe(false);
+    }
+    expect(create(w, cmd({ lobbyConfig: '€'.repeat(5461) }), at(1))).toEqual({
+      kind: 'rejected',
+      error: { code: 'MATCHMAKER_CUSTOM_LOBBY_CONFIG_INVALID', params: { reason: 'lobby_config is larger than 16 KiB' }, path: ['lobby_config'] },
+    });
+  });
+
   it('keeps the tags on the created lobby and passes them and lobby_config to the container', () => {
     const w = worldWith([custom({ taggable: true })]);
     const tags = { map: 'dust', mode: 'ranked' };
