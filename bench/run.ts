@@ -12,6 +12,7 @@ type Bench = (args: readonly string[]) => Promise<void>;
 const benches: Record<string, () => Promise<Bench>> = {
   http: async () => (await import('./http.js')).httpBench,
   routing: async () => (await import('./routing.js')).routingBench,
+  runtime: async () => (await import('./runtime.js')).runtimeBench,
   sim: async () => (await import('./sim.js')).simBench,
 };
 

@@ -15,7 +15,7 @@
 import { execFile } from 'node:child_process';
 import { createWriteStream, existsSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -58,8 +58,18 @@ export interface FixtureOptions {
   readonly dir?: string;
 }
 
-const GENERATED = fileURLToPath(new URL('../.generated/images/', import.meta.url));
-const GAME_SERVER_JS = fileURLToPath(new URL('./game-server.js', import.meta.url));
+/**
+ * The repository's root. This file also runs compiled in the benchmarks' tree
+ * (node_modules/.cache/tavern-bench/test/docker/), which holds neither game-server.js nor the
+ * archives: both are taken from the sources, so tests and benchmarks share one cache.
+ */
+const ROOT = ((here: string): string => {
+  const benchTree = here.indexOf(`${sep}node_modules${sep}.cache${sep}tavern-bench${sep}`);
+  return benchTree >= 0 ? here.slice(0, benchTree) : join(here, '..', '..');
+})(fileURLToPath(new URL('.', import.meta.url)));
+const GENERATED = join(ROOT, 'test', '.generated', 'images');
+/** The node game server's program (see {@link nodeGameServer}); the benchmarks also run it as a host process. */
+export const GAME_SERVER_JS = join(ROOT, 'test', 'docker', 'game-server.js');
 /** Bump when the way archives are made changes, so cached ones are rebuilt. */
 const RECIPE = 1;
 
