@@ -81,6 +81,17 @@ export const removeContainers = async (docker: Dockerode, instanceIds: readonly 
   return ids.length;
 };
 
+/**
+ * The host pid of a container's program: the child of its init process (lobbies run with
+ * `Init: true`), else the init process itself.
+ */
+export const containerPid = async (docker: Dockerode, nameOrId: string): Promise<number> => {
+  const pid = (await docker.getContainer(nameOrId).inspect()).State.Pid;
+  const children = await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '');
+  const first = Number(children.trim().split(/\s+/)[0]);
+  return Number.isInteger(first) && first > 0 ? first : pid;
+};
+
 /** The container's address on its bridge network. */
 export const containerAddress = async (docker: Dockerode, nameOrId: string): Promise<string> => {
   const info = await docker.getContainer(nameOrId).inspect();

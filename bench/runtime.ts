@@ -1,6 +1,7 @@
 /**
- * `npm run bench -- runtime [--json] [--parts cold,data,scale] [--lobbies 20] [--rounds 3]
- * [--slice 1000] [--clients 1,16] [--idle 200] [--scale-bare 40] [--scale-timeout 180000] [--no-pin]`:
+ * `npm run bench -- runtime [--json] [--parts cold,data,scale] [--lobbies 20] [--rounds 30]
+ * [--slice 100] [--clients 1,16] [--nice -10] [--no-nice] [--pin] [--idle 200]
+ * [--scale-bare 20] [--scale-timeout 420000]`:
  * lobbies as real Docker containers, on the engine at `DOCKER_HOST` (default the local socket),
  * through a real Tavern server process (compiled, `TAVERN_RUNTIME=docker`, SQLite in a temporary
  * data dir, its own `TAVERN_INSTANCE_ID`), each figure next to a baseline measured in the same run.
@@ -15,17 +16,22 @@
  * - **data** (b): UDP and TCP round trips per second of 100-byte messages, `--clients` sockets
  *   each with one message in flight, through the proxied port find returned (127.0.0.1), straight
  *   to the container's bridge address, and to the same game server program run as a host process
- *   (no container); `--rounds` rounds of `--slice` ms per cell, the three interleaved, ratios to
- *   the container's address per round (median). The load generator is a separate process pinned
- *   to CPU 0 (`taskset`, unless `--no-pin`) and reports its own CPU use. The engine's userland-proxy
- *   mode is printed (its dockerd's flags, and whether a `docker-proxy` serves the port).
+ *   (no container). Sockets to the three stay open; after a warm-up, `--rounds` windows of
+ *   `--slice` ms each per path (3 s by default), the three interleaved in short windows (on a
+ *   shared machine the speed moves within seconds); ratios to the container's address per round
+ *   (median). The load generator is a separate process; as root it
+ *   runs at `--nice` (default -10, `--no-nice` leaves it be) so it keeps up on a busy machine;
+ *   `--pin` puts it on CPU 0 and both echo servers on CPU 1 (`taskset`). Each run reports its CPU
+ *   use and the echo server's, so a saturated generator or server shows. The engine's
+ *   userland-proxy mode is printed (its dockerd's flags, and whether a `docker-proxy` serves the
+ *   port).
  *   Goal: ≥ 0.9 of direct with `--userland-proxy=false`.
  * - **scale** (c): on a restarted Tavern (same data dir), a version keeping `--idle` idle lobbies
  *   of the busybox game server (tier basic-1d16; at most 16 per game mode, so spread over
  *   ⌈idle/16⌉ modes) is published; the time until live analytics shows them all `is_ready` gives
  *   lobbies started per minute; Tavern's RSS (VmRSS, median of 5 samples) with none and with all
  *   of them running; then a version with none, and the time until every container is gone. The
- *   baseline: `--scale-bare` (default 40) of the same containers created and started one after
+ *   baseline: `--scale-bare` (default 20) of the same containers created and started one after
  *   another through the Engine API until each TCP echo answers, against the time Tavern took to
  *   have that many ready.
  *
@@ -44,10 +50,10 @@ import type Dockerode from 'dockerode';
 import { connectDocker, detectUserlandProxy, type UserlandProxy } from '../src/adapters/docker/engine.js';
 import { percentiles } from '../src/sim/engine/stats.js';
 import { busyboxGameServer, GAME_SERVER_JS, nodeGameServer } from '../test/docker/images.js';
-import { canPin, cpuSeconds, spawnServer, type ServerChild } from './http-child.js';
+import { canPin, cpuSeconds, pinProcess, spawnServer, type ServerChild } from './http-child.js';
 import { call, createGame, LOBBY_COUNT_MAX, MAX_PLAYERS_PER_CLIENT, publicToken, publishVersion, setLimits, spawnTavern, str, uploadBuild, type BenchGame, type Json, type TavernProcess } from './http-tavern.js';
 import { fmtRate, table } from './measure.js';
-import { bareSpec, containerAddress, containersOf, dockerProxyServes, freePort, idleSplit, removeContainers, residentBytes, waitGone } from './runtime-docker.js';
+import { bareSpec, containerAddress, containerPid, containersOf, dockerProxyServes, freePort, idleSplit, removeContainers, residentBytes, waitGone } from './runtime-docker.js';
 import type { LoadPlan, PlannedRun, Protocol } from './runtime-load.js';
 import { firstTcpEcho, firstUdpEcho } from './runtime-probe.js';
 
@@ -79,6 +85,8 @@ interface Settings {
   /** Containers of the scale part's bare baseline (0: none). */
   readonly scaleBare: number;
   readonly pin: boolean;
+  /** The nice value of the data part's load generator (undefined: left as it is). */
+  readonly nice?: number;
 }
 
 const value = (args: readonly string[], name: string): string | undefined => {
@@ -110,13 +118,14 @@ const parseSettings = (args: readonly string[]): Settings => {
     json: args.includes('--json'),
     parts: new Set(parts),
     lobbies: intArg(args, '--lobbies', 20, 1, 1000),
-    rounds: intArg(args, '--rounds', 3, 1, 20),
-    sliceMs: intArg(args, '--slice', 1000, 100, 60_000),
+    rounds: intArg(args, '--rounds', 30, 1, 200),
+    sliceMs: intArg(args, '--slice', 100, 20, 60_000),
     clients,
     idle,
-    scaleTimeoutMs: intArg(args, '--scale-timeout', 180_000, 1000, 3_600_000),
-    scaleBare: Math.min(idle, intArg(args, '--scale-bare', 40, 0, 512)),
-    pin: !args.includes('--no-pin'),
+    scaleTimeoutMs: intArg(args, '--scale-timeout', 420_000, 1000, 3_600_000),
+    scaleBare: Math.min(idle, intArg(args, '--scale-bare', 20, 0, 512)),
+    pin: args.includes('--pin'),
+    ...(args.includes('--no-nice') ? {} : { nice: intArg(args, '--nice', -10, -20, 19) }),
   };
 };
 
@@ -318,6 +327,8 @@ interface DataCell {
   readonly lost: number;
   /** The load generator's highest CPU share in these runs (1 = a whole core). */
   readonly loadgen_cpu_max: number;
+  /** The echo server's median CPU share in these runs (the game server in the container, or the host process; clock ticks, coarse over short windows). */
+  readonly server_cpu_median: number | null;
 }
 
 interface DataResult {
@@ -326,7 +337,10 @@ interface DataResult {
   readonly tavern_health_userland_proxy: string | null;
   /** Whether a docker-proxy process serves the lobby's UDP and TCP ports. */
   readonly docker_proxy_seen: boolean;
+  /** The load generator on CPU 0 and the echo servers on CPU 1. */
   readonly loadgen_pinned: boolean;
+  /** The nice value the load generator ran at (null: not changed). */
+  readonly loadgen_nice: number | null;
   readonly rounds: number;
   readonly slice_ms: number;
   readonly message_bytes: number;
@@ -348,9 +362,10 @@ const hostEcho = async (): Promise<{ child: ServerChild; udp: number; tcp: numbe
   return { child, udp, tcp };
 };
 
-const runLoadProcess = async (plan: LoadPlan, pin: boolean): Promise<PlannedRun[]> => {
-  const node = [LOAD_JS, JSON.stringify(plan)];
-  const [command, args] = pin ? ['taskset', ['-c', '0', process.execPath, ...node]] : [process.execPath, node];
+const runLoadProcess = async (plan: LoadPlan, pin: boolean, nice: number | undefined): Promise<PlannedRun[]> => {
+  const node = [process.execPath, LOAD_JS, JSON.stringify(plan)];
+  const pinned = pin ? ['taskset', '-c', '0', ...node] : node;
+  const [command = '', ...args] = nice === undefined ? pinned : ['nice', '-n', String(nice), ...pinned];
   const cells = plan.targets.length * plan.protocols.length * plan.clients.length * plan.rounds;
   const { stdout } = await promisify(execFile)(command, args, { timeout: cells * (plan.sliceMs + plan.warmupMs + 2_000) + 30_000, maxBuffer: 16 * 2 ** 20 });
   return JSON.parse(stdout) as PlannedRun[];
@@ -359,28 +374,35 @@ const runLoadProcess = async (plan: LoadPlan, pin: boolean): Promise<PlannedRun[
 const dataPlane = async (w: World, cleanup: Cleanup): Promise<DataResult> => {
   const found = await find(w);
   const address = await containerAddress(w.docker, `tavern-${found.lobbyId}`);
+  const pid = await containerPid(w.docker, `tavern-${found.lobbyId}`);
   const host = await hostEcho();
   cleanup.add('stopping the host echo', () => host.child.stop());
   const userland = await detectUserlandProxy(process.env['DOCKER_HOST']);
   const health = await call(w.tavern.origin, 'GET', '/health', undefined);
   const said = (health['runtime'] as Json | undefined)?.['userland_proxy'];
   const proxySeen = (await dockerProxyServes(found.udp)) && (await dockerProxyServes(found.tcp));
-  const pinned = w.s.pin && canPin();
-  w.log(`data: engine userland-proxy ${userland} (Tavern's /health: ${String(said)}), docker-proxy serving the lobby's ports: ${proxySeen ? 'yes' : 'no'}; container at ${address}; load generator ${pinned ? 'pinned to CPU 0' : 'not pinned'}`);
+  // With --pin: the generator on CPU 0, the echo servers (the container's and the host's) on CPU 1.
+  // Off by default: on a machine whose two cores are busy with other work, pinned processes wait
+  // for their one core and every rate fell about 4x (bench/RESULTS.md).
+  const pinned = w.s.pin && canPin() && pinProcess(pid, 1) && pinProcess(host.child.pid, 1);
+  w.log(`data: engine userland-proxy ${userland} (Tavern's /health: ${String(said)}), docker-proxy serving the lobby's ports: ${proxySeen ? 'yes' : 'no'}; container at ${address}`);
   const plan: LoadPlan = {
     targets: [
-      { name: 'tavern', host: found.host, udpPort: found.udp, tcpPort: found.tcp },
-      { name: 'container', host: address, udpPort: UDP_PORT, tcpPort: TCP_PORT },
-      { name: 'host', host: '127.0.0.1', udpPort: host.udp, tcpPort: host.tcp },
+      { name: 'tavern', host: found.host, udpPort: found.udp, tcpPort: found.tcp, pid },
+      { name: 'container', host: address, udpPort: UDP_PORT, tcpPort: TCP_PORT, pid },
+      { name: 'host', host: '127.0.0.1', udpPort: host.udp, tcpPort: host.tcp, pid: host.child.pid },
     ],
     protocols: ['udp', 'tcp'],
     clients: w.s.clients,
     rounds: w.s.rounds,
-    warmupMs: 150,
+    warmupMs: 200,
     sliceMs: w.s.sliceMs,
     size: MESSAGE_BYTES,
   };
-  const runs = await runLoadProcess(plan, pinned);
+  // The instrument gets a raised priority (as root), so it keeps up on a busy machine; the echo
+  // servers compete for the cores as they would.
+  const nice = w.s.nice !== undefined && process.getuid?.() === 0 ? w.s.nice : undefined;
+  const runs = await runLoadProcess(plan, pinned, nice);
   await host.child.stop();
   await stopLobby(w, found.lobbyId);
   const cells = plan.protocols.flatMap((protocol) => plan.clients.map((clients): DataCell => {
@@ -394,11 +416,12 @@ const dataPlane = async (w: World, cleanup: Cleanup): Promise<DataResult> => {
       protocol, clients, tavern_rps: rate('tavern'), container_rps: rate('container'), host_rps: rate('host'),
       tavern_ratio: ratio('tavern'), host_ratio: ratio('host'),
       lost: of.reduce((n, r) => n + r.lost, 0), loadgen_cpu_max: Math.max(...of.map((r) => r.cpuShare)),
+      server_cpu_median: of.some((r) => r.serverCpuShare !== undefined) ? median(of.flatMap((r) => (r.serverCpuShare === undefined ? [] : [r.serverCpuShare]))) : null,
     };
   }));
   return {
     userland_proxy: userland, tavern_health_userland_proxy: typeof said === 'string' ? said : null, docker_proxy_seen: proxySeen,
-    loadgen_pinned: pinned, rounds: plan.rounds, slice_ms: plan.sliceMs, message_bytes: MESSAGE_BYTES,
+    loadgen_pinned: pinned, loadgen_nice: nice ?? null, rounds: plan.rounds, slice_ms: plan.sliceMs, message_bytes: MESSAGE_BYTES,
     cells, goal: DATA_GOAL, met: cells.every((c) => c.tavern_ratio >= DATA_GOAL), runs,
   };
 };
@@ -537,6 +560,7 @@ const scale = async (w: World, busyboxBuild: string): Promise<ScaleResult> => {
 const ms = (n: number): string => (Number.isFinite(n) ? n.toFixed(0) : '-');
 const x = (n: number): string => (Number.isFinite(n) ? `${n.toFixed(2)}x` : '-');
 const mib = (n: number): string => `${(n / 2 ** 20).toFixed(1)} MiB`;
+const pct = (share: number): string => `${(share * 100).toFixed(0)}%`;
 const verdict = (met: boolean): string => (met ? 'met' : 'NOT met');
 
 const printCold = (c: ColdResult): string => [
@@ -551,13 +575,15 @@ const printCold = (c: ColdResult): string => [
 
 const printData = (d: DataResult): string => [
   `(b) data plane: ${d.message_bytes}-byte round trips/s, medians of ${d.rounds} rounds x ${d.slice_ms} ms; engine userland-proxy: ${d.userland_proxy} ` +
-    `(docker-proxy on the lobby's ports: ${d.docker_proxy_seen ? 'yes' : 'no'}; Tavern /health: ${d.tavern_health_userland_proxy ?? '-'}); load generator ${d.loadgen_pinned ? 'pinned to CPU 0' : 'not pinned'}`,
-  table(['proto', 'clients', 'tavern port', 'container addr', 'host process', 'tavern/container', 'host/container', 'lost', 'loadgen cpu'],
+    `(docker-proxy on the lobby's ports: ${d.docker_proxy_seen ? 'yes' : 'no'}; Tavern /health: ${d.tavern_health_userland_proxy ?? '-'}); ${d.loadgen_pinned ? 'load generator on CPU 0, echo servers on CPU 1' : 'not pinned to CPUs'}; ` +
+    `load generator at ${d.loadgen_nice === null ? 'normal priority' : `nice ${d.loadgen_nice}`}`,
+  table(['proto', 'clients', 'tavern port', 'container addr', 'host process', 'tavern/container', 'host/container', 'lost', 'loadgen cpu', 'echo cpu'],
     d.cells.map((c) => [
       c.protocol, String(c.clients), fmtRate(c.tavern_rps), fmtRate(c.container_rps), fmtRate(c.host_rps),
-      x(c.tavern_ratio), x(c.host_ratio), String(c.lost), `${(c.loadgen_cpu_max * 100).toFixed(0)}%`,
+      x(c.tavern_ratio), x(c.host_ratio), String(c.lost), pct(c.loadgen_cpu_max), c.server_cpu_median === null ? '-' : pct(c.server_cpu_median),
     ])),
-  `tavern port / container address >= ${d.goal} in every row: ${verdict(d.met)}`,
+  `tavern port / container address >= ${d.goal} in every row: ${verdict(d.met)}; ` +
+    `cpu: share of one core, the load generator's in its busiest window, the echo server's median over its windows${d.cells.some((c) => c.loadgen_cpu_max >= 0.9) ? ' - the load generator was saturated in some runs' : ''}`,
 ].join('\n');
 
 const printScale = (c: ScaleResult): string => [

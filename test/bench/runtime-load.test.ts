@@ -1,7 +1,7 @@
 import { createSocket, type Socket } from 'node:dgram';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { echoLoad, message, runPlan } from '../../bench/runtime-load.js';
+import { message, openSession, runPlan, type SessionOptions } from '../../bench/runtime-load.js';
 import { firstTcpEcho, firstUdpEcho } from '../../bench/runtime-probe.js';
 
 /** A UDP echo that drops every `dropEvery`-th datagram (0: none) and records the sizes it got. */
@@ -46,10 +46,21 @@ describe('the runtime bench load generator', () => {
     expect(m.toString()).not.toMatch(/^\s*(connect|disconnect|close|open|crash|oom|log|err|spam)\b/);
   });
 
+  /** One session, one warm-up window, one measured window. */
+  const measure = async (o: SessionOptions, ms: number) => {
+    const session = await openSession(o);
+    try {
+      await session.run(20);
+      return await session.run(ms);
+    } finally {
+      session.close();
+    }
+  };
+
   it('counts UDP round trips of whole messages, and replaces lost datagrams instead of stalling', async () => {
     const echo = await udpEcho(7);
     closers.push(() => echo.socket.close());
-    const r = await echoLoad({ protocol: 'udp', host: '127.0.0.1', port: echo.port, clients: 4, warmupMs: 20, durationMs: 400, size: 100, lostAfterMs: 20 });
+    const r = await measure({ protocol: 'udp', host: '127.0.0.1', port: echo.port, clients: 4, size: 100, lostAfterMs: 20 }, 400);
     expect(r.roundTrips).toBeGreaterThan(4);
     expect(r.lost).toBeGreaterThan(0);
     expect(r.perSecond).toBeCloseTo(r.roundTrips / r.seconds, 6);
@@ -60,13 +71,30 @@ describe('the runtime bench load generator', () => {
   it('counts a TCP round trip only once all its bytes came back, however they are split', async () => {
     const echo = await tcpEcho();
     closers.push(() => echo.server.close());
-    const r = await echoLoad({ protocol: 'tcp', host: '127.0.0.1', port: echo.port, clients: 3, warmupMs: 20, durationMs: 300, size: 100 });
+    const r = await measure({ protocol: 'tcp', host: '127.0.0.1', port: echo.port, clients: 3, size: 100 }, 300);
     expect(r.roundTrips).toBeGreaterThan(3);
     expect(r.lost).toBe(0);
     expect(r.cpuShare).toBeGreaterThan(0);
   });
 
-  it('runs a plan round by round, rotating the order of the targets', async () => {
+  it('lets a session pause between windows: nothing is sent while it waits, and the next window starts afresh', async () => {
+    const echo = await udpEcho(0);
+    closers.push(() => echo.socket.close());
+    let got = 0;
+    echo.socket.on('message', () => got++);
+    const session = await openSession({ protocol: 'udp', host: '127.0.0.1', port: echo.port, clients: 2, size: 32 });
+    closers.push(() => session.close());
+    const first = await session.run(50);
+    const after = got;
+    await new Promise((r) => setTimeout(r, 100));
+    expect(got).toBe(after);
+    expect(after).toBeGreaterThanOrEqual(first.roundTrips);
+    const second = await session.run(50);
+    expect(second.roundTrips).toBeGreaterThan(0);
+    expect(got).toBeGreaterThan(after);
+  });
+
+  it('runs each (protocol, clients) of a plan round by round, rotating the order of the targets', async () => {
     const a = await udpEcho(0);
     const b = await udpEcho(0);
     closers.push(() => a.socket.close(), () => b.socket.close());
@@ -74,7 +102,7 @@ describe('the runtime bench load generator', () => {
       targets: [{ name: 'a', host: '127.0.0.1', udpPort: a.port, tcpPort: 1 }, { name: 'b', host: '127.0.0.1', udpPort: b.port, tcpPort: 1 }],
       protocols: ['udp'], clients: [1, 2], rounds: 2, warmupMs: 5, sliceMs: 30, size: 64,
     });
-    expect(runs.map((r) => `${r.round}:${r.clients}:${r.target}`)).toEqual(['1:1:a', '1:1:b', '1:2:a', '1:2:b', '2:1:b', '2:1:a', '2:2:b', '2:2:a']);
+    expect(runs.map((r) => `${r.round}:${r.clients}:${r.target}`)).toEqual(['1:1:a', '1:1:b', '2:1:b', '2:1:a', '1:2:a', '1:2:b', '2:2:b', '2:2:a']);
     for (const r of runs) expect(r.roundTrips).toBeGreaterThan(0);
   });
 });
