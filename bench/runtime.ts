@@ -324,6 +324,9 @@ interface DataCell {
   /** Medians of the rounds' ratios to the container's own address. */
   readonly tavern_ratio: number;
   readonly host_ratio: number;
+  /** The quartiles of the rounds' tavern / container ratios: how much one round's ratio strays. */
+  readonly tavern_ratio_q25: number;
+  readonly tavern_ratio_q75: number;
   readonly lost: number;
   /** The load generator's highest CPU share in these runs (1 = a whole core). */
   readonly loadgen_cpu_max: number;
@@ -347,7 +350,6 @@ interface DataResult {
   readonly cells: readonly DataCell[];
   readonly goal: number;
   readonly met: boolean;
-  readonly runs: readonly PlannedRun[];
 }
 
 /** The node game server as a plain host process (no container), echoing on two free ports. */
@@ -408,13 +410,14 @@ const dataPlane = async (w: World, cleanup: Cleanup): Promise<DataResult> => {
   const cells = plan.protocols.flatMap((protocol) => plan.clients.map((clients): DataCell => {
     const of = runs.filter((r) => r.protocol === protocol && r.clients === clients);
     const rate = (path: PathName): number => median(of.filter((r) => r.target === path).map((r) => r.perSecond));
-    const ratio = (path: PathName): number => median(Array.from({ length: plan.rounds }, (_, i) => {
+    const ratios = (path: PathName): number[] => Array.from({ length: plan.rounds }, (_, i) => {
       const inRound = of.filter((r) => r.round === i + 1);
       return (inRound.find((r) => r.target === path)?.perSecond ?? NaN) / (inRound.find((r) => r.target === 'container')?.perSecond ?? NaN);
-    }));
+    });
+    const [q25 = NaN, q50 = NaN, q75 = NaN] = percentiles(ratios('tavern'), [25, 50, 75]);
     return {
       protocol, clients, tavern_rps: rate('tavern'), container_rps: rate('container'), host_rps: rate('host'),
-      tavern_ratio: ratio('tavern'), host_ratio: ratio('host'),
+      tavern_ratio: q50, host_ratio: median(ratios('host')), tavern_ratio_q25: q25, tavern_ratio_q75: q75,
       lost: of.reduce((n, r) => n + r.lost, 0), loadgen_cpu_max: Math.max(...of.map((r) => r.cpuShare)),
       server_cpu_median: of.some((r) => r.serverCpuShare !== undefined) ? median(of.flatMap((r) => (r.serverCpuShare === undefined ? [] : [r.serverCpuShare]))) : null,
     };
@@ -422,7 +425,7 @@ const dataPlane = async (w: World, cleanup: Cleanup): Promise<DataResult> => {
   return {
     userland_proxy: userland, tavern_health_userland_proxy: typeof said === 'string' ? said : null, docker_proxy_seen: proxySeen,
     loadgen_pinned: pinned, loadgen_nice: nice ?? null, rounds: plan.rounds, slice_ms: plan.sliceMs, message_bytes: MESSAGE_BYTES,
-    cells, goal: DATA_GOAL, met: cells.every((c) => c.tavern_ratio >= DATA_GOAL), runs,
+    cells, goal: DATA_GOAL, met: cells.every((c) => c.tavern_ratio >= DATA_GOAL),
   };
 };
 
@@ -577,10 +580,10 @@ const printData = (d: DataResult): string => [
   `(b) data plane: ${d.message_bytes}-byte round trips/s, medians of ${d.rounds} rounds x ${d.slice_ms} ms; engine userland-proxy: ${d.userland_proxy} ` +
     `(docker-proxy on the lobby's ports: ${d.docker_proxy_seen ? 'yes' : 'no'}; Tavern /health: ${d.tavern_health_userland_proxy ?? '-'}); ${d.loadgen_pinned ? 'load generator on CPU 0, echo servers on CPU 1' : 'not pinned to CPUs'}; ` +
     `load generator at ${d.loadgen_nice === null ? 'normal priority' : `nice ${d.loadgen_nice}`}`,
-  table(['proto', 'clients', 'tavern port', 'container addr', 'host process', 'tavern/container', 'host/container', 'lost', 'loadgen cpu', 'echo cpu'],
+  table(['proto', 'clients', 'tavern port', 'container addr', 'host process', 'tavern/container', '(rounds q25-q75)', 'host/container', 'lost', 'loadgen cpu', 'echo cpu'],
     d.cells.map((c) => [
       c.protocol, String(c.clients), fmtRate(c.tavern_rps), fmtRate(c.container_rps), fmtRate(c.host_rps),
-      x(c.tavern_ratio), x(c.host_ratio), String(c.lost), pct(c.loadgen_cpu_max), c.server_cpu_median === null ? '-' : pct(c.server_cpu_median),
+      x(c.tavern_ratio), `${c.tavern_ratio_q25.toFixed(2)}-${c.tavern_ratio_q75.toFixed(2)}`, x(c.host_ratio), String(c.lost), pct(c.loadgen_cpu_max), c.server_cpu_median === null ? '-' : pct(c.server_cpu_median),
     ])),
   `tavern port / container address >= ${d.goal} in every row: ${verdict(d.met)}; ` +
     `cpu: share of one core, the load generator's in its busiest window, the echo server's median over its windows${d.cells.some((c) => c.loadgen_cpu_max >= 0.9) ? ' - the load generator was saturated in some runs' : ''}`,
