@@ -609,6 +609,14 @@ const printScale = (c: ScaleResult): string => [
   ]),
 ].join('\n');
 
+type Timed<T> = T & { readonly seconds: number };
+
+const timed = async <T>(part: () => Promise<T>): Promise<Timed<T>> => {
+  const t0 = performance.now();
+  const result = await part();
+  return { ...result, seconds: (performance.now() - t0) / 1000 };
+};
+
 export const runtimeBench = async (args: readonly string[]): Promise<void> => {
   const s = parseSettings(args);
   const log = (line: string): void => {
@@ -631,7 +639,7 @@ export const runtimeBench = async (args: readonly string[]): Promise<void> => {
   const engine = { docker_host: dockerHost ?? 'unix:///var/run/docker.sock', version: version.Version ?? null, userland_proxy: await detectUserlandProxy(dockerHost) };
   log(`engine ${engine.version ?? '?'} at ${engine.docker_host}, userland-proxy ${engine.userland_proxy}`);
 
-  const result: { cold?: ColdResult; data?: DataResult; scale?: ScaleResult } = {};
+  const result: { cold?: Timed<ColdResult>; data?: Timed<DataResult>; scale?: Timed<ScaleResult> } = {};
   let setupSeconds = NaN;
   try {
     const instance = `rtbench-${randomUUID().slice(0, 8)}`;
@@ -667,19 +675,19 @@ export const runtimeBench = async (args: readonly string[]): Promise<void> => {
     log(`setup (images, server, game, builds) took ${setupSeconds.toFixed(1)} s; instance ${instance}`);
 
     if (s.parts.has('cold')) {
-      result.cold = await coldStarts(w);
-      if (!s.json) process.stdout.write(`${printCold(result.cold)}\n\n`);
+      result.cold = await timed(() => coldStarts(w));
+      if (!s.json) process.stdout.write(`${printCold(result.cold)}\n(took ${result.cold.seconds.toFixed(0)} s)\n\n`);
     }
     if (s.parts.has('data')) {
-      result.data = await dataPlane(w, cleanup);
-      if (!s.json) process.stdout.write(`${printData(result.data)}\n\n`);
+      result.data = await timed(() => dataPlane(w, cleanup));
+      if (!s.json) process.stdout.write(`${printData(result.data)}\n(took ${result.data.seconds.toFixed(0)} s)\n\n`);
     }
     if (busyboxBuild !== undefined) {
       // A fresh server on the same data dir: its RSS with no lobby is not what the other parts left in its heap.
       await tavern.stop();
       tavern = await start();
-      result.scale = await scale({ ...w, tavern }, busyboxBuild);
-      if (!s.json) process.stdout.write(`${printScale(result.scale)}\n\n`);
+      result.scale = await timed(() => scale({ ...w, tavern }, busyboxBuild));
+      if (!s.json) process.stdout.write(`${printScale(result.scale)}\n(took ${result.scale.seconds.toFixed(0)} s)\n\n`);
     }
   } finally {
     await cleanup.run();
