@@ -51,9 +51,12 @@ const TAIL = 8_192;
 /** `taskset` is there and the machine has at least two cores. */
 export const canPin = (): boolean => cpus().length >= 2 && spawnSync('taskset', ['-V'], { stdio: 'ignore' }).status === 0;
 
+/** Pins a process (every thread) to `cpu`; false when it could not. */
+export const pinProcess = (pid: number, cpu: number): boolean =>
+  spawnSync('taskset', ['-a', '-p', '-c', String(cpu), String(pid)], { stdio: 'ignore' }).status === 0;
+
 /** Pins this process (every thread) to `cpu`; false when it could not. */
-export const pinSelf = (cpu: number): boolean =>
-  spawnSync('taskset', ['-a', '-p', '-c', String(cpu), String(process.pid)], { stdio: 'ignore' }).status === 0;
+export const pinSelf = (cpu: number): boolean => pinProcess(process.pid, cpu);
 
 /**
  * @example

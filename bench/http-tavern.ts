@@ -1,12 +1,13 @@
 /**
- * The Tavern side of the `http` benchmark: the real server (`src/server/main.ts`, compiled into the
- * bench cache and run by plain `node`) on 127.0.0.1 with a fresh SQLite data dir and the fake
- * runtime, and the developer setup done over HTTP the way the CLI does it: a game, a completed
- * build, a version, that version deployed to the `prod` namespace, its matchmaker limits raised,
- * and a public namespace token for the players.
+ * Tavern for the benchmarks: the real server (`src/server/main.ts`, compiled into the bench cache
+ * and run by plain `node`) on 127.0.0.1 with a fresh SQLite data dir, and the developer setup done
+ * over HTTP the way the CLI does it: a game, completed builds, versions deployed to the `prod`
+ * namespace, its matchmaker limits raised, and a public namespace token for the players. The
+ * `http` benchmark's setup ({@link startTavern}) uses the fake runtime.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createReadStream, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,13 +18,9 @@ export const TAVERN_ADMIN = 'bench-admin-token';
 export const LOBBY_COUNT_MAX = 32_768;
 export const MAX_PLAYERS_PER_CLIENT = 256;
 
-export interface TavernServer {
-  readonly child: ServerChild;
-  readonly origin: string;
+export interface TavernServer extends TavernProcess {
   /** The players' public namespace token. */
   readonly publicToken: string;
-  readonly dataDir: string;
-  stop(): Promise<void>;
 }
 
 export interface TavernOptions {
@@ -51,9 +48,10 @@ export const listeningPort = (line: string): number | undefined => {
   }
 };
 
-type Json = Record<string, unknown>;
+export type Json = Record<string, unknown>;
 
-const call = async (origin: string, method: string, path: string, token: string | undefined, body?: unknown): Promise<Json> => {
+/** One JSON call to Tavern's API; fails unless it answers 200. */
+export const call = async (origin: string, method: string, path: string, token: string | undefined, body?: unknown): Promise<Json> => {
   const res = await fetch(`${origin}${path}`, {
     method,
     headers: {
@@ -63,17 +61,25 @@ const call = async (origin: string, method: string, path: string, token: string 
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await res.text();
-  if (res.status !== 200) throw new Error(`tavern setup: ${method} ${path} answered ${res.status}: ${text.slice(0, 500)}`);
+  if (res.status !== 200) throw new Error(`tavern: ${method} ${path} answered ${res.status}: ${text.slice(0, 500)}`);
   return (text === '' ? {} : JSON.parse(text)) as Json;
 };
 
-const str = (v: unknown, what: string): string => {
-  if (typeof v !== 'string') throw new Error(`tavern setup: expected ${what}, got ${JSON.stringify(v)}`);
+export const str = (v: unknown, what: string): string => {
+  if (typeof v !== 'string') throw new Error(`tavern: expected ${what}, got ${JSON.stringify(v)}`);
   return v;
 };
 
-/** Game, build, version, deployment, limits, public token: returns the public token. */
-async function setUp(origin: string, opts: TavernOptions): Promise<string> {
+/** A game made with the admin token, a cloud token for it, and its `prod` namespace. */
+export interface BenchGame {
+  readonly gameId: string;
+  readonly cloud: string;
+  readonly nsId: string;
+  /** `/cloud/games/<game>/namespaces/<ns>` */
+  readonly nsPath: string;
+}
+
+export async function createGame(origin: string): Promise<BenchGame> {
   const game = await call(origin, 'POST', '/cloud/games', TAVERN_ADMIN, { name_id: 'bench', display_name: 'Bench', developer_group_id: randomUUID() });
   const gameId = str(game['game_id'], 'game_id');
   const cloud = str((await call(origin, 'POST', `/cloud/games/${gameId}/tokens/cloud`, TAVERN_ADMIN))['token'], 'a cloud token');
@@ -81,44 +87,106 @@ async function setUp(origin: string, opts: TavernOptions): Promise<string> {
   const namespaces = (got['game'] as { namespaces?: { name_id: string; namespace_id: string }[] } | undefined)?.namespaces ?? [];
   const nsId = namespaces.find((n) => n.name_id === 'prod')?.namespace_id;
   if (nsId === undefined) throw new Error('tavern setup: the game has no prod namespace');
+  return { gameId, cloud, nsId, nsPath: `/cloud/games/${gameId}/namespaces/${nsId}` };
+}
 
-  const image = Buffer.from('bench image');
-  const build = await call(origin, 'POST', `/cloud/games/${gameId}/builds`, cloud, {
-    display_name: 'Bench build', image_tag: 'bench:1', image_file: { path: 'image.tar', content_length: image.length },
+/** What a build uploads: bytes, or a file streamed from disk, of a kind and compression. */
+export interface BuildUpload {
+  readonly image: Buffer | { readonly file: string };
+  readonly kind?: 'docker_image' | 'oci_bundle';
+  readonly compression?: 'none' | 'lz4';
+}
+
+/** createGameBuild, one PUT to its presigned URL, completion: returns the build id. */
+export async function uploadBuild(origin: string, game: BenchGame, upload: BuildUpload): Promise<string> {
+  const { image } = upload;
+  const size = Buffer.isBuffer(image) ? image.length : statSync(image.file).size;
+  const build = await call(origin, 'POST', `/cloud/games/${game.gameId}/builds`, game.cloud, {
+    display_name: 'Bench build', image_tag: `bench:${randomUUID().slice(0, 8)}`, image_file: { path: 'image.tar', content_length: size },
+    ...(upload.kind === undefined ? {} : { kind: upload.kind }),
+    ...(upload.compression === undefined ? {} : { compression: upload.compression }),
   });
   const url = str((build['image_presigned_request'] as Json | undefined)?.['url'], 'a presigned URL');
-  const put = await fetch(url, { method: 'PUT', body: image });
-  await put.arrayBuffer();
-  if (put.status !== 200) throw new Error(`tavern setup: the presigned PUT answered ${put.status}`);
-  await call(origin, 'POST', `/cloud/uploads/${str(build['upload_id'], 'upload_id')}/complete`, cloud);
+  const status = await new Promise<number>((resolve, reject) => {
+    const req = request(url, { method: 'PUT', headers: { 'content-length': String(size) } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    if (Buffer.isBuffer(image)) req.end(image);
+    else createReadStream(image.file).on('error', reject).pipe(req);
+  });
+  if (status !== 200) throw new Error(`tavern setup: the presigned PUT answered ${status}`);
+  await call(origin, 'POST', `/cloud/uploads/${str(build['upload_id'], 'upload_id')}/complete`, game.cloud);
+  return str(build['build_id'], 'build_id');
+}
 
+/** A version made from `config` and deployed to the namespace: returns its id. */
+export async function publishVersion(origin: string, game: BenchGame, displayName: string, config: unknown): Promise<string> {
+  const version = await call(origin, 'POST', `/cloud/games/${game.gameId}/versions`, game.cloud, { display_name: displayName, config });
+  const versionId = str(version['version_id'], 'version_id');
+  await call(origin, 'PUT', `${game.nsPath}/version`, game.cloud, { version_id: versionId });
+  return versionId;
+}
+
+/** Raise the namespace's matchmaker limits (`mm-config`). */
+export const setLimits = async (origin: string, game: BenchGame, lobbyCountMax: number, maxPlayersPerClient: number): Promise<void> => {
+  await call(origin, 'POST', `${game.nsPath}/mm-config`, game.cloud, { lobby_count_max: lobbyCountMax, max_players: maxPlayersPerClient });
+};
+
+/** A public namespace token, for the players. */
+export const publicToken = async (origin: string, game: BenchGame): Promise<string> =>
+  str((await call(origin, 'POST', `${game.nsPath}/tokens/public`, game.cloud))['token'], 'a public token');
+
+/** Game, build, version, deployment, limits, public token: returns the public token. */
+async function setUp(origin: string, opts: TavernOptions): Promise<string> {
+  const game = await createGame(origin);
+  const buildId = await uploadBuild(origin, game, { image: Buffer.from('bench image') });
   const config = {
     matchmaker: {
       regions: { local: { idle_lobbies: { min: opts.idleLobbies, max: opts.idleLobbies * 2 } } },
       max_players: opts.maxPlayers,
-      docker: { image_id: str(build['build_id'], 'build_id'), ports: { default: { port: 7777, protocol: 'udp' } } },
+      docker: { image_id: buildId, ports: { default: { port: 7777, protocol: 'udp' } } },
       game_modes: { default: {} },
     },
   };
-  const version = await call(origin, 'POST', `/cloud/games/${gameId}/versions`, cloud, { display_name: 'bench', config });
-  const versionId = str(version['version_id'], 'version_id');
-  const ns = `/cloud/games/${gameId}/namespaces/${nsId}`;
-  await call(origin, 'POST', `${ns}/mm-config`, cloud, { lobby_count_max: LOBBY_COUNT_MAX, max_players: MAX_PLAYERS_PER_CLIENT });
-  await call(origin, 'PUT', `${ns}/version`, cloud, { version_id: versionId });
-  return str((await call(origin, 'POST', `${ns}/tokens/public`, cloud))['token'], 'a public token');
+  await setLimits(origin, game, LOBBY_COUNT_MAX, MAX_PLAYERS_PER_CLIENT);
+  await publishVersion(origin, game, 'bench', config);
+  return publicToken(origin, game);
+}
+
+/** A Tavern server process on 127.0.0.1 with a fresh data dir (removed by `stop`). */
+export interface TavernProcess {
+  readonly child: ServerChild;
+  readonly origin: string;
+  readonly dataDir: string;
+  stop(): Promise<void>;
+}
+
+export interface SpawnTavernOptions {
+  /** Added to (and overriding) the defaults: loopback, any port, a fresh data dir, the admin token, info logs. */
+  readonly env: Readonly<Record<string, string>>;
+  readonly cpu?: number;
+  readonly profileDir?: string;
+  /** SIGTERM grace before SIGKILL when stopping (ms). */
+  readonly stopGraceMs?: number;
+  /** Run on this data dir (a restart), which `stop` leaves in place; default a fresh one that `stop` removes. */
+  readonly dataDir?: string;
+  /** `TAVERN_RATE_LIMITS`; default `off`. */
+  readonly rateLimits?: string;
 }
 
 /**
  * @example
- * const tavern = await startTavern({ maxPlayers: 256, idleLobbies: 2 });
+ * const tavern = await spawnTavern({ env: { TAVERN_RUNTIME: 'fake' } });
  * try { ... } finally { await tavern.stop(); }
  */
-export async function startTavern(opts: TavernOptions): Promise<TavernServer> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'tavern-bench-http-'));
+export async function spawnTavern(opts: SpawnTavernOptions): Promise<TavernProcess> {
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'tavern-bench-'));
   let child: ServerChild | undefined;
   const stop = async (): Promise<void> => {
-    await child?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await child?.stop(opts.stopGraceMs);
+    if (opts.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true });
   };
   try {
     child = await spawnServer({
@@ -128,23 +196,42 @@ export async function startTavern(opts: TavernOptions): Promise<TavernServer> {
         TAVERN_HOST: '127.0.0.1',
         TAVERN_PORT: '0',
         TAVERN_DATA_DIR: dataDir,
-        TAVERN_RUNTIME: 'fake',
         TAVERN_ADMIN_TOKEN: TAVERN_ADMIN,
         TAVERN_TRUST_PROXY: 'true',
         // The benchmark measures finds, not the limiter: every find would count (each from its own address).
         TAVERN_RATE_LIMITS: opts.rateLimits ?? 'off',
         // Info: the `tavern listening` line says the port; nothing is logged per request at this level.
         LOG_LEVEL: 'info',
+        ...opts.env,
       },
       ...(opts.cpu === undefined ? {} : { cpu: opts.cpu }),
       ...(opts.profileDir === undefined ? {} : { profileDir: opts.profileDir }),
       portOf: listeningPort,
     });
     await waitHealthy(child.origin, '/health');
-    const publicToken = await setUp(child.origin, opts);
-    return { child, origin: child.origin, publicToken, dataDir, stop };
+    return { child, origin: child.origin, dataDir, stop };
   } catch (error) {
     await stop();
+    throw error;
+  }
+}
+
+/**
+ * @example
+ * const tavern = await startTavern({ maxPlayers: 256, idleLobbies: 2 });
+ * try { ... } finally { await tavern.stop(); }
+ */
+export async function startTavern(opts: TavernOptions): Promise<TavernServer> {
+  const tavern = await spawnTavern({
+    env: { TAVERN_RUNTIME: 'fake', TAVERN_TRUST_PROXY: 'true' },
+    ...(opts.rateLimits === undefined ? {} : { rateLimits: opts.rateLimits }),
+    ...(opts.cpu === undefined ? {} : { cpu: opts.cpu }),
+    ...(opts.profileDir === undefined ? {} : { profileDir: opts.profileDir }),
+  });
+  try {
+    return { ...tavern, publicToken: await setUp(tavern.origin, opts) };
+  } catch (error) {
+    await tavern.stop();
     throw error;
   }
 }

@@ -141,7 +141,7 @@ function dockerRuntime(deps: RuntimeDeps, instanceId: string): ServerRuntime {
     const was = status.reachable;
     const health = await runtime.health();
     if (health.reachable && !was) {
-      const userland = await detectUserlandProxy();
+      const userland = await detectUserlandProxy(env.dockerHost);
       status = { ...health, instance: instanceId, userland_proxy: userland };
       if (!gatewayDone) {
         const gateway = await bridgeGateway(docker).catch(() => undefined);

@@ -15,7 +15,7 @@
 import { execFile } from 'node:child_process';
 import { createWriteStream, existsSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -58,16 +58,18 @@ export interface FixtureOptions {
   readonly dir?: string;
 }
 
-/** The repository's root: above this file, wherever it runs from (sources, or the benchmark's compiled copy). */
-const repoRoot = (): string => {
-  for (let dir = dirname(fileURLToPath(import.meta.url)); dir !== dirname(dir); dir = dirname(dir)) {
-    if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'test', 'docker', 'game-server.js'))) return dir;
-  }
-  throw new Error('the repository holding test/docker/game-server.js was not found');
-};
-const REPO = repoRoot();
-const GENERATED = join(REPO, 'test', '.generated', 'images');
-const GAME_SERVER_JS = join(REPO, 'test', 'docker', 'game-server.js');
+/**
+ * The repository's root. This file also runs compiled in the benchmarks' tree
+ * (node_modules/.cache/tavern-bench/test/docker/), which holds neither game-server.js nor the
+ * archives: both are taken from the sources, so tests and benchmarks share one cache.
+ */
+const ROOT = ((here: string): string => {
+  const benchTree = here.indexOf(`${sep}node_modules${sep}.cache${sep}tavern-bench${sep}`);
+  return benchTree >= 0 ? here.slice(0, benchTree) : join(here, '..', '..');
+})(fileURLToPath(new URL('.', import.meta.url)));
+const GENERATED = join(ROOT, 'test', '.generated', 'images');
+/** The node game server's program (see {@link nodeGameServer}); the benchmarks also run it as a host process. */
+export const GAME_SERVER_JS = join(ROOT, 'test', 'docker', 'game-server.js');
 /** Bump when the way archives are made changes, so cached ones are rebuilt. */
 const RECIPE = 1;
 

@@ -97,26 +97,72 @@ export const userlandProxyOf = (args: readonly string[] | undefined, daemonJson:
   return 'on';
 };
 
-/** The arguments of the dockerd running on this host, if one does (read from /proc). */
-const dockerdArgs = async (): Promise<string[] | undefined> => {
+const DEFAULT_SOCKET = 'unix:///var/run/docker.sock';
+
+/** Where a client or dockerd address points, comparable: `unix:///path` or `tcp://host:port`; fd:// (socket activation) is the default socket. */
+const normalHost = (address: string): string => {
+  if (address === '' || address.startsWith('fd://')) return DEFAULT_SOCKET;
+  if (address.startsWith('/')) return `unix://${address}`;
+  if (address.startsWith('unix://')) return address;
+  const m = /^(?:tcp:\/\/)?([^:/]*)(?::(\d+))?\/?$/.exec(address);
+  return m === null ? address : `tcp://${m[1] || '0.0.0.0'}:${m[2] ?? '2375'}`;
+};
+
+/** The addresses a dockerd listens on (`-H`, `--host`, repeatable); the default socket without any. */
+const listensOn = (args: readonly string[]): string[] => {
+  const hosts: string[] = [];
+  for (const [i, arg] of args.entries()) {
+    const m = /^(?:-H|--host)(?:=(.*))?$/.exec(arg);
+    if (m === null) continue;
+    const value = m[1] ?? args[i + 1];
+    if (value !== undefined) hosts.push(normalHost(value));
+  }
+  return hosts.length === 0 ? [DEFAULT_SOCKET] : hosts;
+};
+
+const sameHost = (listen: string, client: string): boolean => {
+  if (listen === client) return true;
+  const l = /^tcp:\/\/(.*):(\d+)$/.exec(listen);
+  const c = /^tcp:\/\/(.*):(\d+)$/.exec(client);
+  return l !== null && c !== null && l[2] === c[2] && (l[1] === '0.0.0.0' || l[1] === '::');
+};
+
+/**
+ * Of the dockerd command lines running on this host, the one serving `dockerHost` (`DOCKER_HOST`;
+ * undefined: the default socket): the one listening there, else the only one; undefined when none
+ * is (a remote engine) or several run and none listens there. Pure.
+ *
+ * @example
+ * dockerdServing([['dockerd'], ['dockerd', '-H', 'unix:///tmp/d.sock']], 'unix:///tmp/d.sock'); // ['dockerd', '-H', 'unix:///tmp/d.sock']
+ */
+export const dockerdServing = (commandLines: readonly (readonly string[])[], dockerHost: string | undefined): readonly string[] | undefined => {
+  const client = normalHost(dockerHost ?? '');
+  const serving = commandLines.find((args) => listensOn(args).some((listen) => sameHost(listen, client)));
+  return serving ?? (commandLines.length === 1 ? commandLines[0] : undefined);
+};
+
+/** The command lines of the dockerd processes running on this host (read from /proc). */
+const dockerdCommandLines = async (): Promise<string[][]> => {
   const pids = await readdir('/proc').catch(() => [] as string[]);
+  const found: string[][] = [];
   for (const pid of pids) {
     if (!/^\d+$/.test(pid)) continue;
     const raw = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
     const args = raw.split('\0').filter((a) => a !== '');
-    if (args[0] !== undefined && /(^|\/)dockerd$/.test(args[0])) return args;
+    if (args[0] !== undefined && /(^|\/)dockerd$/.test(args[0])) found.push(args);
   }
-  return undefined;
+  return found;
 };
 
 /**
- * How this host's dockerd publishes ports (see {@link userlandProxyOf}).
+ * How the dockerd serving `dockerHost` on this host publishes ports (see {@link userlandProxyOf}
+ * and {@link dockerdServing}).
  *
  * @example
- * if ((await detectUserlandProxy()) === 'on') log.warn('published ports go through docker-proxy: start dockerd with --userland-proxy=false');
+ * if ((await detectUserlandProxy(process.env['DOCKER_HOST'])) === 'on') log.warn('published ports go through docker-proxy: start dockerd with --userland-proxy=false');
  */
-export const detectUserlandProxy = async (): Promise<UserlandProxy> => {
-  const args = await dockerdArgs();
+export const detectUserlandProxy = async (dockerHost?: string): Promise<UserlandProxy> => {
+  const args = dockerdServing(await dockerdCommandLines(), dockerHost);
   if (args === undefined) return 'unknown';
   const configAt = args.findIndex((a) => a === '--config-file' || a.startsWith('--config-file='));
   const configFile = configAt < 0 ? '/etc/docker/daemon.json' : (args[configAt]?.split('=')[1] ?? args[configAt + 1] ?? '/etc/docker/daemon.json');
