@@ -653,7 +653,12 @@ export const runtimeBench = async (args: readonly string[]): Promise<void> => {
     cleanup.add('removing the data dir', () => rm(dataDir, { recursive: true, force: true }));
     const images: string[] = [];
     cleanup.add('removing the loaded build images', async () => {
-      for (const ref of images) await docker.getImage(ref).remove({ force: true }).catch(() => undefined);
+      for (const ref of images) {
+        await docker.getImage(ref).remove({ force: true }).catch((e: unknown) => {
+          // Never loaded (no lobby of that build started): nothing to remove.
+          if ((e as { statusCode?: number }).statusCode !== 404) throw e;
+        });
+      }
     });
     cleanup.add('removing the containers', () => removeContainers(docker, [instance, bareInstance]));
     const start = async (): Promise<TavernProcess> => {
