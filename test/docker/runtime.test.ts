@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import { connect, createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { connectDocker } from '../../src/adapters/docker/engine.js';
 import { BuildImages } from '../../src/adapters/docker/images.js';
@@ -166,6 +166,45 @@ describeWithDocker('the Docker runtime', problem, () => {
       'tavern: the container exited with code 137 after Tavern asked it to stop',
     ]));
     expect(await running(lobby.lobbyId)).toBe(false);
+  });
+
+  it('a host-network lobby listens on its own ports directly (its tcp port and its range), nothing published', async () => {
+    const { runtime } = runtimeFor(`host-${randomUUID().slice(0, 8)}`);
+    const port = 26_000 + Math.floor(Math.random() * 5_000);
+    const lobby = lobbyOf({
+      imageId: NODE_BUILD, networkMode: 'host',
+      env: { PORT_GAME_TCP: String(port), PORT_RANGE_MIN_P2P: String(port + 500), PORT_RANGE_MAX_P2P: String(port + 509), GAME_TCP_LABEL: 'game-tcp', GAME_READY: '0' },
+      ports: [
+        { label: 'game-tcp', protocol: 'tcp', proxy: 'game_guard', transport: 'tcp', publicPort: port, hostPort: 20_000 + Math.floor(Math.random() * 6_000), containerPort: port },
+        { label: 'p2p', protocol: 'udp', proxy: 'none', transport: 'udp', range: { min: port + 500, max: port + 509 } },
+      ],
+    });
+    await runtime.start(lobby);
+    try {
+      const info = await docker.getContainer(`tavern-${lobby.lobbyId}`).inspect();
+      expect(info.HostConfig.NetworkMode).toBe('host');
+      expect(info.HostConfig.PortBindings ?? {}).toEqual({});
+      expect(info.Config.Env).toEqual(expect.arrayContaining([`PORT_RANGE_MIN_P2P=${port + 500}`, `PORT_RANGE_MAX_P2P=${port + 509}`]));
+      const echo = await new Promise<string>((resolve, reject) => {
+        const deadline = Date.now() + 15_000;
+        const attempt = (): void => {
+          const socket = connect(port, '127.0.0.1', () => socket.write('over the host network\n'));
+          socket.once('data', (d) => {
+            socket.destroy();
+            resolve(d.toString());
+          });
+          socket.once('error', () => {
+            socket.destroy();
+            if (Date.now() > deadline) reject(new Error(`nothing listens on 127.0.0.1:${port}`));
+            else setTimeout(attempt, 100);
+          });
+        };
+        attempt();
+      });
+      expect(echo).toContain('over the host network');
+    } finally {
+      await runtime.stop({ type: 'stop-lobby', lobbyId: lobby.lobbyId, region: 'local', reason: 'requested', force: true });
+    }
   });
 
   it('two instances on one store each see and own only their own containers', async () => {
