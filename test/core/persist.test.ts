@@ -46,7 +46,9 @@ const resolve = (body: unknown): ResolvedVersion => {
   if (!r.ok) throw new Error(r.error.map((p) => p.path.join('.')).join(', '));
   return r.value.resolved;
 };
-const CONFIG = resolve({
+// Built per use, never at import: a core call while the file loads would make every config mutant it
+// reaches "static" for Stryker (run against the whole suite instead of the tests that cover it).
+const config = (): ResolvedVersion => resolve({
   display_name: 'v1',
   config: {
     matchmaker: {
@@ -71,7 +73,7 @@ const CONFIG = resolve({
     },
   },
 });
-const GATED = resolve({
+const gated = (): ResolvedVersion => resolve({
   display_name: 'gated',
   config: {
     matchmaker: {
@@ -148,7 +150,9 @@ const run = (ops: readonly Op[], restarts: ReadonlySet<number> = new Set()): Wor
   const fresh = (p: string) => `${p}-${++n}`;
   const issued = new Map<string, { lobby: string; player: string }[]>(NAMESPACES.map((id) => [id, []]));
   let world = addNamespace(addNamespace(createWorld(REGIONS), 'ns-1'), 'ns-2', { ...DEFAULT_NAMESPACE_SETTINGS, lobbyCountMax: 4 });
-  world = publishVersion(world, 'ns-1', makeVersion('v1', CONFIG, { a: 'group-a', b: 'group-b' }), { now, seed: 0 }).world;
+  const plainConfig = config();
+  const gatedConfig = gated();
+  world = publishVersion(world, 'ns-1', makeVersion('v1', plainConfig, { a: 'group-a', b: 'group-b' }), { now, seed: 0 }).world;
   const worlds = [world];
   const take = (d: Decision<unknown> | undefined) => {
     if (d !== undefined) world = d.world;
@@ -224,7 +228,7 @@ const run = (ops: readonly Op[], restarts: ReadonlySet<number> = new Set()): Wor
         break;
       case 'publish': {
         const id = fresh('v');
-        take(publishVersion(world, nsId, makeVersion(id, o.gated ? GATED : CONFIG), ctx));
+        take(publishVersion(world, nsId, makeVersion(id, o.gated ? gatedConfig : plainConfig), ctx));
         break;
       }
       case 'idle': {
@@ -288,9 +292,9 @@ const sortedEntries = (m: Map<string, string>) => [...m].sort(([a], [b]) => (a <
 
 describe('persisted world', () => {
   it('a stored version config is plain JSON: it survives a JSON round trip exactly', () => {
-    for (const config of [CONFIG, GATED]) {
-      expect(jsonProblems(config)).toEqual([]);
-      expect(JSON.parse(JSON.stringify(config))).toEqual(config);
+    for (const version of [config(), gated()]) {
+      expect(jsonProblems(version)).toEqual([]);
+      expect(JSON.parse(JSON.stringify(version))).toEqual(version);
     }
   });
 

@@ -23,15 +23,15 @@ const tagged = mode('tagged', { taggable: true });
 const tagsOf = (n: number): Record<string, string> => Object.fromEntries(Array.from({ length: n }, (_, i) => [`t${i}`, 'x']));
 
 describe('resolveModes', () => {
-  const version = makeVersion('v1', { gameModes: [mode('a'), mode('b')] });
+  const version = () => makeVersion('v1', { gameModes: [mode('a'), mode('b')] });
 
   it('resolves the requested modes in request order, each once', () => {
-    expect(resolveModes(version, ['b', 'a', 'b'])).toEqual({ ok: true, value: [mode('b'), mode('a')] });
+    expect(resolveModes(version(), ['b', 'a', 'b'])).toEqual({ ok: true, value: [mode('b'), mode('a')] });
   });
 
   it('names the empty list and the first unknown mode with its path', () => {
-    expect(resolveModes(version, [])).toEqual({ ok: false, error: { code: 'MATCHMAKER_NO_GAME_MODE_PROVIDED', path: ['game_modes'] } });
-    expect(resolveModes(version, ['a', 'x', 'y'])).toEqual({
+    expect(resolveModes(version(), [])).toEqual({ ok: false, error: { code: 'MATCHMAKER_NO_GAME_MODE_PROVIDED', path: ['game_modes'] } });
+    expect(resolveModes(version(), ['a', 'x', 'y'])).toEqual({
       ok: false,
       error: { code: 'MATCHMAKER_GAME_MODE_NOT_FOUND', params: { game_mode: 'x' }, path: ['game_modes', '1'] },
     });

@@ -4,7 +4,8 @@ import { choose, EMPTY_INDEX, poolKey, rankOf, reindex, type RoutingIndex } from
 import { bucketList, EMPTY_BUCKETS } from '../../../src/core/routing/pool.js';
 import { makeLobby, routingRows } from '../helpers.js';
 
-const POOL = poolKey('v1', 'default', 'local', undefined);
+// poolKey('v1', 'default', 'local', undefined), written out: no core call while the file loads.
+const POOL = 'v1\u0001default\u0001local\u0001';
 const ready: Lobby['lifecycle'] = { status: 'ready', readyAt: 0 };
 
 const lobby = (id: string, over: Partial<Lobby> = {}): Lobby => makeLobby({ id, maxPlayers: { normal: 8, direct: 8, party: 8 }, ...over });
