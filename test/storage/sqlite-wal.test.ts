@@ -3,7 +3,7 @@
  * and group commits that wait for another connection's write lock without blocking the loop.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -26,14 +26,33 @@ afterEach(() => {
 });
 
 const PAGE = 4096;
-/** Writes `rounds` transactions of 20 rows of ~1 page each, yielding 5 ms between them (room for the checkpointer even on a loaded machine). */
-const churn = async (db: Database.Database, rounds: number): Promise<void> => {
+
+/**
+ * Frames in the WAL not yet copied into the database file, read from the wal-index (`-shm`):
+ * `mxFrame` of the first header copy (offset 16) minus `nBackfill` of the checkpoint info (offset 96).
+ */
+const walBacklog = (dir: string): number => {
+  const shm = readFileSync(join(dir, 'tavern.db-shm')).subarray(0, 104);
+  return shm.readUInt32LE(16) - shm.readUInt32LE(96);
+};
+
+/**
+ * Writes `rounds` transactions of 20 rows of ~1 page each, yielding 5 ms between them. With
+ * `maxBacklog`, a round first waits (up to 10 s) until at most that many frames wait for a
+ * checkpoint, so a busy machine that starves the checkpointer's thread slows the writes down
+ * instead of failing the test; a checkpointer that never runs still fails it.
+ */
+const churn = async (db: Database.Database, dir: string, rounds: number, maxBacklog?: number): Promise<void> => {
   db.exec('CREATE TABLE IF NOT EXISTS blob_rows (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
   const insert = db.prepare('INSERT INTO blob_rows (body) VALUES (?)');
   const write = db.transaction(() => {
     for (let i = 0; i < 20; i++) insert.run('x'.repeat(PAGE - 200));
   });
   for (let r = 0; r < rounds; r++) {
+    for (let waited = 0; maxBacklog !== undefined && walBacklog(dir) > maxBacklog; waited += 5) {
+      if (waited >= 10_000) throw new Error(`the checkpointer left ${walBacklog(dir)} frames behind for 10 s`);
+      await sleep(5);
+    }
     write.immediate();
     await sleep(5);
   }
@@ -47,7 +66,7 @@ describe('the WAL checkpointer', () => {
     const controlDir = freshDir();
     const control = openDatabase(controlDir);
     control.pragma('wal_autocheckpoint = 0');
-    await churn(control, 150);
+    await churn(control, controlDir, 150);
     const unbounded = walBytes(controlDir);
     control.close();
     expect(unbounded).toBeGreaterThan(150 * 20 * PAGE);
@@ -57,7 +76,8 @@ describe('the WAL checkpointer', () => {
     const checkpointer = startCheckpointer(db, { intervalMs: 5, restartFrames: 200, busyTimeoutMs: 5_000, synchronous: 'normal' });
     try {
       expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
-      await churn(db, 150);
+      // The checkpointer restarts the WAL past 200 frames: the backlog stays under 200 plus a few rounds.
+      await churn(db, dir, 150, 260);
       expect(walBytes(dir)).toBeLessThan(unbounded / 3);
       expect(db.prepare('SELECT COUNT(*) AS n FROM blob_rows').get()).toEqual({ n: 3000 });
     } finally {
