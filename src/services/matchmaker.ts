@@ -397,19 +397,25 @@ export class Matchmaker implements RuntimeListener {
     this.#known.add(id);
   }
 
-  /** Replace a namespace's matchmaker limits, then bring the idle pool in line with them (a raised `lobby_count_max` may let it fill). */
+  /**
+   * Replace a namespace's matchmaker limits, then bring the idle pool in line with them (a raised
+   * `lobby_count_max` may let it fill): in the background when one is given.
+   */
   async updateSettings(id: string, settings: NamespaceSettings): Promise<void> {
     await this.#run((world) => ({ result: undefined, decision: { world: updateNamespaceSettings(world, id, settings), effects: [], events: [], value: undefined } }));
-    await this.reconcileIdle(id);
+    await this.#followIdle(id);
   }
 
-  /** Make `version` current, then bring the idle pool in line with it. */
+  /**
+   * Make `version` current, then bring the idle pool in line with it: in the background when one
+   * is given, so a version with hundreds of idle lobbies is published at once and they start after.
+   */
   async publish(namespaceId: string, version: Version): Promise<void> {
     await this.#run((world, ctx) => {
       const decision = publishVersion(world, namespaceId, version, ctx);
       return { result: undefined, decision };
     });
-    await this.reconcileIdle(namespaceId);
+    await this.#followIdle(namespaceId);
   }
 
   /** The idle plan of a namespace as this instance can carry it out (creations only when a runtime can start them); undefined when there is nothing to do. */

@@ -254,11 +254,16 @@ describe('Matchmaker service', () => {
     expect([...(ns?.idleLobbies.keys() ?? [])]).toEqual([replacement]);
   });
 
-  it('hands the idle update to the background when one is given, once for a burst of finds', async () => {
+  it('hands the idle update to the background when one is given: after a publish, and once for a burst of finds', async () => {
     const tasks: (() => Promise<unknown>)[] = [];
     const { mm, runtime } = setup({ background: (task) => void tasks.push(task) });
     await mm.addNamespace(NS);
     await mm.publish(NS, makeVersion('v1', { gameModes: [mode('default', { maxPlayers: { normal: 1, direct: 1, party: 1 }, regions: [{ name: 'local', tier: 'basic-1d1', idleLobbies: { min: 2, max: 2 } }] })] }));
+    // The version is current at once; its idle lobbies start in the background.
+    expect((await mm.snapshot()).namespaces.get(NS)?.currentVersionId).toBe('v1');
+    expect(runtime.started).toHaveLength(0);
+    expect(tasks).toHaveLength(1);
+    await tasks.shift()?.();
     expect(runtime.started).toHaveLength(2);
     for (const lobby of runtime.started) await mm.lobbyReady({ namespaceId: NS, lobbyId: lobby.lobbyId });
     // Both idle lobbies taken (one seat each) before the update runs: the answers do not wait for it.
