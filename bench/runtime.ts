@@ -439,7 +439,7 @@ interface ScaleResult {
   readonly first_ready_s: number;
   readonly half_ready_s: number;
   readonly all_ready_s: number;
-  /** When the version's PUT answered (it carries out the idle update's starts before answering). */
+  /** When the version's PUT answered (the idle update's starts run after it, in the server's background). */
   readonly publish_answered_s: number;
   readonly started_per_minute: number;
   readonly containers_running: number;
