@@ -15,24 +15,11 @@
 import { fileURLToPath } from 'node:url';
 import type { Violations } from './chaos-check.js';
 import { runChaos, type ChaosReport, type ChaosStore } from './chaos-run.js';
-import { table } from './measure.js';
+import { intArg, table, value } from './measure.js';
 
 const STORES: readonly ChaosStore[] = ['sqlite', 'postgres', 'postgres-pair'];
 /** `src/server/main.js` next to this file in the compiled bench tree. */
 const MAIN = fileURLToPath(new URL('../src/server/main.js', import.meta.url));
-
-const value = (args: readonly string[], name: string): string | undefined => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : undefined;
-};
-
-const intArg = (args: readonly string[], name: string, fallback: number, min: number, max: number): number => {
-  const raw = value(args, name);
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new RangeError(`${name} must be an integer in [${min}, ${max}], got ${raw}`);
-  return n;
-};
 
 const VIOLATIONS: readonly (readonly [keyof Violations, string])[] = [
   ['lost', 'lost'], ['duplicated', 'dup'], ['overCapacity', 'over cap'], ['portConflicts', 'port conflicts'],

@@ -35,6 +35,8 @@ export interface SpawnOptions {
   readonly timeoutMs?: number;
   /** Configure it with `env` only: `TAVERN_*`, `DATABASE_URL` and `LOG_LEVEL` are not inherited. */
   readonly isolated?: boolean;
+  /** A command that runs `node` (e.g. valgrind and its options): the child is `wrapper... node args...`. */
+  readonly wrapper?: readonly string[];
 }
 
 /** This process's environment without what configures a Tavern server. */
@@ -65,7 +67,12 @@ export const pinSelf = (cpu: number): boolean => pinProcess(process.pid, cpu);
  */
 export function spawnServer(opts: SpawnOptions): Promise<ServerChild> {
   const nodeArgs = [...(opts.profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', opts.profileDir]), ...opts.args];
-  const [command, args] = opts.cpu === undefined ? [process.execPath, nodeArgs] : ['taskset', ['-c', String(opts.cpu), process.execPath, ...nodeArgs]];
+  const [command = process.execPath, ...args] = [
+    ...(opts.wrapper ?? []),
+    ...(opts.cpu === undefined ? [] : ['taskset', '-c', String(opts.cpu)]),
+    process.execPath,
+    ...nodeArgs,
+  ];
   const child = spawn(command, args, { env: { ...(opts.isolated === true ? withoutTavern() : process.env), ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   live.add(child);
   let tail = '';

@@ -32,6 +32,8 @@ export interface TavernOptions {
   readonly profileDir?: string;
   /** `TAVERN_RATE_LIMITS` (default `off`). */
   readonly rateLimits?: string;
+  /** Run the server under this command (`wrapper... node main.js`), with this long to start (ms). */
+  readonly wrapper?: { readonly command: readonly string[]; readonly startMs: number };
 }
 
 /** `src/server/main.js` next to this file in the compiled bench tree. */
@@ -174,6 +176,7 @@ export interface SpawnTavernOptions {
   readonly dataDir?: string;
   /** `TAVERN_RATE_LIMITS`; default `off`. */
   readonly rateLimits?: string;
+  readonly wrapper?: TavernOptions['wrapper'];
 }
 
 /**
@@ -206,9 +209,10 @@ export async function spawnTavern(opts: SpawnTavernOptions): Promise<TavernProce
       },
       ...(opts.cpu === undefined ? {} : { cpu: opts.cpu }),
       ...(opts.profileDir === undefined ? {} : { profileDir: opts.profileDir }),
+      ...(opts.wrapper === undefined ? {} : { wrapper: opts.wrapper.command, timeoutMs: opts.wrapper.startMs }),
       portOf: listeningPort,
     });
-    await waitHealthy(child.origin, '/health');
+    await waitHealthy(child.origin, '/health', opts.wrapper?.startMs);
     return { child, origin: child.origin, dataDir, stop };
   } catch (error) {
     await stop();
@@ -227,6 +231,7 @@ export async function startTavern(opts: TavernOptions): Promise<TavernServer> {
     ...(opts.rateLimits === undefined ? {} : { rateLimits: opts.rateLimits }),
     ...(opts.cpu === undefined ? {} : { cpu: opts.cpu }),
     ...(opts.profileDir === undefined ? {} : { profileDir: opts.profileDir }),
+    ...(opts.wrapper === undefined ? {} : { wrapper: opts.wrapper }),
   });
   try {
     return { ...tavern, publicToken: await setUp(tavern.origin, opts) };

@@ -48,3 +48,18 @@ export const table = (head: readonly string[], rows: readonly (readonly string[]
   const line = (cells: readonly string[]) => cells.map((c, i) => c.padStart(widths[i] ?? 0)).join('  ');
   return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 };
+
+/** The word after `--name` in the arguments, if any. */
+export const value = (args: readonly string[], name: string): string | undefined => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+
+/** `--name N`: an integer in [min, max], or `fallback` when absent; throws on anything else. */
+export const intArg = (args: readonly string[], name: string, fallback: number, min: number, max: number): number => {
+  const raw = value(args, name);
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new RangeError(`${name} must be an integer in [${min}, ${max}], got ${raw}`);
+  return n;
+};

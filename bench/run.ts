@@ -13,6 +13,7 @@ const benches: Record<string, () => Promise<Bench>> = {
   chaos: async () => (await import('./chaos.js')).chaosBench,
   http: async () => (await import('./http.js')).httpBench,
   images: async () => (await import('./images.js')).imagesBench,
+  limits: async () => (await import('./limits.js')).limitsBench,
   routing: async () => (await import('./routing.js')).routingBench,
   runtime: async () => (await import('./runtime.js')).runtimeBench,
   sim: async () => (await import('./sim.js')).simBench,

@@ -52,7 +52,7 @@ import { percentiles } from '../src/sim/engine/stats.js';
 import { busyboxGameServer, GAME_SERVER_JS, nodeGameServer } from '../test/docker/images.js';
 import { canPin, cpuSeconds, pinProcess, spawnServer, type ServerChild } from './http-child.js';
 import { call, createGame, LOBBY_COUNT_MAX, MAX_PLAYERS_PER_CLIENT, publicToken, publishVersion, setLimits, spawnTavern, str, uploadBuild, type BenchGame, type Json, type TavernProcess } from './http-tavern.js';
-import { fmtRate, table } from './measure.js';
+import { fmtRate, intArg, table, value } from './measure.js';
 import { bareSpec, containerAddress, containerPid, containersOf, dockerProxyServes, freePort, idleSplit, removeContainers, residentBytes, waitGone } from './runtime-docker.js';
 import type { LoadPlan, PlannedRun, Protocol } from './runtime-load.js';
 import { firstTcpEcho, firstUdpEcho } from './runtime-probe.js';
@@ -88,19 +88,6 @@ interface Settings {
   /** The nice value of the data part's load generator (undefined: left as it is). */
   readonly nice?: number;
 }
-
-const value = (args: readonly string[], name: string): string | undefined => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : undefined;
-};
-
-const intArg = (args: readonly string[], name: string, fallback: number, min: number, max: number): number => {
-  const raw = value(args, name);
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new RangeError(`${name} must be an integer in [${min}, ${max}], got ${raw}`);
-  return n;
-};
 
 const parseSettings = (args: readonly string[]): Settings => {
   const parts = (value(args, '--parts') ?? PARTS.join(',')).split(',').map((p) => {
