@@ -205,6 +205,8 @@ export async function spawnTavern(opts: SpawnTavernOptions): Promise<TavernProce
         TAVERN_RATE_LIMITS: opts.rateLimits ?? 'off',
         // Info: the `tavern listening` line says the port; nothing is logged per request at this level.
         LOG_LEVEL: 'info',
+        // Under a wrapper such as valgrind the server runs some 50× slower: its timeouts must not cut the clients.
+        ...(opts.wrapper === undefined ? {} : { TAVERN_HEADERS_TIMEOUT_MS: '600000', TAVERN_KEEP_ALIVE_TIMEOUT_MS: '600000' }),
         ...opts.env,
       },
       ...(opts.cpu === undefined ? {} : { cpu: opts.cpu }),

@@ -56,12 +56,13 @@ const sendFinds = async (server: TavernServer, from: number, to: number): Promis
   }
 };
 
-const control = (pid: number, ...args: string[]): void => {
+/** `callgrind_control <args> <pid>`: switch counting on or off (`-i on|off`), zero (`-z`), dump (`-d`). */
+export const control = (pid: number, ...args: string[]): void => {
   execFileSync('callgrind_control', [...args, String(pid)], { stdio: 'ignore', timeout: 60_000 });
 };
 
 /** `summary:` of the newest dump `cg.<pid>.<n>` in `dir`. */
-const lastDump = (dir: string, pid: number): number => {
+export const lastDump = (dir: string, pid: number): number => {
   const dumps = readdirSync(dir).filter((f) => f.startsWith(`cg.${pid}.`)).sort((a, b) => Number(a.split('.')[2]) - Number(b.split('.')[2]));
   const file = dumps.at(-1);
   if (file === undefined) throw new Error(`callgrind wrote no dump for ${pid} in ${dir}`);
@@ -70,15 +71,23 @@ const lastDump = (dir: string, pid: number): number => {
   return Number(summary[1]);
 };
 
-/** Instructions per find with rate limits `mode`, one server run. */
-const measure = async (mode: Mode, warmup: number, finds: number): Promise<number> => {
+/** valgrind's callgrind with counting off until switched on, its dumps in `dir`. */
+export const callgrind = (dir: string): string[] => ['valgrind', '--tool=callgrind', '--instr-atstart=no', '--smc-check=all-non-file', `--callgrind-out-file=${join(dir, 'cg.%p')}`];
+
+/** Throws unless valgrind is installed. */
+export const needValgrind = (bench: string): void => {
+  if (spawnSync('valgrind', ['--version'], { stdio: 'ignore' }).status !== 0) throw new Error(`${bench}: needs valgrind (apt-get install -y valgrind)`);
+};
+
+/** Instructions per find with rate limits `mode`, one server run under callgrind. */
+export const instructionsPerFind = async (mode: Mode, warmup: number, finds: number): Promise<number> => {
   const dir = mkdtempSync(join(tmpdir(), 'tavern-limits-'));
   try {
     const server = await startTavern({
       maxPlayers: 256,
       idleLobbies: 2,
       rateLimits: mode,
-      wrapper: { command: ['valgrind', '--tool=callgrind', '--instr-atstart=no', '--smc-check=all-non-file', `--callgrind-out-file=${join(dir, 'cg.%p')}`], startMs: 300_000 },
+      wrapper: { command: callgrind(dir), startMs: 300_000 },
     });
     try {
       await sendFinds(server, 0, warmup);
@@ -96,7 +105,7 @@ const measure = async (mode: Mode, warmup: number, finds: number): Promise<numbe
   }
 };
 
-const median = (xs: readonly number[]): number => {
+export const median = (xs: readonly number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
   const mid = s.length >> 1;
   return s.length % 2 === 1 ? (s[mid] ?? NaN) : ((s[mid - 1] ?? NaN) + (s[mid] ?? NaN)) / 2;
@@ -107,14 +116,14 @@ export const limitsBench = async (args: readonly string[]): Promise<void> => {
   const rounds = intArg(args, '--rounds', 2, 1, 20);
   const finds = intArg(args, '--finds', 3_000, 100, 1_000_000);
   const warmup = intArg(args, '--warmup', 1_500, 0, 1_000_000);
-  if (spawnSync('valgrind', ['--version'], { stdio: 'ignore' }).status !== 0) throw new Error('limits: needs valgrind (apt-get install -y valgrind)');
+  needValgrind('limits');
   const log = (line: string): void => {
     if (!json) process.stderr.write(`${line}\n`);
   };
   const runs: Record<Mode, number[]> = { off: [], on: [] };
   for (let round = 1; round <= rounds; round++) {
     for (const mode of ['off', 'on'] as const) {
-      const perFind = await measure(mode, warmup, finds);
+      const perFind = await instructionsPerFind(mode, warmup, finds);
       runs[mode].push(perFind);
       log(`round ${round}/${rounds}, rate limits ${mode}: ${Math.round(perFind).toLocaleString('en-US')} instructions per find`);
     }

@@ -14,6 +14,7 @@ const benches: Record<string, () => Promise<Bench>> = {
   http: async () => (await import('./http.js')).httpBench,
   images: async () => (await import('./images.js')).imagesBench,
   limits: async () => (await import('./limits.js')).limitsBench,
+  tokens: async () => (await import('./tokens.js')).tokensBench,
   routing: async () => (await import('./routing.js')).routingBench,
   runtime: async () => (await import('./runtime.js')).runtimeBench,
   sim: async () => (await import('./sim.js')).simBench,

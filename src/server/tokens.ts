@@ -183,6 +183,17 @@ const HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toStrin
 
 const mac = (key: KeyObject, input: string): Buffer => createHmac('sha256', key).update(input).digest();
 
+/**
+ * A compact HS256 JWT of `claims` signed with `key` (without Tavern's label prefix).
+ *
+ * @example
+ * const jwt = signJwt(createSecretKey(secret), { kind: 'cloud', game_id: gameId, exp: 1_900_000_000 });
+ */
+export const signJwt = (key: KeyObject, claims: Readonly<Record<string, unknown>>): string => {
+  const input = `${HEADER}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
+  return `${input}.${mac(key, input).toString('base64url')}`;
+};
+
 /** The JSON object a base64url segment holds, or undefined. */
 const segment = (part: string): Record<string, unknown> | undefined => {
   try {
@@ -200,7 +211,7 @@ const BASE64URL = /^[A-Za-z0-9_-]*$/;
  * must say `alg: HS256` (no `none`, no other algorithm, no critical extensions); `exp` must be
  * after `nowS`, `nbf` (if any) not after it.
  */
-const verifyJwt = (jwt: string, key: KeyObject, nowS: number): { readonly claims: Claims } | 'invalid' | 'expired' => {
+export const verifyJwt = (jwt: string, key: KeyObject, nowS: number): { readonly claims: Claims } | 'invalid' | 'expired' => {
   const [header, payload, signature, extra] = jwt.split('.');
   if (header === undefined || payload === undefined || signature === undefined || extra !== undefined) return 'invalid';
   if (!BASE64URL.test(header) || !BASE64URL.test(payload) || !BASE64URL.test(signature)) return 'invalid';
@@ -299,8 +310,7 @@ export class TokenIssuer {
     if (grant.kind !== 'player') claims['jti'] = jti;
     claims['iat'] = now / 1000;
     claims['exp'] = Math.floor(expiresAt / 1000);
-    const input = `${HEADER}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
-    const token = `${labelOf(grant, namespaceName)}.${input}.${mac(key, input).toString('base64url')}`;
+    const token = `${labelOf(grant, namespaceName)}.${signJwt(key, claims)}`;
     if (kind === 'player') return token;
     const gameId = 'gameId' in grant ? grant.gameId : undefined;
     await this.#deps.catalog.putToken({
