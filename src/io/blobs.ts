@@ -40,6 +40,12 @@ export interface BlobReader extends AsyncIterable<Uint8Array> {
   close(): Promise<void>;
 }
 
+/** Bytes `start` to `end` of a blob, both inclusive (an HTTP range). */
+export interface ByteRange {
+  readonly start: number;
+  readonly end: number;
+}
+
 /** What {@link Blobs.stat} reports. */
 export interface BlobStat {
   readonly size: number;
@@ -53,8 +59,11 @@ export interface BlobStat {
 export interface Blobs {
   /** Starts writing a blob under `key` (to a temporary place until committed). */
   begin(key: string): Promise<BlobWriter>;
-  /** The committed blob under `key`, or undefined if there is none. */
-  open(key: string): Promise<BlobReader | undefined>;
+  /**
+   * The committed blob under `key`, or undefined if there is none; with `range`, only those bytes
+   * (the reader's `size` is the range's length; the range must lie within the blob).
+   */
+  open(key: string, range?: ByteRange): Promise<BlobReader | undefined>;
   stat(key: string): Promise<BlobStat | undefined>;
   /** Removes the blob under `key`, or every blob under `key/`; nothing if there is neither. */
   delete(key: string): Promise<void>;

@@ -79,12 +79,13 @@ const copy = async (body: AsyncIterable<Uint8Array>, writer: BlobWriter, limit: 
   }
 };
 
-const fileKey = (uploadId: string, path: string): string => `uploads/${uploadId}/files/${path}`;
+/** Where a completed upload's file lives in the blobs (the CDN reads it there). */
+export const uploadFileKey = (uploadId: string, path: string): string => `uploads/${uploadId}/files/${path}`;
 const partsKey = (uploadId: string): string => `uploads/${uploadId}/parts`;
 const partKey = (uploadId: string, index: number, part: number): string => `${partsKey(uploadId)}/${index}/${part}`;
 /** Where a PUT of `part` lands: single-part files go straight to their final key. */
 const putKey = (uploadId: string, index: number, file: UploadFile, part: number): string =>
-  file.parts === 1 ? fileKey(uploadId, file.path) : partKey(uploadId, index, part);
+  file.parts === 1 ? uploadFileKey(uploadId, file.path) : partKey(uploadId, index, part);
 
 /**
  * Build and CDN uploads. Blob layout: `uploads/<id>/files/<path>` (single-part files are PUT there
@@ -231,7 +232,7 @@ export class Uploads {
     if (upload?.completedAt === undefined) return undefined;
     const file = upload.files.find((f) => f.path === path);
     if (file === undefined) return undefined;
-    const body = await this.#blobs.open(fileKey(upload.id, file.path));
+    const body = await this.#blobs.open(uploadFileKey(upload.id, file.path));
     return body === undefined ? undefined : { file, body };
   }
 
@@ -269,7 +270,7 @@ export class Uploads {
 
   /** Concatenates a multipart file's parts into its final blob (streaming, one part at a time). */
   async #assemble(uploadId: string, index: number, file: UploadFile): Promise<void> {
-    const writer = await this.#blobs.begin(fileKey(uploadId, file.path));
+    const writer = await this.#blobs.begin(uploadFileKey(uploadId, file.path));
     try {
       for (let part = 1; part <= file.parts; part += 1) {
         const reader = await this.#blobs.open(partKey(uploadId, index, part));

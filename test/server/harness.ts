@@ -147,7 +147,8 @@ export function harness(options: HarnessOptions = {}) {
   });
   runtime.attach(matchmaker);
   const blobDir = mkdtempSync(join(tmpdir(), 'tavern-server-test-'));
-  const uploads = new Uploads({ catalog, blobs: new FsBlobs(blobDir), clock, random, secret: new Uint8Array(32).fill(7), publicOrigin: origin });
+  const blobs = new FsBlobs(blobDir);
+  const uploads = new Uploads({ catalog, blobs, clock, random, secret: new Uint8Array(32).fill(7), publicOrigin: origin });
   const app: App = createApp({
     catalog, matchmaker, clock, random, timers, regions, tokens, logBook, uploads,
     ...(options.logger === undefined ? {} : { logger: options.logger }),
@@ -207,7 +208,7 @@ export function harness(options: HarnessOptions = {}) {
     rmSync(blobDir, { recursive: true, force: true });
   };
 
-  return { origin, app, call, request, setup, completeBuild, clock, timers, random, catalog, store, matchmaker, runtime, tokens, logBook, uploads, verify, verifications, captcha, captchas, cleanup };
+  return { origin, app, call, request, setup, completeBuild, blobs, blobDir, clock, timers, random, catalog, store, matchmaker, runtime, tokens, logBook, uploads, verify, verifications, captcha, captchas, cleanup };
 }
 
 export type Harness = ReturnType<typeof harness>;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
-import type { BlobReader, BlobStat, BlobWriter, Blobs } from '../../io/blobs.js';
+import type { BlobReader, BlobStat, BlobWriter, Blobs, ByteRange } from '../../io/blobs.js';
 
 /** Where writers keep their bytes until they commit (not a valid key's first segment). */
 const TEMP_DIR = '.tmp';
@@ -48,7 +48,7 @@ export class FsBlobs implements Blobs {
     return new FsWriter(await open(temp, 'wx', 0o644), temp, target);
   }
 
-  async open(key: string): Promise<BlobReader | undefined> {
+  async open(key: string, range?: ByteRange): Promise<BlobReader | undefined> {
     const file = this.#locate(key);
     let handle: FileHandle;
     try {
@@ -61,9 +61,16 @@ export class FsBlobs implements Blobs {
       await handle.close();
       throw e;
     });
-    if (info.isFile()) return new FsReader(handle, info.size);
-    await handle.close();
-    return undefined;
+    if (!info.isFile()) {
+      await handle.close();
+      return undefined;
+    }
+    if (range === undefined) return new FsReader(handle, 0, info.size);
+    if (range.start < 0 || range.end < range.start || range.end >= info.size) {
+      await handle.close();
+      throw new Error(`Range ${range.start}-${range.end} is outside blob ${JSON.stringify(key)} of ${info.size} bytes.`);
+    }
+    return new FsReader(handle, range.start, range.end - range.start + 1);
   }
 
   async stat(key: string): Promise<BlobStat | undefined> {
@@ -176,20 +183,23 @@ class FsWriter implements BlobWriter {
 
 class FsReader implements BlobReader {
   readonly #handle: FileHandle;
+  readonly #start: number;
   readonly size: number;
   #closed = false;
 
-  constructor(handle: FileHandle, size: number) {
+  constructor(handle: FileHandle, start: number, size: number) {
     this.#handle = handle;
+    this.#start = start;
     this.size = size;
   }
 
   async *[Symbol.asyncIterator](): AsyncGenerator<Uint8Array, void, undefined> {
+    const end = this.#start + this.size;
     try {
-      for (let position = 0; position < this.size; ) {
-        const want = Math.min(READ_CHUNK, this.size - position);
+      for (let position = this.#start; position < end; ) {
+        const want = Math.min(READ_CHUNK, end - position);
         const { bytesRead, buffer } = await this.#handle.read(Buffer.allocUnsafe(want), 0, want, position);
-        if (bytesRead === 0) throw new Error(`Blob truncated at ${position} of ${this.size} bytes.`);
+        if (bytesRead === 0) throw new Error(`Blob truncated at ${position} of ${end} bytes.`);
         position += bytesRead;
         yield buffer.subarray(0, bytesRead);
       }
