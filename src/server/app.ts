@@ -56,6 +56,7 @@ const settingsOf = (config: AppConfig): Settings => {
     jobDomain: config.jobDomain ?? host,
     regionHosts: config.regionHosts ?? {},
     ...(config.cdnDomain === undefined ? {} : { cdnDomain: config.cdnDomain }),
+    ...(config.cdnTls === undefined ? {} : { cdnTls: config.cdnTls }),
     ...(config.hubOrigins === undefined ? {} : { hubOrigins: config.hubOrigins }),
     trustProxyHeaders: config.trustProxyHeaders ?? true,
     seatWaitMs: config.seatWaitMs ?? 50_000,
