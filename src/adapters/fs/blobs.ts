@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
-import type { BlobReader, BlobStat, BlobWriter, Blobs, ByteRange } from '../../io/blobs.js';
+import { isBlobKey, type BlobReader, type BlobStat, type BlobWriter, type Blobs, type ByteRange } from '../../io/blobs.js';
 
 /** Where writers keep their bytes until they commit (not a valid key's first segment). */
 const TEMP_DIR = '.tmp';
 /** The most a reader reads per chunk. */
 const READ_CHUNK = 64 * 1024;
-const MAX_KEY_LENGTH = 4096;
 
 const codeOf = (e: unknown): unknown => (e as { code?: unknown } | null)?.code;
 const isMissing = (e: unknown): boolean => codeOf(e) === 'ENOENT' || codeOf(e) === 'ENOTDIR';
@@ -116,14 +115,7 @@ export class FsBlobs implements Blobs {
 
   /** The absolute file for `key`; throws if the key is not a plain relative path under the root. */
   #locate(key: string): string {
-    const segments = key.split('/');
-    const bad =
-      key.length === 0 ||
-      key.length > MAX_KEY_LENGTH ||
-      key.includes('\0') ||
-      key.includes('\\') ||
-      segments.some((s) => s === '' || s === '.' || s === '..') ||
-      segments[0] === TEMP_DIR;
+    const bad = !isBlobKey(key) || key.split('/', 1)[0] === TEMP_DIR;
     const file = resolve(this.#root, key);
     if (bad || !file.startsWith(this.#root + sep)) throw new Error(`Invalid blob key ${JSON.stringify(key)}.`);
     return file;
