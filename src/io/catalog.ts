@@ -88,6 +88,8 @@ export interface UploadFile {
   readonly contentType?: string;
   /** Number of multipart chunks (1 when not multipart). */
   readonly parts: number;
+  /** The S3 multipart upload of a multipart file uploaded straight to the store. */
+  readonly multipartId?: string;
 }
 
 export interface UploadRecord {

@@ -14,6 +14,7 @@ import { HttpCaptchaVerifier } from '../adapters/http/captcha.js';
 import { HttpVerifier } from '../adapters/http/verifier.js';
 import { SystemRandom } from '../adapters/system-random.js';
 import { TICK_INTERVAL_MS } from '../core/tick.js';
+import type { Blobs, DirectUploads } from '../io/blobs.js';
 import type { CatalogStore } from '../io/catalog.js';
 import type { Clock, MatchStore, ProxyRoutes, Timers } from '../io/index.js';
 import { LogBook } from '../services/lobby-logs.js';
@@ -67,6 +68,14 @@ const loggedRoutes = (logger: ReturnType<typeof createLogger>): ProxyRoutes => (
 
 const UPLOAD_KEY_SETTING = 'upload-signing-key';
 
+/** Builds and sites live in the S3 bucket of `TAVERN_S3_*` (uploaded to it directly), else on the local disk. */
+async function openBlobs(env: ServerEnv): Promise<{ blobs: Blobs; direct?: DirectUploads }> {
+  if (env.s3 === undefined) return { blobs: new FsBlobs(join(env.dataDir, 'blobs')) };
+  const { S3Blobs } = await import('../adapters/s3/blobs.js');
+  const s3 = new S3Blobs(env.s3);
+  return { blobs: s3, direct: s3 };
+}
+
 const listen = (server: Server, port: number, host: string): Promise<number> =>
   new Promise((resolve, reject) => {
     server.once('error', reject).listen(port, host, () => resolve((server.address() as AddressInfo).port));
@@ -92,8 +101,8 @@ async function main(): Promise<void> {
   const tokens = new TokenIssuer({ catalog, clock, random, ...(env.adminToken === undefined ? {} : { adminToken: env.adminToken }) });
   const logBook = new LogBook(catalog);
   const secret = await catalog.putSettingIfAbsent(UPLOAD_KEY_SETTING, Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url'));
-  const blobs = new FsBlobs(join(env.dataDir, 'blobs'));
-  const uploads = new Uploads({ catalog, blobs, clock, random, secret: new Uint8Array(Buffer.from(secret, 'base64url')), publicOrigin });
+  const { blobs, direct } = await openBlobs(env);
+  const uploads = new Uploads({ catalog, blobs, clock, random, secret: new Uint8Array(Buffer.from(secret, 'base64url')), publicOrigin, ...(direct === undefined ? {} : { direct }) });
   // The CDN: its own listener (HTTP, and HTTPS with the certificate directory), same catalog and blobs.
   const certs = env.cdn?.tls === undefined ? undefined : new CertDir(env.cdn.tls.dir);
   const cdn: Record<string, string> = {};

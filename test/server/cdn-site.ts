@@ -7,7 +7,7 @@ import { createServer, request, Agent, type IncomingHttpHeaders, type Server } f
 import type { AddressInfo } from 'node:net';
 import { CdnSites } from '../../src/services/cdn-sites.js';
 import { cdnHandler } from '../../src/server/cdn/serve.js';
-import { defaultConfig, harness, str, type Harness } from './harness.js';
+import { defaultConfig, harness, str, type Harness, type HarnessOptions } from './harness.js';
 
 export const CDN_DOMAIN = 'cdn.test';
 
@@ -41,8 +41,8 @@ export interface CdnWorld {
   close(): Promise<void>;
 }
 
-export async function cdnWorld(nameId = 'my-game'): Promise<CdnWorld> {
-  const h = harness({ config: { cdnDomain: CDN_DOMAIN } });
+export async function cdnWorld(nameId = 'my-game', options: HarnessOptions = {}): Promise<CdnWorld> {
+  const h = harness({ ...options, config: { cdnDomain: CDN_DOMAIN } });
   const { gameId, cloud, nsId, buildId } = await h.setup(undefined, nameId);
   const server: Server = createServer(cdnHandler({ sites: new CdnSites(h.catalog, CDN_DOMAIN), blobs: h.blobs }));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -61,7 +61,10 @@ export async function cdnWorld(nameId = 'my-game'): Promise<CdnWorld> {
     const presigned = created.body['presigned_requests'] as unknown as { path: string; url: string }[];
     for (const p of presigned) {
       const file = files.find((f) => f.path === p.path);
-      const put = await h.app.handle(new Request(p.url, { method: 'PUT', body: file?.body ?? '' }));
+      const body = file?.body ?? '';
+      const headers = file?.contentType === undefined ? {} : { 'content-type': file.contentType };
+      // Tavern's own presigned URLs are answered in process; an S3 bucket's over HTTP.
+      const put = p.url.startsWith(h.origin) ? await h.app.handle(new Request(p.url, { method: 'PUT', body, headers })) : await fetch(p.url, { method: 'PUT', body, headers });
       if (put.status !== 200) throw new Error(await put.text());
     }
     const done = await h.call('POST', `/cloud/uploads/${str(created.body['upload_id'])}/complete`, { token: cloud });

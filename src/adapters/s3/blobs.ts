@@ -72,6 +72,9 @@ export class S3Blobs implements Blobs, DirectUploads {
       region: options.region,
       forcePathStyle: options.forcePathStyle,
       maxAttempts: 2,
+      // No SDK checksums: a presigned URL would carry the checksum of an empty body, which S3 refuses.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
       requestHandler: { connectionTimeout: 3_000, requestTimeout: options.requestTimeoutMs ?? 30_000 },
       ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }),
       ...(options.accessKeyId === undefined || options.secretAccessKey === undefined
