@@ -176,6 +176,11 @@ async function main(): Promise<void> {
   const tick = setInterval(() => {
     matchmaker.maintain().catch((error: unknown) => logger.error({ err: error }, 'maintenance failed'));
   }, TICK_INTERVAL_MS);
+  // Uploads that expired without completing: their parts aborted and deleted.
+  const sweep = setInterval(() => {
+    uploads.sweepExpired().catch((error: unknown) => logger.warn({ err: error }, 'sweeping expired uploads failed'));
+  }, 60_000);
+  sweep.unref();
 
   let stopping = false;
   const shutdown = (signal: string): void => {
@@ -183,6 +188,7 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'shutting down');
     clearInterval(tick);
+    clearInterval(sweep);
     hosted.close();
     // Long polls and seat waits answer now; each answer closes its connection.
     started.close();

@@ -21,7 +21,7 @@ export * from './upload-types.js';
  * { catalog, blobs: new FsBlobs(dir), clock, random, secret: randomBytes(32), publicOrigin: 'http://127.0.0.1:8080' }
  */
 export interface UploadsDeps {
-  readonly catalog: Pick<CatalogStore, 'createUpload' | 'getUpload' | 'completeUpload'>;
+  readonly catalog: Pick<CatalogStore, 'createUpload' | 'getUpload' | 'completeUpload' | 'expiredUploads' | 'abandonUpload'>;
   readonly blobs: Blobs;
   readonly clock: Clock;
   readonly random: Random;
@@ -250,10 +250,38 @@ export class Uploads {
     return body === undefined ? undefined : { file, body };
   }
 
+  /**
+   * Abandons every upload that expired before `now` without completing: its multipart uploads are
+   * aborted, what it stored is deleted, and it is marked so that it can never complete. Returns
+   * how many it abandoned. Run it now and then (the server does, every minute).
+   *
+   * @effects CatalogStore, Blobs
+   * @example
+   * await uploads.sweepExpired() // 0 when every upload completed in time
+   */
+  async sweepExpired(batch = 100): Promise<number> {
+    let abandoned = 0;
+    for (;;) {
+      const expired = await this.#catalog.expiredUploads(this.#clock.now(), batch);
+      for (const upload of expired) {
+        await this.#exclusive(upload.id, async () => {
+          const current = await this.#catalog.getUpload(upload.id);
+          if (current === undefined || current.completedAt !== undefined || current.abandonedAt !== undefined) return;
+          await this.#direct?.abort(current);
+          await this.#blobs.delete(`uploads/${current.id}`);
+          await this.#catalog.abandonUpload(current.id, this.#clock.now());
+          abandoned += 1;
+        });
+      }
+      if (expired.length < batch) return abandoned;
+    }
+  }
+
   async #complete(uploadId: string, gameId: string | undefined): Promise<Result<UploadRecord, MatchError>> {
     const upload = await this.#catalog.getUpload(uploadId);
     if (upload === undefined || (gameId !== undefined && upload.gameId !== gameId)) return err(notFound());
     if (upload.completedAt !== undefined) return ok(upload);
+    if (upload.abandonedAt !== undefined) return err(matchError('UPLOAD_EXPIRED'));
     const missing = this.#direct === undefined ? await this.#missing(upload) : await this.#direct.missing(upload);
     const [first] = missing;
     if (first !== undefined) return err(matchError('UPLOAD_INCOMPLETE', { reason: first.reason }, { path: ['files', String(upload.files.findIndex((f) => f.path === first.path)), 'path'], metadata: { missing } }));

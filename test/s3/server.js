@@ -3,14 +3,15 @@
 // (credentials S3RVER/S3RVER), its objects under one directory. `.ci/run` starts it in the
 // background when nothing answers there. Usage: node test/s3/server.js [directory] [port]
 //
-// s3rver 3.7 lacks three things S3 does that Tavern's uploads rely on, added here in front of it:
+// s3rver 3.7 lacks four things S3 does that Tavern's uploads rely on, added here in front of it:
 // - presigned (query-string) SigV4 signatures are checked (s3rver accepts any): a forged URL, or a
 //   PUT whose signed Content-Length differs, gets 403 SignatureDoesNotMatch;
 // - ListParts (GET ?uploadId=), in pages of at most PAGE parts (S3 pages at 1000: the small page
 //   makes every multipart test walk several pages);
+// - AbortMultipartUpload (DELETE ?uploadId=);
 // - an UploadPart to an upload that was completed or aborted gets 404 NoSuchUpload.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import process from 'node:process';
 import { Buffer } from 'node:buffer';
@@ -63,9 +64,13 @@ server.middleware.unshift(async (ctx, next) => {
   if (uploadId === null || bucket === undefined || !/^[0-9a-f]+$/.test(uploadId)) return next();
   const dir = join(server.store.getResourcePath(bucket, undefined, 'uploads'), uploadId);
   const open = existsSync(join(dir, 'key'));
-  if (ctx.method === 'PUT' && !open) return xmlError(ctx, 404, 'NoSuchUpload', 'The specified upload does not exist.');
+  if (!open && (ctx.method === 'PUT' || ctx.method === 'GET' || ctx.method === 'DELETE')) return xmlError(ctx, 404, 'NoSuchUpload', 'The specified upload does not exist.');
+  if (ctx.method === 'DELETE') {
+    rmSync(dir, { recursive: true, force: true });
+    ctx.status = 204;
+    return undefined;
+  }
   if (ctx.method !== 'GET') return next();
-  if (!open) return xmlError(ctx, 404, 'NoSuchUpload', 'The specified upload does not exist.');
   const marker = Number(url.searchParams.get('part-number-marker') ?? 0);
   const max = Math.min(PAGE, Number(url.searchParams.get('max-parts') ?? 1000));
   const numbers = readdirSync(dir).filter((n) => /^\d+$/.test(n)).map(Number).filter((n) => n > marker).sort((a, b) => a - b);

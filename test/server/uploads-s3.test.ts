@@ -137,6 +137,23 @@ if (problem !== undefined && process.env['CI'] !== undefined) {
       expect((await fetch(url, { method: 'PUT', body: 'hello' })).status).toBe(403);
     });
 
+    it('aborts and deletes an upload that expired without completing: its parts are gone from the bucket and it can never complete', async () => {
+      w = await s3World({ chunkBytes: 5 * MiB });
+      const { uploadId, parts } = await multipartBuild(w, 10 * MiB + 1);
+      const [first] = parts;
+      expect((await fetch(first?.url ?? '', { method: 'PUT', body: randomBytes(5 * MiB) })).status).toBe(200);
+      const record = await w.h.catalog.getUpload(uploadId);
+      const multipartId = record?.files[0]?.multipartId ?? '';
+      const s3 = w.h.blobs as S3Blobs;
+      expect((await s3.listParts(`uploads/${uploadId}/files/image.tar`, multipartId)).map((p) => p.part)).toEqual([1]);
+      expect(await w.h.uploads.sweepExpired()).toBe(0);
+      w.h.clock.set((record?.expiresAt ?? 0) + 1);
+      expect(await w.h.uploads.sweepExpired()).toBe(1);
+      await expect(s3.listParts(`uploads/${uploadId}/files/image.tar`, multipartId)).rejects.toThrow(/upload does not exist/);
+      expect((await fetch(parts[1]?.url ?? '', { method: 'PUT', body: randomBytes(5 * MiB) })).status).toBe(404);
+      expect((await complete(w, uploadId)).body['code']).toBe('UPLOAD_EXPIRED');
+    });
+
     it('answers 503 STORAGE_UNAVAILABLE when the S3 endpoint is down, recording nothing half-way', async () => {
       const down = new S3Blobs({ bucket: 'down', region: 'us-east-1', endpoint: 'http://127.0.0.1:9', forcePathStyle: true, accessKeyId: 'x', secretAccessKey: 'y' });
       h = harness({ blobs: down, direct: down, limits: { chunkBytes: 5 * MiB } });
