@@ -14,6 +14,7 @@ afterEach(() => w.close());
 const HOST = `my-game.${CDN_DOMAIN}`;
 const INDEX = '<!doctype html><title>game</title><script src="app.js"></script>';
 const APP = `console.log(${JSON.stringify('x'.repeat(4000))});\n`;
+const BIG = Uint8Array.from({ length: 600 * 1024 }, (_, i) => (i * 7 + (i >> 10)) % 251);
 const sha = (body: string | Uint8Array): string => createHash('sha256').update(body).digest('base64url');
 
 const SITE = [
@@ -26,6 +27,8 @@ const SITE = [
   { path: 'data.unknownext', body: 'zz' },
   { path: 'typed.bin', body: 'abc', contentType: 'text/x-custom' },
   { path: 'assets/a b.txt', body: 'spaced' },
+  // Larger than the in-memory cache of small files: streamed from the blobs.
+  { path: 'big.bin', body: BIG },
 ];
 
 describe('the CDN serves the namespace current version site', () => {
@@ -121,6 +124,13 @@ describe('the CDN serves the namespace current version site', () => {
       expect(r.headers['content-range']).toBe(`bytes */${size}`);
     }
     expect((await w.get(HOST, '/app.js', { range: 'bytes=0-1,4-5' })).status).toBe(200);
+    const big = await w.get(HOST, '/big.bin');
+    expect(Buffer.compare(big.body, Buffer.from(BIG))).toBe(0);
+    expect(big.headers['etag']).toBe(`"${sha(BIG)}"`);
+    const tail = await w.get(HOST, '/big.bin', { range: 'bytes=400000-' });
+    expect(tail.status).toBe(206);
+    expect(tail.headers['content-range']).toBe(`bytes 400000-${BIG.length - 1}/${BIG.length}`);
+    expect(Buffer.compare(tail.body, Buffer.from(BIG.subarray(400000)))).toBe(0);
     expect((await w.get(HOST, '/app.js', { range: 'bytes=0-9', 'if-range': '"stale"' })).status).toBe(200);
     expect((await w.get(HOST, '/app.js', { range: 'bytes=0-9', 'if-range': `"${sha(APP)}"` })).status).toBe(206);
   });

@@ -17,6 +17,9 @@ const MIN_COMPRESS = 256;
 const MAX_COMPRESS = 128 * 2 ** 20;
 /** How many files' hashes and compressed sizes are remembered. */
 const MAX_ENTRIES = 50_000;
+/** Files up to this size are kept in memory once read (a completed upload never changes), up to SMALL_TOTAL bytes in all. */
+const SMALL_FILE = 256 * 1024;
+const SMALL_TOTAL = 64 * 2 ** 20;
 
 export const isCompressible = (contentType: string, size: number): boolean =>
   size >= MIN_COMPRESS && size <= MAX_COMPRESS && COMPRESSIBLE.test(contentType);
@@ -53,9 +56,36 @@ export class CdnFiles {
   readonly #blobs: Blobs;
   readonly #hashes = new Memo<string | undefined>();
   readonly #compressed = new Memo<number | undefined>();
+  /** Small files' bytes by key, oldest first, `#smallBytes` in all. */
+  readonly #small = new Map<string, Buffer>();
+  #smallBytes = 0;
 
   constructor(blobs: Blobs) {
     this.#blobs = blobs;
+  }
+
+  /**
+   * The bytes of the blob under `key` if it is small (at most 256 KiB), read once and kept (the
+   * oldest dropped past 64 MiB in all); undefined for a larger or missing one (stream it instead).
+   */
+  async small(key: string, size: number): Promise<Buffer | undefined> {
+    if (size > SMALL_FILE) return undefined;
+    const kept = this.#small.get(key);
+    if (kept !== undefined) return kept;
+    const reader = await this.#blobs.open(key);
+    if (reader === undefined) return undefined;
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of reader) chunks.push(chunk);
+    const bytes = Buffer.concat(chunks);
+    if (bytes.length > SMALL_FILE) return undefined;
+    while (this.#smallBytes + bytes.length > SMALL_TOTAL && this.#small.size > 0) {
+      const [oldest, dropped] = this.#small.entries().next().value as [string, Buffer];
+      this.#small.delete(oldest);
+      this.#smallBytes -= dropped.length;
+    }
+    this.#small.set(key, bytes);
+    this.#smallBytes += bytes.length;
+    return bytes;
   }
 
   /** The SHA-256 of the blob under `key` (base64url), or undefined if it is gone. Keys of completed uploads never change. */

@@ -70,7 +70,14 @@ export function cdnHandler(deps: CdnDeps): (req: IncomingMessage, res: ServerRes
     return true;
   };
 
-  const send = async (req: IncomingMessage, res: ServerResponse, status: number, headers: Headers, key: string, range?: ByteRange): Promise<void> => {
+  const send = async (req: IncomingMessage, res: ServerResponse, status: number, headers: Headers, key: string, size: number, range?: ByteRange): Promise<void> => {
+    const small = await files.small(key, size);
+    if (small !== undefined) {
+      const body = range === undefined ? small : small.subarray(range.start, range.end + 1);
+      res.writeHead(status, { ...headers, 'content-length': body.length });
+      res.end(req.method === 'HEAD' ? undefined : body);
+      return;
+    }
     const reader: BlobReader | undefined = await deps.blobs.open(key, range);
     if (reader === undefined) return plain(res, 404, 'Not Found');
     res.writeHead(status, { ...headers, 'content-length': reader.size });
@@ -115,10 +122,10 @@ export function cdnHandler(deps: CdnDeps): (req: IncomingMessage, res: ServerRes
     if (range.kind === 'unsatisfiable') return plain(res, 416, 'Range Not Satisfiable', { ...headers, 'content-range': `bytes */${file.contentLength}` });
     if (range.kind === 'part') {
       const { start, end } = range;
-      return send(req, res, 206, { ...headers, 'content-range': `bytes ${start}-${end}/${file.contentLength}` }, key, { start, end });
+      return send(req, res, 206, { ...headers, 'content-range': `bytes ${start}-${end}/${file.contentLength}` }, key, file.contentLength, { start, end });
     }
-    if (size !== undefined && coding !== undefined) return send(req, res, 200, { ...headers, 'content-encoding': coding }, compressedKey(hash, coding));
-    return send(req, res, 200, headers, key);
+    if (size !== undefined && coding !== undefined) return send(req, res, 200, { ...headers, 'content-encoding': coding }, compressedKey(hash, coding), size);
+    return send(req, res, 200, headers, key, file.contentLength);
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
