@@ -1,5 +1,6 @@
 /**
- * `npm run bench -- cdn [--json] [--seconds 4] [--upload-mib 256]`: in one run,
+ * `npm run bench -- cdn [--json] [--seconds 4] [--upload-mib 256] [--profile <dir>]` (`--profile`: a
+ * V8 CPU profile of the Tavern server written there): in one run,
  * - requests/s and latency of a small HTML file and a 1 MiB asset at 64 kept-alive connections,
  *   Tavern's CDN (the compiled server, SQLite, local-disk blobs) against nginx (Debian's
  *   `/usr/sbin/nginx`, one worker) serving the same files from disk with the same headers, each
@@ -45,11 +46,11 @@ const freePort = (): Promise<number> =>
   });
 
 /** Tavern with a CDN listener; `s3`: its blobs in that bucket of the S3 test server. */
-async function startTavern(dir: string, cpu: number | undefined, s3?: string): Promise<{ child: ServerChild; api: string; cdn: string }> {
+async function startTavern(dir: string, cpu: number | undefined, s3?: string, profileDir?: string): Promise<{ child: ServerChild; api: string; cdn: string }> {
   let cdn = '';
   let api = '';
   const child = await spawnServer({
-    name: 'tavern', args: [MAIN], isolated: true, ...(cpu === undefined ? {} : { cpu }),
+    name: 'tavern', args: [MAIN], isolated: true, ...(cpu === undefined ? {} : { cpu }), ...(profileDir === undefined ? {} : { profileDir }),
     env: {
       TAVERN_PORT: '0', TAVERN_CDN_PORT: '0', TAVERN_CDN_DOMAIN: CDN_DOMAIN, TAVERN_DATA_DIR: dir, TAVERN_ADMIN_TOKEN: TAVERN_ADMIN,
       TAVERN_RUNTIME: 'none', TAVERN_RATE_LIMITS: 'off',
@@ -178,7 +179,8 @@ export async function cdnBench(args: readonly string[]): Promise<void> {
     const image = join(work, 'image.tar');
     writeFileSync(image, randomBytes(uploadMiB * MiB));
 
-    const tavern = await startTavern(join(work, 'tavern'), serverCpu);
+    const profile = args.indexOf('--profile');
+    const tavern = await startTavern(join(work, 'tavern'), serverCpu, undefined, profile < 0 ? undefined : args[profile + 1]);
     try {
       const game = await createGame(tavern.api);
       await deploySite(tavern.api, game, site);
