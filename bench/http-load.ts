@@ -14,6 +14,8 @@ import { connect, type Socket } from 'node:net';
 
 /** One request to send: the caller builds it from the request's sequence number. */
 export interface Shot {
+  /** Default `POST`. */
+  readonly method?: string;
   readonly path: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: Buffer;
@@ -157,8 +159,8 @@ class Connection {
    * answers, and the next request waits for the answer.
    */
   send(shot: Shot, body: boolean): Promise<Answer> {
-    let head = `POST ${shot.path} HTTP/1.1\r\nhost: ${this.host}:${this.port}\r\n`;
-    for (const [name, value] of Object.entries(shot.headers)) head += `${name}: ${value}\r\n`;
+    let head = `${shot.method ?? 'POST'} ${shot.path} HTTP/1.1\r\nhost: ${shot.headers['host'] ?? `${this.host}:${this.port}`}\r\n`;
+    for (const [name, value] of Object.entries(shot.headers)) if (name !== 'host') head += `${name}: ${value}\r\n`;
     head += '\r\n';
     const size = Buffer.byteLength(head, 'latin1') + shot.body.length;
     if (size > this.#request.length) this.#request = Buffer.allocUnsafe(Math.max(size, 2 * this.#request.length));

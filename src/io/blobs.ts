@@ -40,6 +40,12 @@ export interface BlobReader extends AsyncIterable<Uint8Array> {
   close(): Promise<void>;
 }
 
+/** Bytes `start` to `end` of a blob, both inclusive (an HTTP range). */
+export interface ByteRange {
+  readonly start: number;
+  readonly end: number;
+}
+
 /** What {@link Blobs.stat} reports. */
 export interface BlobStat {
   readonly size: number;
@@ -53,9 +59,69 @@ export interface BlobStat {
 export interface Blobs {
   /** Starts writing a blob under `key` (to a temporary place until committed). */
   begin(key: string): Promise<BlobWriter>;
-  /** The committed blob under `key`, or undefined if there is none. */
-  open(key: string): Promise<BlobReader | undefined>;
+  /**
+   * The committed blob under `key`, or undefined if there is none; with `range`, only those bytes
+   * (the reader's `size` is the range's length; the range must lie within the blob).
+   */
+  open(key: string, range?: ByteRange): Promise<BlobReader | undefined>;
   stat(key: string): Promise<BlobStat | undefined>;
   /** Removes the blob under `key`, or every blob under `key/`; nothing if there is neither. */
   delete(key: string): Promise<void>;
+}
+
+/** A part of a multipart upload as the store lists it. */
+export interface UploadedPart {
+  /** 1-based. */
+  readonly part: number;
+  readonly size: number;
+  readonly etag: string;
+}
+
+/**
+ * A store clients upload to directly, with presigned requests (S3): Tavern hands out the URLs,
+ * the bytes never pass through it.
+ *
+ * @example
+ * const url = await direct.presignPut('uploads/u/staging/index.html', 5, 'text/html', 3600);
+ */
+export interface DirectUploads {
+  /** A URL for one PUT of exactly `length` bytes (and `contentType`, when given) to `key`. */
+  presignPut(key: string, length: number, contentType: string | undefined, expiresInSeconds: number): Promise<string>;
+  /** Opens a multipart upload to `key`; its id. */
+  createMultipart(key: string, contentType?: string): Promise<string>;
+  /** A URL for one PUT of part `part` (1-based) of exactly `length` bytes. */
+  presignPart(key: string, multipartId: string, part: number, length: number, expiresInSeconds: number): Promise<string>;
+  /** Every uploaded part (all pages), by part number. */
+  listParts(key: string, multipartId: string): Promise<readonly UploadedPart[]>;
+  /** Makes the parts, in order, the object under `key` (visible at once, whole). */
+  completeMultipart(key: string, multipartId: string, parts: readonly UploadedPart[]): Promise<void>;
+  /** Discards a multipart upload and its parts; nothing if it is gone already. */
+  abortMultipart(key: string, multipartId: string): Promise<void>;
+  /** Copies the object under `from` to `to` inside the store. */
+  copy(from: string, to: string): Promise<void>;
+}
+
+const MAX_KEY_LENGTH = 4096;
+
+/**
+ * Whether `key` is a valid blob key: 1 to 4096 characters, `/`-separated, no empty, `.` or `..`
+ * segment, no backslash, no NUL (so no key can name anything outside the store's root).
+ *
+ * @example
+ * isBlobKey('uploads/u1/files/index.html') // true
+ * isBlobKey('a/../b') // false
+ */
+export const isBlobKey = (key: string): boolean =>
+  key.length > 0 &&
+  key.length <= MAX_KEY_LENGTH &&
+  !key.includes('\0') &&
+  !key.includes('\\') &&
+  !key.split('/').some((s) => s === '' || s === '.' || s === '..');
+
+/**
+ * The blob store could not be reached or failed (an S3 endpoint down, a 5xx): the operation did
+ * not happen. The HTTP edge answers `STORAGE_UNAVAILABLE` (503).
+ */
+export class StorageUnavailableError extends Error {
+  override readonly name = 'StorageUnavailableError';
 }

@@ -88,6 +88,8 @@ export interface UploadFile {
   readonly contentType?: string;
   /** Number of multipart chunks (1 when not multipart). */
   readonly parts: number;
+  /** The S3 multipart upload of a multipart file uploaded straight to the store. */
+  readonly multipartId?: string;
 }
 
 export interface UploadRecord {
@@ -99,6 +101,8 @@ export interface UploadRecord {
   /** Presigned URLs stop working after this time. */
   readonly expiresAt: number;
   readonly completedAt?: number;
+  /** Expired before completion: its parts were discarded, it can never complete. */
+  readonly abandonedAt?: number;
 }
 
 export type TokenKind = 'cloud' | 'namespace-public' | 'namespace-development' | 'lobby' | 'player';
@@ -191,8 +195,12 @@ export interface CatalogStore {
 
   createUpload(upload: UploadRecord): Promise<Created<UploadRecord>>;
   getUpload(id: string): Promise<UploadRecord | undefined>;
-  /** Marks it complete at `at` (once: a second call returns the record unchanged). */
+  /** Marks it complete at `at` (once: a second call, or one after it was abandoned, returns the record unchanged). */
   completeUpload(id: string, at: number): Promise<UploadRecord | undefined>;
+  /** Uploads neither completed nor abandoned that expired before `before`, oldest expiry first, at most `limit`. */
+  expiredUploads(before: number, limit: number): Promise<readonly UploadRecord[]>;
+  /** Marks it abandoned at `at` unless it completed (then, or if already abandoned, the record is returned unchanged). */
+  abandonUpload(id: string, at: number): Promise<UploadRecord | undefined>;
 
   putToken(token: TokenRecord): Promise<Created<TokenRecord>>;
   getToken(jti: string): Promise<TokenRecord | undefined>;

@@ -16,6 +16,7 @@ import { MAX_BODY_BYTES, readJsonBody } from './body.js';
 import type { Ctx, Handler, Services, Settings } from './context.js';
 import { corsFor, preflightHeaders } from './cors.js';
 import type { AppConfig, AppDeps, Logger } from './deps.js';
+import { StorageUnavailableError } from '../io/blobs.js';
 import { errorResponse, HttpError, json, JsonText, SECURITY_HEADERS } from './errors.js';
 import { fromRequest, toResponse, type Incoming, type Outgoing } from './incoming.js';
 import { syncNamespaces } from '../services/publish.js';
@@ -56,6 +57,7 @@ const settingsOf = (config: AppConfig): Settings => {
     jobDomain: config.jobDomain ?? host,
     regionHosts: config.regionHosts ?? {},
     ...(config.cdnDomain === undefined ? {} : { cdnDomain: config.cdnDomain }),
+    ...(config.cdnTls === undefined ? {} : { cdnTls: config.cdnTls }),
     ...(config.hubOrigins === undefined ? {} : { hubOrigins: config.hubOrigins }),
     trustProxyHeaders: config.trustProxyHeaders ?? true,
     seatWaitMs: config.seatWaitMs ?? 50_000,
@@ -230,6 +232,10 @@ export function createApp(deps: AppDeps): App {
       return result instanceof JsonText ? result.answer() : json(result === undefined ? {} : result);
     } catch (e) {
       if (e instanceof HttpError) return errorResponse(e.error);
+      if (e instanceof StorageUnavailableError) {
+        services.logger.warn({ err: e, rayId }, 'the blob storage is unavailable');
+        return errorResponse(matchError('STORAGE_UNAVAILABLE', { reason: e.message }), { 'retry-after': '5' });
+      }
       throw e;
     } finally {
       ctx.done();

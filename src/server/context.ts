@@ -18,6 +18,8 @@ export interface Settings {
   readonly jobDomain: string;
   readonly regionHosts: Readonly<Record<string, string>>;
   readonly cdnDomain?: string;
+  /** Whether the CDN has a TLS certificate for a domain now; absent: no TLS (every domain over HTTP). */
+  readonly cdnTls?: { covers(domain: string): boolean };
   readonly hubOrigins?: RegExp;
   readonly trustProxyHeaders: boolean;
   readonly seatWaitMs: number;

@@ -54,6 +54,29 @@ export interface ServerEnv {
   readonly http: Required<HttpOptions>;
   /** `TAVERN_SHUTDOWN_GRACE_MS`: how long a shutdown waits for requests in flight before cutting them. */
   readonly shutdownGraceMs: number;
+  /** The CDN listener (`TAVERN_CDN_PORT`, `TAVERN_CDN_HOST`, `TAVERN_CDN_TLS_DIR`, `TAVERN_CDN_TLS_PORT`); absent without a port. */
+  readonly cdn?: CdnListenEnv;
+  /** S3-compatible blob storage (`TAVERN_S3_*`); absent: blobs on the local disk under the data dir. */
+  readonly s3?: S3Env;
+}
+
+export interface CdnListenEnv {
+  readonly host: string;
+  /** 0: any free port. */
+  readonly port: number;
+  /** HTTPS with the certificates of this directory (`<domain>.crt`/`<domain>.key`, `_.<domain>` for a wildcard). */
+  readonly tls?: { readonly dir: string; readonly port: number };
+}
+
+export interface S3Env {
+  readonly bucket: string;
+  readonly region: string;
+  /** An S3-compatible server (`http://127.0.0.1:4569`); absent: AWS itself. */
+  readonly endpoint?: string;
+  readonly accessKeyId?: string;
+  readonly secretAccessKey?: string;
+  /** Path-style URLs (`<endpoint>/<bucket>/<key>`), which most S3-compatible servers need. */
+  readonly forcePathStyle: boolean;
 }
 
 const ID = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -105,6 +128,56 @@ const count = (env: Readonly<Record<string, string | undefined>>, name: string, 
   return n;
 };
 
+const portOf = (env: Readonly<Record<string, string | undefined>>, name: string): number | undefined => {
+  const raw = opt(env[name]);
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!/^\d{1,5}$/.test(raw) || n > 65_535) throw new Error(`${name} must be a port number`);
+  return n;
+};
+
+const flag = (env: Readonly<Record<string, string | undefined>>, name: string, fallback: boolean): boolean => {
+  const raw = opt(env[name]);
+  if (raw === undefined) return fallback;
+  if (raw !== 'true' && raw !== 'false') throw new Error(`${name} must be "true" or "false"`);
+  return raw === 'true';
+};
+
+/** `TAVERN_CDN_*`: the CDN listener, when `TAVERN_CDN_PORT` is set. */
+function parseCdn(env: Readonly<Record<string, string | undefined>>, host: string): CdnListenEnv | undefined {
+  const port = portOf(env, 'TAVERN_CDN_PORT');
+  const dir = opt(env['TAVERN_CDN_TLS_DIR']);
+  if (port === undefined) {
+    if (dir !== undefined) throw new Error('TAVERN_CDN_TLS_DIR needs TAVERN_CDN_PORT');
+    return undefined;
+  }
+  return { host: opt(env['TAVERN_CDN_HOST']) ?? host, port, ...(dir === undefined ? {} : { tls: { dir, port: portOf(env, 'TAVERN_CDN_TLS_PORT') ?? 8443 } }) };
+}
+
+/** `TAVERN_S3_*`: S3-compatible blobs, when `TAVERN_S3_BUCKET` is set. */
+function parseS3(env: Readonly<Record<string, string | undefined>>): S3Env | undefined {
+  const bucket = opt(env['TAVERN_S3_BUCKET']);
+  const names = ['TAVERN_S3_ENDPOINT', 'TAVERN_S3_REGION', 'TAVERN_S3_ACCESS_KEY_ID', 'TAVERN_S3_SECRET_ACCESS_KEY', 'TAVERN_S3_PATH_STYLE'];
+  if (bucket === undefined) {
+    const stray = names.find((n) => opt(env[n]) !== undefined);
+    if (stray !== undefined) throw new Error(`${stray} needs TAVERN_S3_BUCKET`);
+    return undefined;
+  }
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) throw new Error('TAVERN_S3_BUCKET must be a bucket name (3-63 characters of a-z 0-9 . -)');
+  const endpoint = opt(env['TAVERN_S3_ENDPOINT']);
+  if (endpoint !== undefined && !/^https?:\/\/[^/]+\/?$/.test(endpoint)) throw new Error('TAVERN_S3_ENDPOINT must be an http(s) origin, e.g. http://127.0.0.1:4569');
+  const accessKeyId = opt(env['TAVERN_S3_ACCESS_KEY_ID']);
+  const secretAccessKey = opt(env['TAVERN_S3_SECRET_ACCESS_KEY']);
+  if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) throw new Error('TAVERN_S3_ACCESS_KEY_ID and TAVERN_S3_SECRET_ACCESS_KEY go together');
+  return {
+    bucket,
+    region: opt(env['TAVERN_S3_REGION']) ?? 'us-east-1',
+    forcePathStyle: flag(env, 'TAVERN_S3_PATH_STYLE', endpoint !== undefined),
+    ...(endpoint === undefined ? {} : { endpoint: endpoint.replace(/\/$/, '') }),
+    ...(accessKeyId === undefined || secretAccessKey === undefined ? {} : { accessKeyId, secretAccessKey }),
+  };
+}
+
 /** Reads the environment; throws with a clear message on a bad value. */
 export function parseEnv(env: Readonly<Record<string, string | undefined>>): ServerEnv {
   const port = Number(env['TAVERN_PORT'] ?? 8080);
@@ -146,8 +219,11 @@ export function parseEnv(env: Readonly<Record<string, string | undefined>>): Ser
     instanceId,
     lobbyApiOrigin: opt(env['TAVERN_LOBBY_API_ORIGIN']),
   };
+  const host = opt(env['TAVERN_HOST']) ?? '127.0.0.1';
+  const cdn = parseCdn(env, host);
+  const s3 = parseS3(env);
   return {
-    host: opt(env['TAVERN_HOST']) ?? '127.0.0.1',
+    host,
     port,
     dataDir: opt(env['TAVERN_DATA_DIR']) ?? './.tavern',
     regions: parseRegions(env['TAVERN_REGIONS']),
@@ -164,6 +240,8 @@ export function parseEnv(env: Readonly<Record<string, string | undefined>>): Ser
     shutdownGraceMs: count(env, 'TAVERN_SHUTDOWN_GRACE_MS', 10_000, 0),
     ...(runtime === undefined ? {} : { runtime }),
     ...(rateLimits === undefined ? {} : { rateLimits }),
+    ...(cdn === undefined ? {} : { cdn }),
+    ...(s3 === undefined ? {} : { s3 }),
     ...Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)),
   };
 }

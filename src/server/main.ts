@@ -6,17 +6,23 @@
  * bounded grace, close storage, exit).
  */
 import { join } from 'node:path';
+import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createPlainServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { FsBlobs } from '../adapters/fs/blobs.js';
 import { HttpCaptchaVerifier } from '../adapters/http/captcha.js';
 import { HttpVerifier } from '../adapters/http/verifier.js';
 import { SystemRandom } from '../adapters/system-random.js';
 import { TICK_INTERVAL_MS } from '../core/tick.js';
+import type { Blobs, DirectUploads } from '../io/blobs.js';
 import type { CatalogStore } from '../io/catalog.js';
 import type { Clock, MatchStore, ProxyRoutes, Timers } from '../io/index.js';
 import { LogBook } from '../services/lobby-logs.js';
 import { Matchmaker } from '../services/matchmaker.js';
+import { CdnSites } from '../services/cdn-sites.js';
 import { Uploads } from '../services/uploads.js';
+import { cdnHandler } from './cdn/serve.js';
+import { CertDir } from './cdn/tls.js';
 import { createApp, type App } from './app.js';
 import { parseEnv, type ServerEnv } from './env.js';
 import { json } from './errors.js';
@@ -62,6 +68,21 @@ const loggedRoutes = (logger: ReturnType<typeof createLogger>): ProxyRoutes => (
 
 const UPLOAD_KEY_SETTING = 'upload-signing-key';
 
+/** Builds and sites live in the S3 bucket of `TAVERN_S3_*` (uploaded to it directly), else on the local disk. */
+async function openBlobs(env: ServerEnv): Promise<{ blobs: Blobs; direct?: DirectUploads }> {
+  if (env.s3 === undefined) return { blobs: new FsBlobs(join(env.dataDir, 'blobs')) };
+  const { S3Blobs } = await import('../adapters/s3/blobs.js');
+  const s3 = new S3Blobs(env.s3);
+  return { blobs: s3, direct: s3 };
+}
+
+const listen = (server: Server, port: number, host: string): Promise<number> =>
+  new Promise((resolve, reject) => {
+    server.once('error', reject).listen(port, host, () => resolve((server.address() as AddressInfo).port));
+  });
+
+const originOf = (scheme: string, host: string, port: number): string => `${scheme}://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
 async function main(): Promise<void> {
   const logger = createLogger();
   const env = parseEnv(process.env);
@@ -80,7 +101,22 @@ async function main(): Promise<void> {
   const tokens = new TokenIssuer({ catalog, clock, random, ...(env.adminToken === undefined ? {} : { adminToken: env.adminToken }) });
   const logBook = new LogBook(catalog);
   const secret = await catalog.putSettingIfAbsent(UPLOAD_KEY_SETTING, Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url'));
-  const uploads = new Uploads({ catalog, blobs: new FsBlobs(join(env.dataDir, 'blobs')), clock, random, secret: new Uint8Array(Buffer.from(secret, 'base64url')), publicOrigin });
+  const { blobs, direct } = await openBlobs(env);
+  const uploads = new Uploads({ catalog, blobs, clock, random, secret: new Uint8Array(Buffer.from(secret, 'base64url')), publicOrigin, ...(direct === undefined ? {} : { direct }) });
+  // The CDN: its own listener (HTTP, and HTTPS with the certificate directory), same catalog and blobs.
+  const certs = env.cdn?.tls === undefined ? undefined : new CertDir(env.cdn.tls.dir);
+  const cdn: Record<string, string> = {};
+  if (env.cdn !== undefined) {
+    const handler = cdnHandler({ sites: new CdnSites(catalog, env.cdnDomain), blobs, logger });
+    const plain = createPlainServer({ keepAliveTimeout: env.http.keepAliveTimeoutMs, headersTimeout: env.http.headersTimeoutMs }, handler);
+    servers.push(plain);
+    cdn['cdnOrigin'] = originOf('http', env.cdn.host, await listen(plain, env.cdn.port, env.cdn.host));
+    if (certs !== undefined && env.cdn.tls !== undefined) {
+      const secure = createHttpsServer({ SNICallback: certs.sniCallback, keepAliveTimeout: env.http.keepAliveTimeoutMs, headersTimeout: env.http.headersTimeoutMs }, handler);
+      servers.push(secure);
+      cdn['cdnTlsOrigin'] = originOf('https', env.cdn.host, await listen(secure, env.cdn.tls.port, env.cdn.host));
+    }
+  }
   const hosted = await createServerRuntime({
     env, catalog, tokens, logBook, uploads, clock, logger, port, publicOrigin,
     // Bridge containers reach the API at the bridge gateway: one more listener there, same app.
@@ -125,6 +161,7 @@ async function main(): Promise<void> {
       ...(env.rateLimits === undefined ? {} : { rateLimits: env.rateLimits }),
       ...(env.adminToken === undefined ? {} : { adminToken: env.adminToken }),
       ...(env.cdnDomain === undefined ? {} : { cdnDomain: env.cdnDomain }),
+      ...(certs === undefined ? {} : { cdnTls: certs }),
       ...(env.jobDomain === undefined ? {} : { jobDomain: env.jobDomain }),
     },
   });
@@ -133,12 +170,17 @@ async function main(): Promise<void> {
   const admin = await tokens.adminToken();
   // Printed once: on the start that generated it (set TAVERN_ADMIN_TOKEN to choose your own).
   if (admin.generated) process.stdout.write(`\nTavern admin token (shown once, keep it): ${admin.token}\n\n`);
-  logger.info({ publicOrigin, storage: env.databaseUrl === undefined ? 'sqlite' : 'postgres', regions: env.regions.map((r) => r.id), runtime: hosted.status().runtime }, 'tavern listening');
+  logger.info({ publicOrigin, ...cdn, storage: env.databaseUrl === undefined ? 'sqlite' : 'postgres', regions: env.regions.map((r) => r.id), runtime: hosted.status().runtime }, 'tavern listening');
   await hosted.run();
 
   const tick = setInterval(() => {
     matchmaker.maintain().catch((error: unknown) => logger.error({ err: error }, 'maintenance failed'));
   }, TICK_INTERVAL_MS);
+  // Uploads that expired without completing: their parts aborted and deleted.
+  const sweep = setInterval(() => {
+    uploads.sweepExpired().catch((error: unknown) => logger.warn({ err: error }, 'sweeping expired uploads failed'));
+  }, 60_000);
+  sweep.unref();
 
   let stopping = false;
   const shutdown = (signal: string): void => {
@@ -146,6 +188,7 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'shutting down');
     clearInterval(tick);
+    clearInterval(sweep);
     hosted.close();
     // Long polls and seat waits answer now; each answer closes its connection.
     started.close();

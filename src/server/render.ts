@@ -23,6 +23,9 @@ export const regionUuid = (name: string): string => {
   return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20, 32)}`;
 };
 
+/** A custom domain's state when no TLS certificate covers it. */
+export const HTTP_ONLY = 'no TLS certificate for this domain in TAVERN_CDN_TLS_DIR: served over HTTP only';
+
 /** The CDN hostname a custom domain should CNAME to. */
 export const cdnHostname = (game: GameRecord, ns: NamespaceRecord, settings: Settings): string | undefined =>
   settings.cdnDomain === undefined ? undefined : ns.nameId === 'prod' ? `${game.nameId}.${settings.cdnDomain}` : `${game.nameId}--${ns.nameId}.${settings.cdnDomain}`;
@@ -43,10 +46,10 @@ export function renderNamespace(game: GameRecord, ns: NamespaceRecord, settings:
         domains: ns.domains.map((d) => ({
           domain: d.domain,
           create_ts: ts(d.createdAt),
-          // Tavern terminates no TLS for custom domains and checks no DNS: a domain is routed as soon as it is added.
+          // Tavern checks no DNS: a domain is served as soon as it is added, over HTTPS once a certificate covers it.
           verification_status: 'active',
           verification_method: cname === undefined ? { invalid: {} } : { http: { cname_record: cname } },
-          verification_errors: [],
+          verification_errors: settings.cdnTls?.covers(d.domain) === true ? [] : [HTTP_ONLY],
         })),
         auth_type: ns.cdn.authType,
         auth_user_list: ns.cdn.authUsers.map((u) => ({ user: u.user })),

@@ -1,7 +1,8 @@
 /**
- * A namespace's custom domains (wire.md §2.7): lowercase `a-z0-9-.` labels, at most 255
- * characters, not Tavern's own API, job or CDN domain; at most {@link MAX_DOMAINS} per namespace;
- * unique across all namespaces.
+ * A namespace's custom domains (wire.md §2.7): RFC 1123 host names in lowercase (as Rivet: an
+ * upper-case letter is refused, so every stored domain, and its uniqueness, is case-insensitive),
+ * at most 255 characters, not Tavern's own API, job or CDN domain; at most {@link MAX_DOMAINS}
+ * per namespace; unique across all namespaces. Errors carry the path `['domain']`.
  */
 import { matchError, type MatchError } from '../core/errors.js';
 import { err, type Result } from '../core/result.js';
@@ -9,6 +10,9 @@ import type { CatalogStore, NamespaceRecord } from '../io/catalog.js';
 import type { Clock } from '../io/index.js';
 
 export const MAX_DOMAINS = 10;
+
+/** The wire field every domain error is about. */
+const AT_DOMAIN = { path: ['domain'] };
 
 /** Tavern's own domains, which no namespace may claim. */
 export interface OwnDomains {
@@ -54,11 +58,11 @@ export async function addDomain(
   domain: string,
 ): Promise<Result<NamespaceRecord, MatchError>> {
   const problem = domainProblem(domain, deps.settings);
-  if (problem !== undefined) return err(matchError('CDN_INVALID_DOMAIN', { reason: problem }));
-  if (ns.domains.length >= MAX_DOMAINS) return err(matchError('CDN_TOO_MANY_DOMAINS', { max: MAX_DOMAINS }));
+  if (problem !== undefined) return err(matchError('CDN_INVALID_DOMAIN', { reason: problem }, AT_DOMAIN));
+  if (ns.domains.length >= MAX_DOMAINS) return err(matchError('CDN_TOO_MANY_DOMAINS', { max: MAX_DOMAINS }, AT_DOMAIN));
   const added = await deps.catalog.addDomain(ns.id, { domain, createdAt: deps.clock.now() });
   if (added === undefined) return err(matchError('NAMESPACE_NOT_FOUND'));
-  return added.ok ? added : err(matchError('CLOUD_HOSTNAME_TAKEN'));
+  return added.ok ? added : err(matchError('CLOUD_HOSTNAME_TAKEN', undefined, AT_DOMAIN));
 }
 
 /**

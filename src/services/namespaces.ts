@@ -156,3 +156,41 @@ export async function setCdnSettings(
 ): Promise<void> {
   await deps.catalog.updateNamespace(ns.id, { cdn: { ...ns.cdn, ...change } });
 }
+
+/** At most this many CDN auth users per namespace (wire.md §6.3). */
+export const MAX_CDN_AUTH_USERS = 32;
+const BCRYPT_HASH = /^\$2[aby]\$\d{2}\$[./A-Za-z0-9]{53}$/;
+
+/**
+ * Adds a CDN basic-auth user, or replaces the password hash of one with the same name:
+ * `CDN_INVALID_AUTH_USER_PASSWORD` unless `passwordHash` is a bcrypt hash, `CDN_TOO_MANY_AUTH_USERS`
+ * past {@link MAX_CDN_AUTH_USERS}. The CDN checks them on the next request.
+ *
+ * @effects catalog (updateNamespace)
+ * @example
+ * await setCdnAuthUser({ catalog }, ns, 'alice', '$2b$10$...');
+ */
+export async function setCdnAuthUser(
+  deps: { readonly catalog: Update },
+  ns: NamespaceRecord,
+  user: string,
+  passwordHash: string,
+): Promise<Result<void, MatchError>> {
+  if (!BCRYPT_HASH.test(passwordHash)) return err(matchError('CDN_INVALID_AUTH_USER_PASSWORD', {}, { path: ['password'] }));
+  const others = ns.cdn.authUsers.filter((u) => u.user !== user);
+  if (others.length >= MAX_CDN_AUTH_USERS) return err(matchError('CDN_TOO_MANY_AUTH_USERS', { max: MAX_CDN_AUTH_USERS }));
+  await deps.catalog.updateNamespace(ns.id, { cdn: { ...ns.cdn, authUsers: [...others, { user, passwordHash }] } });
+  return ok(undefined);
+}
+
+/**
+ * Removes a CDN auth user; nothing happens if there is none of that name.
+ *
+ * @effects catalog (updateNamespace)
+ * @example
+ * await removeCdnAuthUser({ catalog }, ns, 'alice');
+ */
+export async function removeCdnAuthUser(deps: { readonly catalog: Update }, ns: NamespaceRecord, user: string): Promise<void> {
+  if (!ns.cdn.authUsers.some((u) => u.user === user)) return;
+  await deps.catalog.updateNamespace(ns.id, { cdn: { ...ns.cdn, authUsers: ns.cdn.authUsers.filter((u) => u.user !== user) } });
+}

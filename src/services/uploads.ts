@@ -7,10 +7,11 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { matchError, type MatchError } from '../core/errors.js';
 import { err, ok, type Result } from '../core/result.js';
-import type { BlobWriter, Blobs } from '../io/blobs.js';
+import type { BlobWriter, Blobs, DirectUploads } from '../io/blobs.js';
 import type { CatalogStore, UploadFile, UploadRecord } from '../io/catalog.js';
 import type { Clock, Random } from '../io/index.js';
 import { pathProblem, pathSet } from './upload-paths.js';
+import { DirectFlow } from './uploads-direct.js';
 import { DEFAULT_UPLOAD_LIMITS, type OpenedFile, type PreparedUpload, type PrepareUpload, type UploadLimits } from './upload-types.js';
 
 export * from './upload-types.js';
@@ -20,7 +21,7 @@ export * from './upload-types.js';
  * { catalog, blobs: new FsBlobs(dir), clock, random, secret: randomBytes(32), publicOrigin: 'http://127.0.0.1:8080' }
  */
 export interface UploadsDeps {
-  readonly catalog: Pick<CatalogStore, 'createUpload' | 'getUpload' | 'completeUpload'>;
+  readonly catalog: Pick<CatalogStore, 'createUpload' | 'getUpload' | 'completeUpload' | 'expiredUploads' | 'abandonUpload'>;
   readonly blobs: Blobs;
   readonly clock: Clock;
   readonly random: Random;
@@ -29,6 +30,11 @@ export interface UploadsDeps {
   /** Where clients reach Tavern, e.g. `http://127.0.0.1:8080` (a path prefix is allowed). */
   readonly publicOrigin: string;
   readonly limits?: Partial<UploadLimits>;
+  /**
+   * The blob store clients upload to directly (S3): then presigned requests point at it, not at
+   * Tavern (`put` is not used), and completion checks and publishes there.
+   */
+  readonly direct?: DirectUploads;
 }
 
 /** What a presigned URL names and the signature binds. */
@@ -79,12 +85,13 @@ const copy = async (body: AsyncIterable<Uint8Array>, writer: BlobWriter, limit: 
   }
 };
 
-const fileKey = (uploadId: string, path: string): string => `uploads/${uploadId}/files/${path}`;
+/** Where a completed upload's file lives in the blobs (the CDN reads it there). */
+export const uploadFileKey = (uploadId: string, path: string): string => `uploads/${uploadId}/files/${path}`;
 const partsKey = (uploadId: string): string => `uploads/${uploadId}/parts`;
 const partKey = (uploadId: string, index: number, part: number): string => `${partsKey(uploadId)}/${index}/${part}`;
 /** Where a PUT of `part` lands: single-part files go straight to their final key. */
 const putKey = (uploadId: string, index: number, file: UploadFile, part: number): string =>
-  file.parts === 1 ? fileKey(uploadId, file.path) : partKey(uploadId, index, part);
+  file.parts === 1 ? uploadFileKey(uploadId, file.path) : partKey(uploadId, index, part);
 
 /**
  * Build and CDN uploads. Blob layout: `uploads/<id>/files/<path>` (single-part files are PUT there
@@ -110,6 +117,7 @@ export class Uploads {
   readonly #origin: string;
   readonly #basePath: string;
   readonly #limits: UploadLimits;
+  readonly #direct: DirectFlow | undefined;
   /** Per upload id, the tail of its queue of exclusive sections. */
   readonly #locks = new Map<string, Promise<void>>();
 
@@ -122,6 +130,7 @@ export class Uploads {
     this.#origin = deps.publicOrigin.replace(/\/+$/, '');
     this.#basePath = new URL(this.#origin).pathname.replace(/\/+$/, '');
     this.#limits = { ...DEFAULT_UPLOAD_LIMITS, ...deps.limits };
+    this.#direct = deps.direct === undefined ? undefined : new DirectFlow(deps.direct, deps.blobs, (f) => this.#chunks(f), uploadFileKey);
   }
 
   /**
@@ -138,27 +147,33 @@ export class Uploads {
   async prepare(request: PrepareUpload): Promise<Result<PreparedUpload, MatchError>> {
     const planned = this.#plan(request);
     if (!planned.ok) return planned;
-    const files = planned.value;
     const now = this.#clock.now();
+    const id = this.#random.uuid();
+    const files = this.#direct === undefined ? planned.value : await this.#direct.open(id, planned.value);
     const multipart = files.some((f) => f.parts > 1);
     const created = await this.#catalog.createUpload({
-      id: this.#random.uuid(),
+      id,
       gameId: request.gameId,
       kind: request.kind,
       files,
       createdAt: now,
       expiresAt: now + (multipart ? this.#limits.multipartExpiryMs : this.#limits.singleExpiryMs),
     });
-    if (!created.ok) throw new Error(`Upload id ${created.error.value} is already taken.`);
+    if (!created.ok) {
+      await this.#direct?.abort({ id, files });
+      throw new Error(`Upload id ${created.error.value} is already taken.`);
+    }
     const upload = created.value;
-    const presigned = files.flatMap((file) =>
-      this.#chunks(file).map(({ part, offset, length }) => ({
-        path: file.path,
-        url: this.#url({ uploadId: upload.id, path: file.path, part, offset, length, expires: upload.expiresAt }),
-        byteOffset: offset,
-        contentLength: length,
-      })),
-    );
+    const presigned = this.#direct !== undefined
+      ? await this.#direct.presign(upload, now)
+      : files.flatMap((file) =>
+        this.#chunks(file).map(({ part, offset, length }) => ({
+          path: file.path,
+          url: this.#url({ uploadId: upload.id, path: file.path, part, offset, length, expires: upload.expiresAt }),
+          byteOffset: offset,
+          contentLength: length,
+        })),
+      );
     return ok({ upload, presigned });
   }
 
@@ -214,7 +229,7 @@ export class Uploads {
    */
   async complete(uploadId: string, gameId?: string): Promise<Result<UploadRecord, MatchError>> {
     const result = await this.#exclusive(uploadId, () => this.#complete(uploadId, gameId));
-    if (result.ok && result.value.files.some((f) => f.parts > 1)) await this.#blobs.delete(partsKey(result.value.id));
+    if (result.ok && this.#direct === undefined && result.value.files.some((f) => f.parts > 1)) await this.#blobs.delete(partsKey(result.value.id));
     return result;
   }
 
@@ -231,18 +246,47 @@ export class Uploads {
     if (upload?.completedAt === undefined) return undefined;
     const file = upload.files.find((f) => f.path === path);
     if (file === undefined) return undefined;
-    const body = await this.#blobs.open(fileKey(upload.id, file.path));
+    const body = await this.#blobs.open(uploadFileKey(upload.id, file.path));
     return body === undefined ? undefined : { file, body };
+  }
+
+  /**
+   * Abandons every upload that expired before `now` without completing: its multipart uploads are
+   * aborted, what it stored is deleted, and it is marked so that it can never complete. Returns
+   * how many it abandoned. Run it now and then (the server does, every minute).
+   *
+   * @effects CatalogStore, Blobs
+   * @example
+   * await uploads.sweepExpired() // 0 when every upload completed in time
+   */
+  async sweepExpired(batch = 100): Promise<number> {
+    let abandoned = 0;
+    for (;;) {
+      const expired = await this.#catalog.expiredUploads(this.#clock.now(), batch);
+      for (const upload of expired) {
+        await this.#exclusive(upload.id, async () => {
+          const current = await this.#catalog.getUpload(upload.id);
+          if (current === undefined || current.completedAt !== undefined || current.abandonedAt !== undefined) return;
+          await this.#direct?.abort(current);
+          await this.#blobs.delete(`uploads/${current.id}`);
+          await this.#catalog.abandonUpload(current.id, this.#clock.now());
+          abandoned += 1;
+        });
+      }
+      if (expired.length < batch) return abandoned;
+    }
   }
 
   async #complete(uploadId: string, gameId: string | undefined): Promise<Result<UploadRecord, MatchError>> {
     const upload = await this.#catalog.getUpload(uploadId);
     if (upload === undefined || (gameId !== undefined && upload.gameId !== gameId)) return err(notFound());
     if (upload.completedAt !== undefined) return ok(upload);
-    const missing = await this.#missing(upload);
+    if (upload.abandonedAt !== undefined) return err(matchError('UPLOAD_EXPIRED'));
+    const missing = this.#direct === undefined ? await this.#missing(upload) : await this.#direct.missing(upload);
     const [first] = missing;
-    if (first !== undefined) return err(matchError('UPLOAD_INCOMPLETE', { reason: first.reason }, { metadata: { missing } }));
-    for (const [index, file] of upload.files.entries()) if (file.parts > 1) await this.#assemble(upload.id, index, file);
+    if (first !== undefined) return err(matchError('UPLOAD_INCOMPLETE', { reason: first.reason }, { path: ['files', String(upload.files.findIndex((f) => f.path === first.path)), 'path'], metadata: { missing } }));
+    if (this.#direct !== undefined) await this.#direct.publish(upload);
+    else for (const [index, file] of upload.files.entries()) if (file.parts > 1) await this.#assemble(upload.id, index, file);
     const done = await this.#catalog.completeUpload(upload.id, this.#clock.now());
     return done === undefined ? err(notFound()) : ok(done);
   }
@@ -269,7 +313,7 @@ export class Uploads {
 
   /** Concatenates a multipart file's parts into its final blob (streaming, one part at a time). */
   async #assemble(uploadId: string, index: number, file: UploadFile): Promise<void> {
-    const writer = await this.#blobs.begin(fileKey(uploadId, file.path));
+    const writer = await this.#blobs.begin(uploadFileKey(uploadId, file.path));
     try {
       for (let part = 1; part <= file.parts; part += 1) {
         const reader = await this.#blobs.open(partKey(uploadId, index, part));

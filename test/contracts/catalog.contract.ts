@@ -217,6 +217,27 @@ export const catalogContract = (name: string, open: () => Promise<CatalogUnderTe
       expect(raced.map((r) => r?.completedAt)).toEqual([at, at, at]);
     });
 
+    it('uploads: expiredUploads lists the open ones past expiry, oldest first; abandonUpload marks once and blocks completion', async () => {
+      const { catalog, twin } = await fresh();
+      const g = randomUUID();
+      const late = upload(g, { expiresAt: 9_000 });
+      const early = upload(g, { expiresAt: 8_000, files: [{ path: 'x', contentLength: 6e6, parts: 2, multipartId: 'mp-1' }] });
+      const done = upload(g, { expiresAt: 7_000 });
+      const fresh2 = upload(g, { expiresAt: 20_000 });
+      for (const u of [late, early, done, fresh2]) await catalog.createUpload(u);
+      await catalog.completeUpload(done.id, 6_000);
+      expect(await catalog.expiredUploads(10_000, 10)).toEqual([early, late]);
+      expect(await catalog.expiredUploads(10_000, 1)).toEqual([early]);
+      expect(await catalog.expiredUploads(8_000, 10)).toEqual([]);
+      const abandoned = await catalog.abandonUpload(early.id, 11_000);
+      expect(abandoned).toEqual({ ...early, abandonedAt: 11_000 });
+      expect(await twin.abandonUpload(early.id, 12_000)).toEqual(abandoned);
+      expect(await catalog.completeUpload(early.id, 13_000)).toEqual(abandoned);
+      expect(await catalog.abandonUpload(done.id, 11_000)).toEqual({ ...done, completedAt: 6_000 });
+      expect(await catalog.abandonUpload(randomUUID(), 11_000)).toBeUndefined();
+      expect((await twin.expiredUploads(10_000, 10)).map((u) => u.id)).toEqual([late.id]);
+    });
+
     it('tokens: put, get, revoke (once; the first revocation time stays)', async () => {
       const { catalog } = await fresh();
       const t: TokenRecord = { jti: randomUUID(), kind: 'namespace-public', gameId: randomUUID(), namespaceId: randomUUID(), createdAt: 10, expiresAt: 20 };

@@ -176,7 +176,8 @@ describe('addNamespaceDomain (§2.7)', () => {
     const domains = (await h.call('GET', base, { token: cloud })).body['namespace']?.['config']?.['cdn']?.['domains'];
     expect(domains).toEqual([{
       domain: 'play.example.com', create_ts: expect.stringMatching(RFC3339_MS) as unknown, verification_status: 'active',
-      verification_method: { http: { cname_record: 'my-game.cdn.tavern.test' } }, verification_errors: [],
+      verification_method: { http: { cname_record: 'my-game.cdn.tavern.test' } },
+      verification_errors: ['no TLS certificate for this domain in TAVERN_CDN_TLS_DIR: served over HTTP only'],
     }]);
     expect((await h.call('DELETE', `${base}/domains/play.example.com`, { token: cloud })).status).toBe(200);
     expect((await h.call('GET', base, { token: cloud })).body['namespace']?.['config']?.['cdn']?.['domains']).toEqual([]);
@@ -188,6 +189,8 @@ describe('addNamespaceDomain (§2.7)', () => {
     for (const domain of ['', 'Play.example.com', 'https://x.com', 'nodot', 'a..b.com', '-a.com', 'x.cdn.tavern.test', 'tavern.test', `${'a'.repeat(250)}.com`]) {
       const r = await h.call('POST', `/cloud/games/${gameId}/namespaces/${nsId}/domains`, { token: cloud, body: { domain } });
       expect(r.body['code'], domain).toBe('CDN_INVALID_DOMAIN');
+      expect(r.status).toBe(400);
+      expect(r.body['metadata']).toEqual({ path: ['domain'] });
     }
   });
 
@@ -197,7 +200,8 @@ describe('addNamespaceDomain (§2.7)', () => {
     const b = await h.setup(undefined, 'game-b');
     await h.call('POST', `/cloud/games/${a.gameId}/namespaces/${a.nsId}/domains`, { token: a.cloud, body: { domain: 'shared.example.com' } });
     const taken = await h.call('POST', `/cloud/games/${b.gameId}/namespaces/${b.nsId}/domains`, { token: b.cloud, body: { domain: 'shared.example.com' } });
-    expect(taken.body['code']).toBe('CLOUD_HOSTNAME_TAKEN');
+    expect(taken.status).toBe(400);
+    expect(taken.body).toMatchObject({ code: 'CLOUD_HOSTNAME_TAKEN', metadata: { path: ['domain'] } });
     for (let i = 0; i < 9; i++) await h.call('POST', `/cloud/games/${a.gameId}/namespaces/${a.nsId}/domains`, { token: a.cloud, body: { domain: `d${i}.example.com` } });
     const many = await h.call('POST', `/cloud/games/${a.gameId}/namespaces/${a.nsId}/domains`, { token: a.cloud, body: { domain: 'one-more.example.com' } });
     expect(many.body['code']).toBe('CDN_TOO_MANY_DOMAINS');

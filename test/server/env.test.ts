@@ -54,6 +54,42 @@ describe('parseEnv', () => {
   });
 });
 
+describe('the CDN and S3 variables', () => {
+  it('has no CDN listener and local blobs by default', () => {
+    const env = parseEnv({});
+    expect(env.cdn).toBeUndefined();
+    expect(env.s3).toBeUndefined();
+  });
+
+  it('reads the CDN listener, its host defaulting to TAVERN_HOST and its TLS port to 8443', () => {
+    expect(parseEnv({ TAVERN_HOST: '0.0.0.0', TAVERN_CDN_PORT: '8081' }).cdn).toEqual({ host: '0.0.0.0', port: 8081 });
+    expect(parseEnv({ TAVERN_CDN_PORT: '80', TAVERN_CDN_HOST: '10.0.0.1', TAVERN_CDN_TLS_DIR: '/certs' }).cdn).toEqual({ host: '10.0.0.1', port: 80, tls: { dir: '/certs', port: 8443 } });
+    expect(parseEnv({ TAVERN_CDN_PORT: '80', TAVERN_CDN_TLS_DIR: '/certs', TAVERN_CDN_TLS_PORT: '443' }).cdn?.tls).toEqual({ dir: '/certs', port: 443 });
+  });
+
+  it('reads S3 storage, path-style by default with an endpoint', () => {
+    expect(parseEnv({ TAVERN_S3_BUCKET: 'builds' }).s3).toEqual({ bucket: 'builds', region: 'us-east-1', forcePathStyle: false });
+    expect(parseEnv({
+      TAVERN_S3_BUCKET: 'builds', TAVERN_S3_ENDPOINT: 'http://127.0.0.1:4569/', TAVERN_S3_REGION: 'eu-west-1',
+      TAVERN_S3_ACCESS_KEY_ID: 'id', TAVERN_S3_SECRET_ACCESS_KEY: 'key',
+    }).s3).toEqual({ bucket: 'builds', region: 'eu-west-1', endpoint: 'http://127.0.0.1:4569', accessKeyId: 'id', secretAccessKey: 'key', forcePathStyle: true });
+    expect(parseEnv({ TAVERN_S3_BUCKET: 'builds', TAVERN_S3_ENDPOINT: 'http://s3.local', TAVERN_S3_PATH_STYLE: 'false' }).s3?.forcePathStyle).toBe(false);
+  });
+
+  it.each([
+    [{ TAVERN_CDN_PORT: '70000' }, 'TAVERN_CDN_PORT must be a port number'],
+    [{ TAVERN_CDN_TLS_DIR: '/certs' }, 'TAVERN_CDN_TLS_DIR needs TAVERN_CDN_PORT'],
+    [{ TAVERN_CDN_PORT: '80', TAVERN_CDN_TLS_DIR: '/c', TAVERN_CDN_TLS_PORT: 'x' }, 'TAVERN_CDN_TLS_PORT must be a port number'],
+    [{ TAVERN_S3_ENDPOINT: 'http://127.0.0.1:4569' }, 'TAVERN_S3_ENDPOINT needs TAVERN_S3_BUCKET'],
+    [{ TAVERN_S3_BUCKET: 'No_Such' }, 'TAVERN_S3_BUCKET must be a bucket name (3-63 characters of a-z 0-9 . -)'],
+    [{ TAVERN_S3_BUCKET: 'b12', TAVERN_S3_ENDPOINT: 'ftp://x' }, 'TAVERN_S3_ENDPOINT must be an http(s) origin, e.g. http://127.0.0.1:4569'],
+    [{ TAVERN_S3_BUCKET: 'b12', TAVERN_S3_ACCESS_KEY_ID: 'id' }, 'TAVERN_S3_ACCESS_KEY_ID and TAVERN_S3_SECRET_ACCESS_KEY go together'],
+    [{ TAVERN_S3_BUCKET: 'b12', TAVERN_S3_PATH_STYLE: 'yes' }, 'TAVERN_S3_PATH_STYLE must be "true" or "false"'],
+  ])('refuses %j', (vars, message) => {
+    expect(() => parseEnv(vars)).toThrow(message);
+  });
+});
+
 describe('parseRegions', () => {
   it('reads JSON with display names, providers and coordinates', () => {
     const regions = parseRegions('[{"id":"eu","display_name":"Europe","provider":"Hetzner","latitude":50.1,"longitude":8.6},"us"]');

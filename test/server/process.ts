@@ -13,6 +13,8 @@ const MAIN = join(ROOT, 'src/server/main.ts');
 export interface Server {
   readonly name: string;
   readonly origin: string;
+  /** The `tavern listening` log line (`cdnOrigin`, `cdnTlsOrigin`…). */
+  readonly listening: Readonly<Record<string, unknown>>;
   readonly child: ChildProcess;
   /** The last lines it wrote (for failure messages). */
   readonly tail: () => string;
@@ -36,6 +38,7 @@ export async function startServer(name: string, env: Record<string, string>): Pr
   const tail = (): string => lines.join('\n');
   createInterface({ input: child.stderr as NodeJS.ReadableStream }).on('line', keep);
   const stdout = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  let listening: Record<string, unknown> = {};
   const origin = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${name} did not start within 60 s:\n${tail()}`)), 60_000);
     child.once('exit', (code, signal) => {
@@ -46,6 +49,7 @@ export async function startServer(name: string, env: Record<string, string>): Pr
       keep(line);
       if (!line.includes('tavern listening')) return;
       const logged = JSON.parse(line) as { publicOrigin?: string };
+      listening = logged;
       clearTimeout(timer);
       if (typeof logged.publicOrigin === 'string') resolve(logged.publicOrigin);
       else reject(new Error(`${name} logged no publicOrigin: ${line}`));
@@ -59,7 +63,7 @@ export async function startServer(name: string, env: Record<string, string>): Pr
     await done;
     clearTimeout(timer);
   };
-  return { name, origin, child, tail, stop };
+  return { name, origin, listening, child, tail, stop };
 }
 
 export interface Answer {

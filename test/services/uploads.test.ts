@@ -21,7 +21,7 @@ const ORIGIN = 'http://127.0.0.1:8080';
 const T0 = 1_700_000_000_000;
 
 /** The three catalog methods uploads use, on a Map. */
-class Catalog implements Pick<CatalogStore, 'createUpload' | 'getUpload' | 'completeUpload'> {
+class Catalog implements Pick<CatalogStore, 'createUpload' | 'getUpload' | 'completeUpload' | 'expiredUploads' | 'abandonUpload'> {
   readonly uploads = new Map<string, UploadRecord>();
 
   createUpload(upload: UploadRecord): Promise<Created<UploadRecord>> {
@@ -35,11 +35,24 @@ class Catalog implements Pick<CatalogStore, 'createUpload' | 'getUpload' | 'comp
   }
 
   completeUpload(id: string, at: number): Promise<UploadRecord | undefined> {
+    return Promise.resolve(this.#mark(id, { completedAt: at }));
+  }
+
+  expiredUploads(before: number, limit: number): Promise<readonly UploadRecord[]> {
+    const open = [...this.uploads.values()].filter((u) => u.completedAt === undefined && u.abandonedAt === undefined && u.expiresAt < before);
+    return Promise.resolve(open.sort((a, b) => a.expiresAt - b.expiresAt).slice(0, limit));
+  }
+
+  abandonUpload(id: string, at: number): Promise<UploadRecord | undefined> {
+    return Promise.resolve(this.#mark(id, { abandonedAt: at }));
+  }
+
+  #mark(id: string, change: Pick<UploadRecord, 'completedAt'> | Pick<UploadRecord, 'abandonedAt'>): UploadRecord | undefined {
     const upload = this.uploads.get(id);
-    if (upload === undefined || upload.completedAt !== undefined) return Promise.resolve(upload);
-    const done = { ...upload, completedAt: at };
-    this.uploads.set(id, done);
-    return Promise.resolve(done);
+    if (upload === undefined || upload.completedAt !== undefined || upload.abandonedAt !== undefined) return upload;
+    const next = { ...upload, ...change };
+    this.uploads.set(id, next);
+    return next;
   }
 }
 
@@ -585,6 +598,25 @@ describe('Uploads', () => {
       expect(expectError(await h.uploads.complete(prepared.upload.id, '22222222-2222-4222-8222-222222222222')).code).toBe('UPLOAD_NOT_FOUND');
       expect(h.catalog.uploads.get(prepared.upload.id)?.completedAt).toBeUndefined();
     });
+  });
+
+  it('abandons uploads that expired without completing: their parts deleted, completion refused; completed ones stay', async () => {
+    const k = await harness({ chunkBytes: 4 });
+    const data = bytesOf(10);
+    const open = expectOk(await k.uploads.prepare({ gameId: GAME, kind: 'build', files: [{ path: 'image.tar', contentLength: 10 }], multipart: true }));
+    const [first] = open.presigned;
+    expectOk(await k.uploads.put(new URL(first?.url ?? ''), body(data.subarray(0, 4)), 4));
+    const done = expectOk(await k.uploads.prepare({ gameId: GAME, kind: 'cdn', files: [{ path: 'index.html', contentLength: 10 }] }));
+    await putAll(k, done, new Map([['index.html', data]]));
+    expectOk(await k.uploads.complete(done.upload.id));
+    expect(await k.uploads.sweepExpired()).toBe(0);
+    k.clock.at = open.upload.expiresAt + 1;
+    expect(await k.uploads.sweepExpired()).toBe(1);
+    expect(await readdir(join(k.root, 'uploads', open.upload.id)).catch(() => 'gone')).toBe('gone');
+    expect(k.catalog.uploads.get(open.upload.id)?.abandonedAt).toBe(open.upload.expiresAt + 1);
+    expect(expectError(await k.uploads.complete(open.upload.id)).code).toBe('UPLOAD_EXPIRED');
+    expect(await k.uploads.sweepExpired()).toBe(0);
+    expect((await readFile(k, done.upload.id, 'index.html'))?.equals(data)).toBe(true);
   });
 
   it('keeps byte-identical files through prepare, put and complete', async () => {

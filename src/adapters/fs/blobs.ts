@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
-import type { BlobReader, BlobStat, BlobWriter, Blobs } from '../../io/blobs.js';
+import { isBlobKey, type BlobReader, type BlobStat, type BlobWriter, type Blobs, type ByteRange } from '../../io/blobs.js';
 
 /** Where writers keep their bytes until they commit (not a valid key's first segment). */
 const TEMP_DIR = '.tmp';
 /** The most a reader reads per chunk. */
 const READ_CHUNK = 64 * 1024;
-const MAX_KEY_LENGTH = 4096;
 
 const codeOf = (e: unknown): unknown => (e as { code?: unknown } | null)?.code;
 const isMissing = (e: unknown): boolean => codeOf(e) === 'ENOENT' || codeOf(e) === 'ENOTDIR';
@@ -48,7 +47,7 @@ export class FsBlobs implements Blobs {
     return new FsWriter(await open(temp, 'wx', 0o644), temp, target);
   }
 
-  async open(key: string): Promise<BlobReader | undefined> {
+  async open(key: string, range?: ByteRange): Promise<BlobReader | undefined> {
     const file = this.#locate(key);
     let handle: FileHandle;
     try {
@@ -61,9 +60,16 @@ export class FsBlobs implements Blobs {
       await handle.close();
       throw e;
     });
-    if (info.isFile()) return new FsReader(handle, info.size);
-    await handle.close();
-    return undefined;
+    if (!info.isFile()) {
+      await handle.close();
+      return undefined;
+    }
+    if (range === undefined) return new FsReader(handle, 0, info.size);
+    if (range.start < 0 || range.end < range.start || range.end >= info.size) {
+      await handle.close();
+      throw new Error(`Range ${range.start}-${range.end} is outside blob ${JSON.stringify(key)} of ${info.size} bytes.`);
+    }
+    return new FsReader(handle, range.start, range.end - range.start + 1);
   }
 
   async stat(key: string): Promise<BlobStat | undefined> {
@@ -109,14 +115,7 @@ export class FsBlobs implements Blobs {
 
   /** The absolute file for `key`; throws if the key is not a plain relative path under the root. */
   #locate(key: string): string {
-    const segments = key.split('/');
-    const bad =
-      key.length === 0 ||
-      key.length > MAX_KEY_LENGTH ||
-      key.includes('\0') ||
-      key.includes('\\') ||
-      segments.some((s) => s === '' || s === '.' || s === '..') ||
-      segments[0] === TEMP_DIR;
+    const bad = !isBlobKey(key) || key.split('/', 1)[0] === TEMP_DIR;
     const file = resolve(this.#root, key);
     if (bad || !file.startsWith(this.#root + sep)) throw new Error(`Invalid blob key ${JSON.stringify(key)}.`);
     return file;
@@ -176,20 +175,23 @@ class FsWriter implements BlobWriter {
 
 class FsReader implements BlobReader {
   readonly #handle: FileHandle;
+  readonly #start: number;
   readonly size: number;
   #closed = false;
 
-  constructor(handle: FileHandle, size: number) {
+  constructor(handle: FileHandle, start: number, size: number) {
     this.#handle = handle;
+    this.#start = start;
     this.size = size;
   }
 
   async *[Symbol.asyncIterator](): AsyncGenerator<Uint8Array, void, undefined> {
+    const end = this.#start + this.size;
     try {
-      for (let position = 0; position < this.size; ) {
-        const want = Math.min(READ_CHUNK, this.size - position);
+      for (let position = this.#start; position < end; ) {
+        const want = Math.min(READ_CHUNK, end - position);
         const { bytesRead, buffer } = await this.#handle.read(Buffer.allocUnsafe(want), 0, want, position);
-        if (bytesRead === 0) throw new Error(`Blob truncated at ${position} of ${this.size} bytes.`);
+        if (bytesRead === 0) throw new Error(`Blob truncated at ${position} of ${end} bytes.`);
         position += bytesRead;
         yield buffer.subarray(0, bytesRead);
       }

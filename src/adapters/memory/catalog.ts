@@ -164,8 +164,21 @@ export class MemoryCatalogStore implements CatalogStore {
 
   completeUpload(id: string, at: number): Promise<UploadRecord | undefined> {
     const upload = this.#uploads.get(id);
-    if (upload === undefined || upload.completedAt !== undefined) return Promise.resolve(upload);
+    if (upload === undefined || upload.completedAt !== undefined || upload.abandonedAt !== undefined) return Promise.resolve(upload);
     const next: UploadRecord = { ...upload, completedAt: at };
+    this.#uploads.set(id, next);
+    return Promise.resolve(next);
+  }
+
+  expiredUploads(before: number, limit: number): Promise<readonly UploadRecord[]> {
+    const open = [...this.#uploads.values()].filter((u) => u.completedAt === undefined && u.abandonedAt === undefined && u.expiresAt < before);
+    return Promise.resolve(open.sort((a, b) => a.expiresAt - b.expiresAt).slice(0, limit));
+  }
+
+  abandonUpload(id: string, at: number): Promise<UploadRecord | undefined> {
+    const upload = this.#uploads.get(id);
+    if (upload === undefined || upload.completedAt !== undefined || upload.abandonedAt !== undefined) return Promise.resolve(upload);
+    const next: UploadRecord = { ...upload, abandonedAt: at };
     this.#uploads.set(id, next);
     return Promise.resolve(next);
   }

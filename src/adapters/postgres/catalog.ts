@@ -232,8 +232,27 @@ export class PgCatalogStore implements CatalogStore {
     return inTransaction(this.#pool, async (client) => {
       const { rows } = await client.query<{ doc: UploadRecord }>('SELECT doc FROM uploads WHERE id = $1 FOR UPDATE', [id]);
       const upload = rows[0]?.doc;
-      if (upload === undefined || upload.completedAt !== undefined) return upload;
+      if (upload === undefined || upload.completedAt !== undefined || upload.abandonedAt !== undefined) return upload;
       const next: UploadRecord = { ...upload, completedAt: at };
+      await client.query('UPDATE uploads SET doc = $2 WHERE id = $1', [id, JSON.stringify(next)]);
+      return next;
+    });
+  }
+
+  expiredUploads(before: number, limit: number): Promise<readonly UploadRecord[]> {
+    return this.#docs(
+      `SELECT doc FROM uploads WHERE doc->>'completedAt' IS NULL AND doc->>'abandonedAt' IS NULL AND (doc->>'expiresAt')::bigint < $1
+       ORDER BY (doc->>'expiresAt')::bigint LIMIT $2`,
+      [before, limit],
+    );
+  }
+
+  abandonUpload(id: string, at: number): Promise<UploadRecord | undefined> {
+    return inTransaction(this.#pool, async (client) => {
+      const { rows } = await client.query<{ doc: UploadRecord }>('SELECT doc FROM uploads WHERE id = $1 FOR UPDATE', [id]);
+      const upload = rows[0]?.doc;
+      if (upload === undefined || upload.completedAt !== undefined || upload.abandonedAt !== undefined) return upload;
+      const next: UploadRecord = { ...upload, abandonedAt: at };
       await client.query('UPDATE uploads SET doc = $2 WHERE id = $1', [id, JSON.stringify(next)]);
       return next;
     });

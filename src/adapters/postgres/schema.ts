@@ -58,6 +58,9 @@ export const MIGRATIONS: readonly string[] = [
   // 6: which instance hosts each lobby's container (the runtime's reconciler).
   `CREATE TABLE lobby_hosts (lobby_id text PRIMARY KEY, namespace_id text NOT NULL, instance_id text NOT NULL, created_at bigint NOT NULL);
    CREATE INDEX lobby_hosts_by_instance ON lobby_hosts (instance_id, created_at);`,
+  // 7: uploads still open (neither completed nor abandoned) by expiry, for the sweep of expired ones.
+  `CREATE INDEX uploads_open_by_expiry ON uploads (((doc->>'expiresAt')::bigint))
+     WHERE doc->>'completedAt' IS NULL AND doc->>'abandonedAt' IS NULL;`,
 ];
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;

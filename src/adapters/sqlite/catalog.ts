@@ -50,6 +50,8 @@ const SQL = {
   uploadById: 'SELECT doc FROM uploads WHERE id = ?',
   insertUpload: 'INSERT INTO uploads (id, doc) VALUES (?, ?)',
   updateUpload: 'UPDATE uploads SET doc = ? WHERE id = ?',
+  expiredUploads: `SELECT doc FROM uploads WHERE json_extract(doc, '$.completedAt') IS NULL AND json_extract(doc, '$.abandonedAt') IS NULL
+    AND json_extract(doc, '$.expiresAt') < ? ORDER BY json_extract(doc, '$.expiresAt') LIMIT ?`,
   tokenById: 'SELECT doc FROM tokens WHERE jti = ?',
   insertToken: 'INSERT INTO tokens (jti, doc) VALUES (?, ?)',
   updateToken: 'UPDATE tokens SET doc = ? WHERE jti = ?',
@@ -324,8 +326,22 @@ export class SqliteCatalogStore implements CatalogStore {
   completeUpload(id: string, at: number): Promise<UploadRecord | undefined> {
     return this.#write(() => {
       const upload = parse<UploadRecord>(this.#q.uploadById.get(id));
-      if (upload === undefined || upload.completedAt !== undefined) return upload;
+      if (upload === undefined || upload.completedAt !== undefined || upload.abandonedAt !== undefined) return upload;
       const next: UploadRecord = { ...upload, completedAt: at };
+      this.#q.updateUpload.run(JSON.stringify(next), id);
+      return next;
+    });
+  }
+
+  expiredUploads(before: number, limit: number): Promise<readonly UploadRecord[]> {
+    return settle(() => this.#q.expiredUploads.all(before, limit).flatMap((row) => parse<UploadRecord>(row) ?? []));
+  }
+
+  abandonUpload(id: string, at: number): Promise<UploadRecord | undefined> {
+    return this.#write(() => {
+      const upload = parse<UploadRecord>(this.#q.uploadById.get(id));
+      if (upload === undefined || upload.completedAt !== undefined || upload.abandonedAt !== undefined) return upload;
+      const next: UploadRecord = { ...upload, abandonedAt: at };
       this.#q.updateUpload.run(JSON.stringify(next), id);
       return next;
     });

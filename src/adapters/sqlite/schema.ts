@@ -56,6 +56,9 @@ export const MIGRATIONS: readonly string[] = [
   // 6: which instance hosts each lobby's container (the runtime's reconciler).
   `CREATE TABLE lobby_hosts (lobby_id TEXT PRIMARY KEY, namespace_id TEXT NOT NULL, instance_id TEXT NOT NULL, created_at INTEGER NOT NULL);
    CREATE INDEX lobby_hosts_by_instance ON lobby_hosts (instance_id, created_at);`,
+  // 7: uploads still open (neither completed nor abandoned) by expiry, for the sweep of expired ones.
+  `CREATE INDEX uploads_open_by_expiry ON uploads (json_extract(doc, '$.expiresAt'))
+     WHERE json_extract(doc, '$.completedAt') IS NULL AND json_extract(doc, '$.abandonedAt') IS NULL;`,
 ];
 
 /**

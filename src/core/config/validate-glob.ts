@@ -67,3 +67,21 @@ export function globKey(glob: string): string | undefined {
   if (tokens === undefined || tokens.length === 0) return undefined;
   return JSON.stringify(tokens.map((t) => (t.kind === 'char' ? `c${t.char}` : t.kind)));
 }
+
+const escapeRegExp = (ch: string): string => ch.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+/**
+ * The regular expression a valid, non-empty glob matches request paths with (the path includes its
+ * leading `/`): `*` is `[^/]+`, a `**` segment is `.*`, every other character itself (Rivet turns
+ * the glob into Traefik's `Path(/<regex>)` the same way). `undefined` when the glob is invalid.
+ *
+ * @example
+ * globRegExp('assets/*.js')?.test('/assets/app.js'); // true
+ * globRegExp('**\/*.wasm')?.test('/a/b/c.wasm'); // true
+ */
+export function globRegExp(glob: string): RegExp | undefined {
+  const tokens = tokenize(glob);
+  if (tokens === undefined || tokens.length === 0) return undefined;
+  const body = tokens.map((t) => (t.kind === 'char' ? (t.char === '\\' ? '' : escapeRegExp(t.char)) : t.kind === 'any' ? '[^/]+' : '.*')).join('');
+  return new RegExp(`^/${body}$`, 'u');
+}

@@ -2,13 +2,13 @@
  * Namespaces: create, validate, get (wire.md §2.2), set version (publishes to the matchmaker),
  * matchmaker limits, domain public auth and CDN auth type.
  */
-import { createNamespace, namespaceProblems, setCdnSettings, setMatchmakerLimits, setNamespaceVersion } from '../../services/namespaces.js';
+import { createNamespace, namespaceProblems, removeCdnAuthUser, setCdnAuthUser, setCdnSettings, setMatchmakerLimits, setNamespaceVersion } from '../../services/namespaces.js';
 import { requireGame, requireNamespace } from '../auth.js';
 import { param, ts, type Ctx, type Handler } from '../context.js';
 import { fail, unwrap } from '../errors.js';
 import { renderNamespace } from '../render.js';
 import type { Router } from '../router.js';
-import { anyJson, bool, collect, int, object, oneOf, opt, parse, req, uuid } from '../validate.js';
+import { anyJson, bool, collect, int, object, oneOf, opt, parse, req, str, uuid } from '../validate.js';
 import { assertValid, displayNameProblems, field, nameIdProblems, wellFormedNameId } from './names.js';
 
 const createBody = object({ display_name: opt(anyJson), name_id: opt(anyJson), version_id: req(uuid) });
@@ -91,6 +91,20 @@ async function setCdnAuth(ctx: Ctx): Promise<unknown> {
   return {};
 }
 
+/** `POST .../auth-user {user, password}`: `password` is a bcrypt hash (the CDN never sees a plain password). */
+async function addAuthUser(ctx: Ctx): Promise<unknown> {
+  const { ns } = await requireNamespace(ctx, param(ctx, 'game_id'), param(ctx, 'namespace_id'));
+  const body = parse(await ctx.body(), object({ user: req(str), password: req(str) }));
+  unwrap(await setCdnAuthUser(ctx.services, ns, body.user, body.password));
+  return {};
+}
+
+async function deleteAuthUser(ctx: Ctx): Promise<unknown> {
+  const { ns } = await requireNamespace(ctx, param(ctx, 'game_id'), param(ctx, 'namespace_id'));
+  await removeCdnAuthUser(ctx.services, ns, param(ctx, 'user'));
+  return {};
+}
+
 const NS = '/cloud/games/{game_id:uuid}/namespaces';
 
 export function registerNamespaces(router: Router<Handler>): void {
@@ -103,5 +117,7 @@ export function registerNamespaces(router: Router<Handler>): void {
     .add('POST', `${NS}/{namespace_id:uuid}/mm-config`, updateMmConfig)
     .add('POST', `${NS}/{namespace_id:uuid}/mm-config/validate`, validateMmConfig)
     .add('PUT', `${NS}/{namespace_id:uuid}/domain-public-auth`, setDomainPublicAuth)
-    .add('PUT', `${NS}/{namespace_id:uuid}/cdn-auth`, setCdnAuth);
+    .add('PUT', `${NS}/{namespace_id:uuid}/cdn-auth`, setCdnAuth)
+    .add('POST', `${NS}/{namespace_id:uuid}/auth-user`, addAuthUser)
+    .add('DELETE', `${NS}/{namespace_id:uuid}/auth-user/{user}`, deleteAuthUser);
 }
