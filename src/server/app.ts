@@ -223,8 +223,11 @@ export function createApp(deps: AppDeps): App {
       const where = { method: request.method.slice(0, 16), path: path.slice(0, 256) };
       return errorResponse(matchError(match.kind === 'not-found' ? 'API_NOT_FOUND' : 'API_METHOD_NOT_ALLOWED', where));
     }
-    const refused = limited === undefined ? undefined : await limited(request, match.route);
-    if (refused !== undefined) return refused;
+    const gated = limited?.(request, match.route);
+    if (gated !== undefined) {
+      const refused = await gated;
+      if (refused !== undefined) return refused;
+    }
     await ready();
     const ctx = new RequestCtx(services, request, match.params, rayId, closing.signal);
     try {

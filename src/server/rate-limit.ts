@@ -226,24 +226,30 @@ export interface GateDeps {
  * A request carrying the admin token in `x-bypass-token` (Rivet's bypass header) is not counted.
  * The client is the address the matchmaker sees (proxy headers when trusted), or the TCP peer
  * when that address is missing or malformed (the request fails on it later, if it needs it).
+ * Synchronous unless a bypass token must be checked, so that a counted request goes on in the
+ * same microtask (a find that waited a turn here could miss its group commit).
  *
  * @example
  * const gate = rateLimitGate(DEFAULT_RATE_LIMITS, { clock, trustProxyHeaders, isAdmin });
- * const refused = await gate(request, match.route); if (refused) return refused;
+ * const refused = gate(request, match.route);
+ * if (refused !== undefined) { const answer = await refused; if (answer) return answer; }
  */
-export function rateLimitGate(table: RateLimitTable, deps: GateDeps): (request: Incoming, route: { readonly method: string; readonly pattern: string }) => Promise<Outgoing | undefined> {
+export function rateLimitGate(table: RateLimitTable, deps: GateDeps): (request: Incoming, route: { readonly method: string; readonly pattern: string }) => Outgoing | Promise<Outgoing | undefined> | undefined {
   const limiter = new RateLimiter(deps.clock);
   const limits = new Map<object, ReturnType<typeof rateLimitOf>>();
-  return async (request, route) => {
-    let limit = limits.get(route);
-    if (!limits.has(route)) limits.set(route, (limit = rateLimitOf(table, route.method, route.pattern)));
-    if (limit === undefined) return undefined;
-    const bypass = request.header('x-bypass-token');
-    if (bypass !== null && (await deps.isAdmin(bypass))) return undefined;
+  const count = (request: Incoming, limit: NonNullable<ReturnType<typeof rateLimitOf>>): Outgoing | undefined => {
     const address = addressOf(request, deps.trustProxyHeaders);
     const retryAt = limiter.hit(limit.name, limit.buckets, rateClient(address.ok ? address.value : (request.remoteAddress ?? 'unknown')));
     if (retryAt === undefined) return undefined;
     const seconds = Math.max(1, Math.ceil((retryAt - deps.clock.now()) / 1000));
     return errorResponse(matchError('API_RATE_LIMIT', { key: limit.name, seconds }, { metadata: retryAt }), { 'retry-after': String(seconds) });
+  };
+  return (request, route) => {
+    let limit = limits.get(route);
+    if (!limits.has(route)) limits.set(route, (limit = rateLimitOf(table, route.method, route.pattern)));
+    if (limit === undefined) return undefined;
+    const bypass = request.header('x-bypass-token');
+    if (bypass === null) return count(request, limit);
+    return deps.isAdmin(bypass).then((admin) => (admin ? undefined : count(request, limit)));
   };
 }
