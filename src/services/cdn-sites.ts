@@ -17,7 +17,7 @@ export interface ServedSite {
   readonly routes: readonly CompiledRoute[];
 }
 
-type Catalog = Pick<CatalogStore, 'listGames' | 'listNamespaces' | 'namespaceByDomain' | 'getVersion' | 'getCdnSite' | 'getUpload'>;
+type Catalog = Pick<CatalogStore, 'listGames' | 'listNamespaces' | 'getNamespace' | 'namespaceByDomain' | 'getVersion' | 'getCdnSite' | 'getUpload'>;
 
 interface VersionSite {
   readonly uploadId: string;
@@ -25,8 +25,8 @@ interface VersionSite {
   readonly routes: readonly CompiledRoute[];
 }
 
-/** How many versions' sites are kept resolved. */
-const MAX_CACHED_VERSIONS = 1_000;
+/** How many versions' sites, and namespace ids by name, are kept resolved. */
+const MAX_CACHED = 1_000;
 
 /**
  * @example
@@ -38,6 +38,8 @@ export class CdnSites {
   readonly #cdnDomain: string | undefined;
   /** Game name id → game id (name ids never change). */
   readonly #games = new Map<string, string>();
+  /** `<game id>/<namespace name id>` → namespace id (neither ever changes; the record is read on every request). */
+  readonly #namespaceIds = new Map<string, string>();
   /** Version id → its site, or null for a version without a (completed) site. */
   readonly #versions = new Map<string, Promise<VersionSite | null>>();
 
@@ -69,7 +71,18 @@ export class CdnSites {
       if (gameId === undefined) return undefined;
       this.#games.set(host.game, gameId);
     }
-    return (await this.#catalog.listNamespaces(gameId)).find((n) => n.nameId === host.namespace);
+    const named = `${gameId}/${host.namespace}`;
+    const id = this.#namespaceIds.get(named);
+    // The record itself is read every time (a catalog's own cache is exact), so a publish shows at once.
+    const known = id === undefined ? undefined : await this.#catalog.getNamespace(id);
+    if (known !== undefined) return known;
+    this.#namespaceIds.delete(named);
+    const found = (await this.#catalog.listNamespaces(gameId)).find((n) => n.nameId === host.namespace);
+    if (found !== undefined) {
+      if (this.#namespaceIds.size >= MAX_CACHED) this.#namespaceIds.delete(this.#namespaceIds.keys().next().value as string);
+      this.#namespaceIds.set(named, found.id);
+    }
+    return found;
   }
 
   #versionSite(versionId: string): Promise<VersionSite | null> {
@@ -80,7 +93,7 @@ export class CdnSites {
     void loading.then((site) => {
       if (site === null) this.#versions.delete(versionId);
     }, () => this.#versions.delete(versionId));
-    if (this.#versions.size >= MAX_CACHED_VERSIONS) this.#versions.delete(this.#versions.keys().next().value as string);
+    if (this.#versions.size >= MAX_CACHED) this.#versions.delete(this.#versions.keys().next().value as string);
     this.#versions.set(versionId, loading);
     return loading;
   }

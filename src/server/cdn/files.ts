@@ -2,7 +2,8 @@
  * What the CDN knows of a site file beyond its record: its content hash (the strong ETag, read
  * once per file by streaming it) and its compressed forms, made once by streaming the file through
  * brotli or gzip into the blobs under `cdn-cache/<hash>.<coding>` (shared by every upload with the
- * same bytes, kept across restarts). Nothing holds a whole file in memory.
+ * same bytes, kept across restarts); and the bytes of files up to 2 MiB, kept in memory once read
+ * (128 MiB in all, the oldest dropped first). Larger files stream from the blobs.
  */
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
@@ -18,8 +19,8 @@ const MAX_COMPRESS = 128 * 2 ** 20;
 /** How many files' hashes and compressed sizes are remembered. */
 const MAX_ENTRIES = 50_000;
 /** Files up to this size are kept in memory once read (a completed upload never changes), up to SMALL_TOTAL bytes in all. */
-const SMALL_FILE = 256 * 1024;
-const SMALL_TOTAL = 64 * 2 ** 20;
+const SMALL_FILE = 2 * 2 ** 20;
+const SMALL_TOTAL = 128 * 2 ** 20;
 
 export const isCompressible = (contentType: string, size: number): boolean =>
   size >= MIN_COMPRESS && size <= MAX_COMPRESS && COMPRESSIBLE.test(contentType);
@@ -65,8 +66,8 @@ export class CdnFiles {
   }
 
   /**
-   * The bytes of the blob under `key` if it is small (at most 256 KiB), read once and kept (the
-   * oldest dropped past 64 MiB in all); undefined for a larger or missing one (stream it instead).
+   * The bytes of the blob under `key` if it is small (at most 2 MiB), read once and kept (the
+   * oldest dropped past 128 MiB in all); undefined for a larger or missing one (stream it instead).
    */
   async small(key: string, size: number): Promise<Buffer | undefined> {
     if (size > SMALL_FILE) return undefined;
