@@ -1,14 +1,13 @@
 /**
  * A docker block's image as a file to upload: built from its `dockerfile` through the Docker
  * Engine (dockerode; the build context is the project folder, `.dockerignore` honoured) or taken
- * from a local `image`, then saved (`docker save`) to a temporary file while its SHA-256 is taken.
+ * from a local `image`, then saved (`docker save`) to a temporary file; its image id is its content hash.
  * A failed build shows the engine's output. Nothing is ever pulled.
  */
-import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import Docker from 'dockerode';
+import type Docker from 'dockerode';
 import { customAlphabet } from 'nanoid';
 import { listFiles } from './files.js';
 
@@ -22,7 +21,10 @@ export interface SavedImage {
   readonly tag: string;
   readonly file: string;
   readonly bytes: number;
-  /** Hex SHA-256 of the saved archive. */
+  /**
+   * Hex SHA-256 of the image's content: its id (the digest of its config, which names every
+   * layer's digest). The saved archive itself also names the local tag, so it differs per build.
+   */
   readonly sha256: string;
 }
 
@@ -50,19 +52,17 @@ async function build(docker: Docker, root: string, dockerfile: string, tag: stri
   });
 }
 
-/** `docker save` of `image` into `file`, hashed on the way. */
-async function save(docker: Docker, image: string, file: string): Promise<{ bytes: number; sha256: string }> {
-  const hash = createHash('sha256');
+/** `docker save` of `image` into `file`; its size. */
+async function save(docker: Docker, image: string, file: string): Promise<number> {
   let bytes = 0;
-  const tap = new Transform({
+  const count = new Transform({
     transform(chunk: Buffer, _e, done) {
-      hash.update(chunk);
       bytes += chunk.length;
       done(null, chunk);
     },
   });
-  await pipeline(await docker.getImage(image).get(), tap, createWriteStream(file));
-  return { bytes, sha256: hash.digest('hex') };
+  await pipeline(await docker.getImage(image).get(), count, createWriteStream(file));
+  return bytes;
 }
 
 export type ImageSource = { readonly dockerfile: string; readonly buildArgs?: Record<string, string> } | { readonly image: string };
@@ -84,5 +84,6 @@ export async function prepareImage(docker: Docker, root: string, source: ImageSo
       throw new ImageBuildFailed(`the image ${tag} is not in the local Docker engine (tavern deploy never pulls: docker pull or build it first)`);
     }
   }
-  return { tag, file, ...(await save(docker, tag, file)) };
+  const { Id } = await docker.getImage(tag).inspect();
+  return { tag, file, bytes: await save(docker, tag, file), sha256: Id.replace(/^sha256:/, '') };
 }

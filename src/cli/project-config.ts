@@ -14,8 +14,8 @@ import { UsageError } from './errors.js';
 const EXTENSIONS = ['.toml', '.yaml', '.yml', '.json'];
 const BASES = ['rivet', 'tavern'];
 
-/** A config file that cannot be read as its format says: file, line, column and why. */
-export class ConfigError extends UsageError {}
+/** A config file that cannot be read, or says something wrong: file, line and column or field, and why (exit code 1). */
+export class ConfigError extends Error {}
 
 export interface ProjectConfig {
   /** The merged config (CLI-only keys such as `dockerfile` still in it). */

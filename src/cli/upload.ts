@@ -49,7 +49,7 @@ async function putOnce(part: PartUpload, progress: Progress | undefined): Promis
   const headers: Record<string, string> = { 'content-length': String(part.length) };
   if (part.contentType !== undefined) headers['content-type'] = part.contentType;
   try {
-    const res = await fetch(part.url, { method: 'PUT', body, headers, duplex: 'half' } as RequestInit);
+    const res = await fetch(part.url, { method: 'PUT', body, headers, duplex: 'half' });
     const text = await res.text();
     if (res.ok) return { ok: true };
     progress?.add(-counted);
