@@ -14,7 +14,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeWithDocker, docker, dockerProblem } from '../docker/engine.js';
 import { api, ok, startServer, type Server } from '../server/process.js';
 import { CLIENT, writeGameFolder } from './game-folder.js';
-import { tavern } from './run.js';
+import { spawnTavern, tavern } from './run.js';
 
 const problem = await dockerProblem();
 const ADMIN = `cli-admin-${randomUUID()}`;
@@ -169,8 +169,34 @@ describeWithDocker('tavern deploy, end to end', problem, () => {
 
     const badVersion = await tavern(dir, w.env, 'deploy', '-o', 'matchmaker.max_players=-3', '-c', join(dir, 'rivet.staging.toml'));
     expect(badVersion.code).toBe(1);
-    expect(badVersion.stderr).toMatch(/creating the version failed: [A-Z_]+: .*\n\s+fields: .*max-players|creating the version failed: [A-Z_]+: /);
+    expect(badVersion.stderr).toMatch(/^tavern: creating the version failed: VALIDATION_ERROR: .*\n {2}fields: .*max-players/m);
+    expect(badVersion.stderr).toContain('nothing was uploaded');
   }, 120_000);
+
+  it('login: a device link completed by an admin saves a cloud token the next commands use', async () => {
+    const dir = await mkdtemp(join(w.dataDir, 'login-'));
+    const login = spawnTavern(dir, { TAVERN_API: w.server.origin }, 'login');
+    let err = '';
+    let out = '';
+    login.stdout?.on('data', (c: Buffer) => (out += c.toString()));
+    const linkToken = await new Promise<string>((resolve, reject) => {
+      login.stderr?.on('data', (c: Buffer) => {
+        err += c.toString();
+        const m = /tavern login --complete (\S+)/.exec(err);
+        if (m?.[1] !== undefined) resolve(m[1]);
+      });
+      login.once('exit', () => reject(new Error(`login exited: ${err}`)));
+    });
+    const done = new Promise<number | null>((resolve) => login.once('exit', resolve));
+    const completed = await tavern(dir, { TAVERN_API: w.server.origin, TAVERN_TOKEN: ADMIN }, 'login', '--complete', linkToken, '--game', w.game);
+    expect(completed.code, completed.stderr).toBe(0);
+    expect(await done).toBe(0);
+    expect(out).toContain('.tavern/cloud_token');
+    // No token and no API given: both come from the saved login.
+    const listed = await tavern(dir, {}, 'game', 'list');
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain(w.game);
+  }, 60_000);
 
   it('a Dockerfile that fails to build shows its output, names the step, and leaves no build behind', async () => {
     const dir = await mkdtemp(join(w.dataDir, 'broken-'));
