@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=64
 /**
  * The `tavern` command (commander): `serve` runs the server, `sim` the simulator, `deploy` and the
  * cloud commands talk to a Tavern API. Exit codes: 0 ok, 1 failed, 2 usage.
