@@ -44,7 +44,7 @@ describeWithDocker('the dashboard in Chromium', problem, () => {
     dataDir = await mkdtemp(join(tmpdir(), 'tavern-dashboard-'));
     await mkdir(SHOTS, { recursive: true });
     server = await startServer('tavern (dashboard)', {
-      TAVERN_RUNTIME: 'docker', TAVERN_ADMIN_TOKEN: ADMIN, TAVERN_HOST: '127.0.0.1', TAVERN_PORT: '0', TAVERN_DATA_DIR: dataDir, TAVERN_INSTANCE_ID: INSTANCE,
+      TAVERN_RUNTIME: 'docker', TAVERN_ADMIN_TOKEN: ADMIN, TAVERN_HOST: '127.0.0.1', TAVERN_PORT: '0', TAVERN_DATA_DIR: dataDir, TAVERN_INSTANCE_ID: INSTANCE, TAVERN_REGIONS: 'lnd-sfo,lnd-fra',
     });
     const admin = { TAVERN_API: server.origin, TAVERN_TOKEN: ADMIN };
     expect((await tavern(dataDir, admin, 'game', 'create', 'arena', '--display-name', 'Arena')).code).toBe(0);
@@ -93,6 +93,7 @@ describeWithDocker('the dashboard in Chromium', problem, () => {
     await page.getByLabel('Token').fill(cloudToken);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByText('arena v1').waitFor();
+    expect(await page.locator('#sign-in').isVisible()).toBe(false);
     expect(await page.locator('#version-config').textContent()).toContain('image_id');
     expect(await page.getByLabel('Namespace').inputValue()).toMatch(/^[0-9a-f-]{36}$/);
   }, 60_000);
@@ -102,7 +103,7 @@ describeWithDocker('the dashboard in Chromium', problem, () => {
     const lobbyId = (found['lobby'] as { lobby_id: string }).lobby_id;
     const row = page.locator(`tr[data-lobby="${lobbyId}"]`);
     await row.waitFor({ timeout: 15_000 });
-    expect(await row.textContent()).toMatch(/default.*\/32.*ready/);
+    await expect.poll(() => row.textContent(), { timeout: 15_000 }).toMatch(/lnd-(sfo|fra)default1\/32ready/);
     await row.getByRole('button', { name: /Follow the logs/ }).click();
     const logs = page.locator('#logs');
     await expect.poll(() => logs.textContent(), { timeout: 20_000 }).toMatch(/tick \d+/);
@@ -121,7 +122,7 @@ describeWithDocker('the dashboard in Chromium', problem, () => {
     await page.getByLabel('Minutes').fill('5');
     await page.getByRole('button', { name: 'Run' }).click();
     await page.locator('#sim-charts svg').first().waitFor({ timeout: 30_000 });
-    expect(await page.locator('#sim-summary').textContent()).toMatch(/served/);
+    expect(await page.locator('#sim-summary').textContent()).toMatch(/players +\d+ arrived · \d+ seated/);
     await page.locator('#sim-title').scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(SHOTS, 'simulator.png') });
   }, 60_000);
