@@ -2,7 +2,7 @@
  * The npm package as a user gets it: `npm pack` (its prepack compiles to dist/), installed into
  * an empty folder with production dependencies only (better-sqlite3 built by its install script,
  * as on a user's machine: minutes on a small machine). Then, with no TypeScript runner installed:
- * `tavern --help`, `tavern sim`, `tavern serve` (until it listens), and `tavern deploy` of a
+ * `tavern --help`, `tavern sim`, `tavern serve` (until it listens, its dashboard served), and `tavern deploy` of a
  * site-only project against that server.
  */
 import { execFile, spawn } from 'node:child_process';
@@ -55,7 +55,7 @@ describe('the npm package', () => {
     expect(JSON.parse(stdout)).toMatchObject({ scenario: 'steady', violations: [] });
   });
 
-  it('tavern serve listens, and tavern deploy publishes a site-only project to it', async () => {
+  it('tavern serve listens and serves the dashboard, and tavern deploy publishes a site-only project to it', async () => {
     const data = join(dir, 'data');
     const server = spawn(bin, ['serve'], { cwd: app, env: { ...env(), TAVERN_PORT: '0', TAVERN_DATA_DIR: data, TAVERN_RUNTIME: 'fake', TAVERN_ADMIN_TOKEN: ADMIN }, stdio: ['ignore', 'pipe', 'pipe'] });
     try {
@@ -65,6 +65,9 @@ describe('the npm package', () => {
           if (line.includes('tavern listening')) resolve((JSON.parse(line) as { publicOrigin: string }).publicOrigin);
         });
       });
+      const page = await fetch(`${origin}/dashboard`);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('/dashboard/app.js');
       const admin = { ...env(), TAVERN_API: origin, TAVERN_TOKEN: ADMIN };
       const gameId = (await run(bin, ['game', 'create', 'packed'], { cwd: app, env: admin })).stdout.trim();
       const project = join(dir, 'project');
