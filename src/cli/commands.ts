@@ -54,7 +54,7 @@ function registerLogin(program: Command, io: CommandIo): void {
       }
       const { api } = await apiFor(cmd, io, true);
       const link = await api.call<{ device_link_token: string; device_link_url: string }>('POST', '/cloud/devices/links', {});
-      io.err(`Open the dashboard (${api.origin}/dashboard) and link this device, or have a game admin run:\n  tavern login --complete ${link.device_link_token} --game <game>\nwaiting...`);
+      io.err(`To link this device, someone whose token may access the game runs:\n  tavern login --complete ${link.device_link_token} --game <game>\nwaiting...`);
       for (;;) {
         const q = new URLSearchParams({ device_link_token: link.device_link_token, watch_index: '0' });
         const status = await api.call<{ cloud_token?: string }>('GET', `/cloud/devices/links?${q.toString()}`);

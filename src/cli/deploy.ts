@@ -172,7 +172,7 @@ async function uploadImage(api: Api, gameId: string, source: ImageSource, root: 
 async function uploadSite(api: Api, gameId: string, cdn: Json, root: string, options: DeployOptions, io: DeployIo, done: string[]): Promise<string> {
   if (typeof cdn['build_command'] === 'string') {
     io.log(`running ${cdn['build_command']}`);
-    await runBuildCommand(cdn['build_command'], root, io.commandOutput);
+    await runBuildCommand(cdn['build_command'], root, io.commandOutput, (cdn['build_env'] ?? {}) as Record<string, string>);
   }
   const site = await collectSite(root, typeof cdn['build_output'] === 'string' ? cdn['build_output'] : '.');
   const name = siteName(site.sha256);

@@ -1,6 +1,6 @@
 /**
- * A `cdn` block's site: its `build_command` run (through the shell, in the project folder, its
- * output shown on stderr), then the files of `build_output` minus those `.rivet-cdn-ignore`
+ * A `cdn` block's site: its `build_command` run (through the shell, in the project folder, with
+ * `build_env` added to the environment, its output shown on stderr), then the files of `build_output` minus those `.rivet-cdn-ignore`
  * (gitignore syntax, in the output folder) excludes, with their MIME types and one SHA-256 over
  * paths and contents (the re-run check).
  */
@@ -28,10 +28,10 @@ export interface SiteFiles {
   readonly sha256: string;
 }
 
-/** Runs `command` with `sh -c` in `cwd`; its output goes to `log`; rejects naming the exit code. */
-export function runBuildCommand(command: string, cwd: string, log: NodeJS.WritableStream): Promise<void> {
+/** Runs `command` with `sh -c` in `cwd` (`env` added to the environment); its output goes to `log`; rejects naming the exit code. */
+export function runBuildCommand(command: string, cwd: string, log: NodeJS.WritableStream, env: Readonly<Record<string, string>> = {}): Promise<void> {
   return new Promise((done, fail) => {
-    const child = spawn('sh', ['-c', command], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('sh', ['-c', command], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.pipe(log, { end: false });
     child.stderr.pipe(log, { end: false });
     child.on('error', (e) => fail(new SiteBuildFailed(`cdn.build_command could not start: ${e.message}`)));
