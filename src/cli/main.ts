@@ -3,7 +3,7 @@
  * The `tavern` command (commander): `serve` runs the server, `sim` the simulator, `deploy` and the
  * cloud commands talk to a Tavern API. Exit codes: 0 ok, 1 failed, 2 usage.
  */
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import Docker from 'dockerode';
 import { simCommand } from '../sim/cli.js';
 import { registerCloudCommands, apiFor, type CommandIo } from './commands.js';
@@ -47,7 +47,10 @@ program.command('deploy').description('build and upload the images and site of r
   .option('-c, --config <file>', 'config file (default: rivet.toml/.yaml/.json or tavern.toml in this folder)')
   .option('-o, --override <key=json...>', 'override a config value, e.g. -o matchmaker.max_players=16', [])
   .option('--name <version>', 'version name (default: the UTC time)')
-  .option('--concurrency <n>', 'uploads at once', (v) => Number(v), 8)
+  .option('--concurrency <n>', 'uploads at once (1 to 64)', (v) => {
+    if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 64) throw new InvalidArgumentError('expected a whole number from 1 to 64');
+    return Number(v);
+  }, 8)
   .action(async (options: { namespace: string; config?: string; override: string[]; name?: string; concurrency: number }, cmd: Command) => {
     const { api, globals } = await apiFor(cmd, io);
     const result = await deploy(api, {

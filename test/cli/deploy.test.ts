@@ -163,6 +163,10 @@ describeWithDocker('tavern deploy, end to end', problem, () => {
     expect(noToken.code).toBe(2);
     expect(noToken.stderr).toContain('no token');
 
+    const badOption = await tavern(dir, w.env, 'deploy', '--concurrency', '0');
+    expect(badOption.code).toBe(2);
+    expect(badOption.stderr).toContain('expected a whole number from 1 to 64');
+
     const unknownGame = await tavern(dir, { TAVERN_API: w.server.origin, TAVERN_TOKEN: ADMIN }, 'version', 'list', '--game', 'no-such-game');
     expect(unknownGame.code).toBe(2);
     expect(unknownGame.stderr).toContain('no game named no-such-game');
