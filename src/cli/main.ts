@@ -1,29 +1,82 @@
+#!/usr/bin/env -S node --max-semi-space-size=64
 /**
- * The `tavern` command: `tavern sim ...` runs the simulator (`src/sim/cli.ts`).
+ * The `tavern` command (commander): `serve` runs the server, `sim` the simulator, `deploy` and the
+ * cloud commands talk to a Tavern API. Exit codes: 0 ok, 1 failed, 2 usage.
  */
-import { simCommand, SIM_USAGE } from '../sim/cli.js';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import Docker from 'dockerode';
+import { simCommand } from '../sim/cli.js';
+import { registerCloudCommands, apiFor, type CommandIo } from './commands.js';
+import { deploy } from './deploy.js';
+import { report } from './errors.js';
+import { createProgress } from './progress.js';
 
-const USAGE = `usage: tavern <command> [args]
-commands:
-  sim    run a matchmaking scenario on virtual time (tavern sim --help)
-
-${SIM_USAGE}`;
-
-const [command, ...rest] = process.argv.slice(2);
-const io = {
-  stdout: (text: string) => void process.stdout.write(`${text}\n`),
-  stderr: (text: string) => void process.stderr.write(text),
-  tty: process.stderr.isTTY,
+const io: CommandIo = {
   cwd: process.cwd(),
-  now: () => performance.now(),
+  env: process.env,
+  out: (line) => void process.stdout.write(`${line}\n`),
+  err: (line) => void process.stderr.write(`${line}\n`),
 };
 
-if (command === 'sim') {
-  process.exitCode = await simCommand(rest, io);
-} else if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
-  io.stdout(USAGE);
-  process.exitCode = command === undefined ? 2 : 0;
-} else {
-  io.stderr(`unknown command ${command}\n\n${USAGE}\n`);
-  process.exitCode = 2;
+const program = new Command('tavern')
+  .description('Tavern: game-server hosting and matchmaking, wire-compatible with Rivet 23.2')
+  .addOption(new Option('--api <origin>', 'the Tavern API (default: TAVERN_API, RIVET_API_ENDPOINT, the saved login, http://127.0.0.1:8080)'))
+  .addOption(new Option('--token <token>', 'a cloud or admin token (default: TAVERN_TOKEN, RIVET_TOKEN, .tavern/cloud_token)'))
+  .addOption(new Option('--game <game>', "the game's id or name (default: the cloud token's game)"))
+  .exitOverride()
+  .showHelpAfterError();
+
+program.command('serve').description('run the Tavern server (configured by TAVERN_* variables, see README)').action(async () => {
+  await import('../server/main.js');
+});
+
+program.command('sim').description('run a matchmaking scenario on virtual time (tavern sim --help)')
+  .argument('[args...]').allowUnknownOption().helpOption(false)
+  .action(async (args: string[]) => {
+    process.exitCode = await simCommand(args, {
+      stdout: (text: string) => void process.stdout.write(`${text}\n`),
+      stderr: (text: string) => void process.stderr.write(text),
+      tty: process.stderr.isTTY,
+      cwd: process.cwd(),
+      now: () => performance.now(),
+    });
+  });
+
+program.command('deploy').description('build and upload the images and site of rivet.toml, create a version and publish it')
+  .option('-n, --namespace <ns>', 'namespace to publish to (also picks the overlay rivet.<ns>.toml)', 'prod')
+  .option('-c, --config <file>', 'config file (default: rivet.toml/.yaml/.json or tavern.toml in this folder)')
+  .option('-o, --override <key=json...>', 'override a config value, e.g. -o matchmaker.max_players=16', [])
+  .option('--name <version>', 'version name (default: the UTC time)')
+  .option('--concurrency <n>', 'uploads at once (1 to 64)', (v) => {
+    if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 64) throw new InvalidArgumentError('expected a whole number from 1 to 64');
+    return Number(v);
+  }, 8)
+  .action(async (options: { namespace: string; config?: string; override: string[]; name?: string; concurrency: number }, cmd: Command) => {
+    const { api, globals } = await apiFor(cmd, io);
+    const result = await deploy(api, {
+      namespace: options.namespace, overrides: options.override, concurrency: options.concurrency,
+      ...(options.config === undefined ? {} : { configPath: options.config }),
+      ...(options.name === undefined ? {} : { name: options.name }),
+      ...(globals.game === undefined ? {} : { game: globals.game }),
+    }, {
+      cwd: io.cwd, docker: () => new Docker(), progress: createProgress(process.stderr, () => performance.now()),
+      log: io.err, commandOutput: process.stderr, now: () => new Date(),
+    });
+    io.out(`version ${result.versionId} is live in ${options.namespace}`);
+    for (const b of result.buildIds) io.out(`build ${b}`);
+    if (result.siteId !== undefined) io.out(`site ${result.siteId}`);
+  });
+
+registerCloudCommands(program, io);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (e) {
+  if (e instanceof CommanderError) {
+    process.exitCode = e.code === 'commander.helpDisplayed' || e.code === 'commander.version' ? 0 : 2;
+  } else {
+    const { text, code } = report(e);
+    io.err(text);
+    process.exitCode = code;
+  }
 }

@@ -24,6 +24,7 @@ import { rateLimitGate } from './rate-limit.js';
 import { canonicalPath, Router } from './router.js';
 import { registerDevices } from './routes/devices.js';
 import { registerDomains } from './routes/domains.js';
+import { RawAnswer, registerDashboard } from './routes/dashboard.js';
 import { registerGames } from './routes/games.js';
 import { registerCloudLobbies } from './routes/lobbies-cloud.js';
 import { registerMatchmakerInfo } from './routes/mm-info.js';
@@ -93,7 +94,7 @@ const buildRouter = (): Router<Handler> => {
   router.add('GET', '/health', (ctx) => Promise.resolve({ status: 'ok', ...ctx.services.health() }));
   for (const register of [
     registerGames, registerNamespaces, registerNamespaceTokens, registerDomains, registerVersions, registerCloudLobbies,
-    registerUploads, registerDevices, registerMatchmakerLobbies, registerMatchmakerLobbySide, registerMatchmakerInfo,
+    registerUploads, registerDevices, registerMatchmakerLobbies, registerMatchmakerLobbySide, registerMatchmakerInfo, registerDashboard,
   ]) register(router);
   return router;
 };
@@ -232,6 +233,7 @@ export function createApp(deps: AppDeps): App {
     const ctx = new RequestCtx(services, request, match.params, rayId, closing.signal);
     try {
       const result = await match.handler(ctx);
+      if (result instanceof RawAnswer) return { ...result.answer, headers: { ...result.answer.headers } };
       return result instanceof JsonText ? result.answer() : json(result === undefined ? {} : result);
     } catch (e) {
       if (e instanceof HttpError) return errorResponse(e.error);
@@ -255,7 +257,9 @@ export function createApp(deps: AppDeps): App {
   const respond = async (request: Incoming): Promise<Outgoing> => {
     const rayId = services.random.uuid();
     const path = canonicalPath(request.path, () => request.header('host') ?? request.url.host);
-    const cors = corsFor(path, request.header('origin'), services.settings.hubOrigins);
+    // The dashboard's own requests (same origin) are not cross-origin.
+    const origin = request.header('origin');
+    const cors = corsFor(path, origin === request.url.origin ? null : origin, services.settings.hubOrigins);
     let answer: Outgoing;
     try {
       answer = cors.kind === 'deny' ? errorResponse(cors.error) : await dispatch(request, path, rayId);

@@ -7,12 +7,12 @@ import { describe, expect, it } from 'vitest';
 import { simCommand } from '../../src/sim/cli.js';
 
 const run = promisify(execFile);
-const BIN = new URL('../../src/cli/tavern.js', import.meta.url).pathname;
+const BIN = new URL('../../src/cli/main.ts', import.meta.url).pathname;
 
 /** Runs the real command (stdin closed, output piped); resolves with its exit code and output. */
 const tavern = async (...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
   try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { timeout: 60_000 });
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', BIN, ...args], { timeout: 60_000 });
     return { code: 0, stdout, stderr };
   } catch (e) {
     const failed = e as { code?: number; stdout?: string; stderr?: string };

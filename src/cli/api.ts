@@ -1,0 +1,70 @@
+/**
+ * The CLI's HTTP client of the Tavern (Rivet 23.2) API: JSON calls with a bearer token, and
+ * {@link ApiError} carrying the wire error's code, message and every field path it names.
+ */
+
+/** A failed call: the server's `{code, message, metadata.errors[].path}`, or a network failure (`code` NETWORK). */
+export class ApiError extends Error {
+  readonly code: string;
+  readonly status: number;
+  readonly paths: readonly string[];
+
+  constructor(code: string, message: string, status: number, paths: readonly string[] = []) {
+    super(message);
+    this.code = code;
+    this.status = status;
+    this.paths = paths;
+  }
+}
+
+/** The field paths in a wire error's `metadata.errors` (`[{path: ['a','b']}]` → `a.b`). */
+export const errorPaths = (metadata: unknown): string[] => {
+  const errors = (metadata as { errors?: unknown } | undefined)?.errors;
+  if (!Array.isArray(errors)) return [];
+  return errors.flatMap((e: unknown) => {
+    const path = (e as { path?: unknown } | null)?.path;
+    return Array.isArray(path) ? [path.map(String).join('.')] : [];
+  });
+};
+
+export type Json = Record<string, unknown>;
+
+export interface Api {
+  readonly origin: string;
+  call<T = Json>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T>;
+}
+
+/**
+ * @example
+ * const api = createApi('http://127.0.0.1:8080', token);
+ * const { games } = await api.call<{ games: unknown[] }>('GET', '/cloud/games');
+ */
+export function createApi(origin: string, token: string | undefined): Api {
+  const base = origin.replace(/\/+$/, '');
+  return {
+    origin: base,
+    async call<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+      const headers: Record<string, string> = { 'content-type': 'application/json' };
+      if (token !== undefined) headers['authorization'] = `Bearer ${token}`;
+      let res: Response;
+      try {
+        res = await fetch(`${base}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }), ...(signal === undefined ? {} : { signal }) });
+      } catch (e) {
+        const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+        throw new ApiError('NETWORK', `cannot reach ${base}: ${cause?.code ?? cause?.message ?? (e as Error).message}`, 0);
+      }
+      const text = await res.text();
+      let parsed: unknown;
+      try {
+        parsed = text === '' ? {} : JSON.parse(text);
+      } catch {
+        throw new ApiError('BAD_RESPONSE', `${method} ${path} answered ${res.status} with a body that is not JSON`, res.status);
+      }
+      if (!res.ok) {
+        const e = parsed as { code?: unknown; message?: unknown; metadata?: unknown };
+        throw new ApiError(typeof e.code === 'string' ? e.code : `HTTP_${res.status}`, typeof e.message === 'string' ? e.message : text, res.status, errorPaths(e.metadata));
+      }
+      return parsed as T;
+    },
+  };
+}

@@ -1,0 +1,65 @@
+/**
+ * The dashboard (`/dashboard`): static files from the package's `dashboard/` folder (plain HTML,
+ * CSS and one ES module, no build step, nothing fetched from elsewhere), and `POST /dashboard/sim`
+ * running a built-in simulator scenario for its charts (any cloud or admin token; at most an hour
+ * of virtual time, so one run costs the server well under a second).
+ */
+import { readFile } from 'node:fs/promises';
+import { runCharts, summaryTable } from '../../sim/report.js';
+import { builtinScenarioJson, isBuiltinName } from '../../sim/scenario/builtin.js';
+import { applyOverrides } from '../../sim/scenario/overrides.js';
+import { parseScenario } from '../../sim/scenario/parse.js';
+import { runScenario } from '../../sim/world/run.js';
+import { requireAgent } from '../auth.js';
+import { param, type Ctx, type Handler } from '../context.js';
+import { validationError } from '../../core/errors.js';
+import { fail, failWith } from '../errors.js';
+import type { Outgoing } from '../incoming.js';
+import type { Router } from '../router.js';
+import { int, object, parse, req, str } from '../validate.js';
+
+/** A handler's answer that is not JSON (the app sends it as it is). */
+export class RawAnswer {
+  readonly answer: Outgoing;
+
+  constructor(answer: Outgoing) {
+    this.answer = answer;
+  }
+}
+
+/** Both `src/server/routes/` and `dist/server/routes/` sit three levels below the package root. */
+const DIR = new URL('../../../dashboard/', import.meta.url);
+const FILES: Readonly<Record<string, string>> = {
+  'index.html': 'text/html; charset=utf-8',
+  'app.js': 'text/javascript; charset=utf-8',
+  'style.css': 'text/css; charset=utf-8',
+};
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+async function serve(name: string): Promise<RawAnswer> {
+  const type = FILES[name];
+  if (type === undefined) return fail('API_NOT_FOUND', { method: 'GET', path: `/dashboard/${name}`.slice(0, 256) });
+  const body = await readFile(new URL(name, DIR), 'utf8');
+  return new RawAnswer({ status: 200, headers: { 'content-type': type, 'content-security-policy': CSP, 'cache-control': 'no-cache' }, body });
+}
+
+const simBody = object({ scenario: req(str), minutes: req(int(1, 60)) });
+
+async function sim(ctx: Ctx): Promise<unknown> {
+  const agent = await requireAgent(ctx);
+  if (agent.kind !== 'admin' && agent.kind !== 'cloud') fail('CLAIMS_MISSING_ENTITLEMENT', { entitlement: 'GameCloud' });
+  const body = parse(await ctx.body(), simBody);
+  if (!isBuiltinName(body.scenario)) return failWith(validationError([{ path: ['scenario', 'not-builtin'] }]));
+  const json = applyOverrides(builtinScenarioJson(body.scenario), [`duration_ms=${body.minutes * 60_000}`]);
+  const scenario = json.ok ? parseScenario(json.value) : undefined;
+  if (scenario === undefined || !scenario.ok) return failWith(validationError([{ path: ['scenario', 'invalid'] }]));
+  const result = await runScenario(scenario.value);
+  return { summary: summaryTable(result), charts: runCharts(result) };
+}
+
+export function registerDashboard(router: Router<Handler>): void {
+  router
+    .add('GET', '/dashboard', () => serve('index.html'))
+    .add('GET', '/dashboard/{file}', (ctx) => serve(param(ctx, 'file')))
+    .add('POST', '/dashboard/sim', sim);
+}

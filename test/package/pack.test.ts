@@ -1,0 +1,85 @@
+/**
+ * The npm package as a user gets it: `npm pack` (its prepack compiles to dist/), installed into
+ * an empty folder with production dependencies only (better-sqlite3 built by its install script,
+ * as on a user's machine: minutes on a small machine). Then, with no TypeScript runner installed:
+ * `tavern --help`, `tavern sim`, `tavern serve` (until it listens, its dashboard served), and `tavern deploy` of a
+ * site-only project against that server.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, ok } from '../server/process.js';
+
+const run = promisify(execFile);
+const ROOT = new URL('../../', import.meta.url).pathname;
+const ADMIN = 'pack-test-admin-token';
+
+let dir: string;
+let app: string;
+let bin: string;
+
+const env = (): NodeJS.ProcessEnv => Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('TAVERN_') && !k.startsWith('RIVET_') && !k.startsWith('npm_')));
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'tavern-pack-'));
+  app = join(dir, 'app');
+  await mkdir(app);
+  await run('npm', ['pack', '--pack-destination', dir], { cwd: ROOT, env: env(), timeout: 300_000 });
+  const tgz = (await readdir(dir)).find((f) => f.endsWith('.tgz'));
+  if (tgz === undefined) throw new Error('npm pack wrote no .tgz');
+  await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, allowScripts: { 'better-sqlite3': true } }));
+  await run('npm', ['i', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', join(dir, tgz)], { cwd: app, env: env(), timeout: 900_000 });
+  bin = join(app, 'node_modules', '.bin', 'tavern');
+}, 1_200_000);
+
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+describe('the npm package', () => {
+  it('ships compiled JavaScript, no TypeScript runner', async () => {
+    expect(existsSync(join(app, 'node_modules', 'tavern', 'dist', 'cli', 'main.js'))).toBe(true);
+    expect(existsSync(join(app, 'node_modules', 'tavern', 'src'))).toBe(false);
+    expect(existsSync(join(app, 'node_modules', 'tsx'))).toBe(false);
+    expect(existsSync(join(app, 'node_modules', 'typescript'))).toBe(false);
+    const { stdout } = await run('npx', ['tavern', '--help'], { cwd: app, env: env() });
+    expect(stdout).toMatch(/Usage: tavern/);
+    for (const command of ['serve', 'sim', 'deploy', 'login', 'logs']) expect(stdout).toContain(command);
+  });
+
+  it('tavern sim runs a scenario', async () => {
+    const { stdout } = await run(bin, ['sim', 'steady', '--set', 'duration_ms=60000', '--json'], { cwd: app, env: env(), timeout: 120_000 });
+    expect(JSON.parse(stdout)).toMatchObject({ scenario: 'steady', violations: [] });
+  });
+
+  it('tavern serve listens and serves the dashboard, and tavern deploy publishes a site-only project to it', async () => {
+    const data = join(dir, 'data');
+    const server = spawn(bin, ['serve'], { cwd: app, env: { ...env(), TAVERN_PORT: '0', TAVERN_DATA_DIR: data, TAVERN_RUNTIME: 'fake', TAVERN_ADMIN_TOKEN: ADMIN }, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const origin = await new Promise<string>((resolve, reject) => {
+        server.once('exit', (code) => reject(new Error(`tavern serve exited with ${code}`)));
+        createInterface({ input: server.stdout }).on('line', (line) => {
+          if (line.includes('tavern listening')) resolve((JSON.parse(line) as { publicOrigin: string }).publicOrigin);
+        });
+      });
+      const page = await fetch(`${origin}/dashboard`);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('/dashboard/app.js');
+      const admin = { ...env(), TAVERN_API: origin, TAVERN_TOKEN: ADMIN };
+      const gameId = (await run(bin, ['game', 'create', 'packed'], { cwd: app, env: admin })).stdout.trim();
+      const project = join(dir, 'project');
+      await mkdir(join(project, 'public'), { recursive: true });
+      await writeFile(join(project, 'public', 'index.html'), '<h1>packed</h1>\n');
+      await writeFile(join(project, 'rivet.yaml'), 'cdn:\n  build_output: public\n');
+      const { stdout } = await run(bin, ['deploy', '--game', 'packed', '--name', 'packed one'], { cwd: project, env: admin, timeout: 120_000 });
+      expect(stdout).toMatch(/^version \S+ is live in prod$/m);
+      const { sites } = ok('sites', await api(origin, 'GET', `/cloud/games/${gameId}/cdn/sites`, { token: ADMIN })) as { sites: { complete: boolean; content_length: number }[] };
+      expect(sites).toEqual([expect.objectContaining({ complete: true, content_length: 16 })]);
+    } finally {
+      server.kill('SIGTERM');
+    }
+  }, 120_000);
+});

@@ -1,0 +1,46 @@
+/**
+ * The dashboard's routes in-process: its three files with their types and a self-only CSP,
+ * nothing else under /dashboard; the simulator endpoint's token and body checks; the page's own
+ * origin is not refused on /cloud as a cross-origin caller would be.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { ADMIN, ORIGIN, harness, str, type Harness } from './harness.js';
+
+let h: Harness;
+afterEach(() => h.cleanup());
+
+describe('/dashboard', () => {
+  it('serves the page, its script and its style, each with its type and a CSP allowing only itself', async () => {
+    h = harness();
+    for (const [path, type] of [['/dashboard', 'text/html'], ['/dashboard/app.js', 'text/javascript'], ['/dashboard/style.css', 'text/css']] as const) {
+      const res = await h.app.handle(new Request(`${ORIGIN}${path}`));
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get('content-type')).toContain(type);
+      expect(res.headers.get('content-security-policy')).toContain("default-src 'none'; script-src 'self'");
+      expect((await res.text()).length).toBeGreaterThan(100);
+    }
+    expect((await h.call('GET', '/dashboard/package.json')).body['code']).toBe('API_NOT_FOUND');
+    expect((await h.call('GET', '/dashboard/..%2fpackage.json')).status).toBe(404);
+  });
+
+  it('runs a built-in scenario for a cloud or admin token, and names what is wrong otherwise', async () => {
+    h = harness();
+    expect((await h.call('POST', '/dashboard/sim', { body: { scenario: 'steady', minutes: 1 } })).status).toBe(401);
+    const bad = await h.call('POST', '/dashboard/sim', { token: ADMIN, body: { scenario: 'nope', minutes: 1 } });
+    expect(bad.status).toBe(400);
+    expect(bad.body['metadata']).toEqual({ errors: [{ path: ['scenario', 'not-builtin'] }] });
+    expect((await h.call('POST', '/dashboard/sim', { token: ADMIN, body: { scenario: 'steady', minutes: 600 } })).status).toBe(400);
+    const run = await h.call('POST', '/dashboard/sim', { token: ADMIN, body: { scenario: 'steady', minutes: 1 } });
+    expect(run.status).toBe(200);
+    expect(str(run.body['summary'])).toContain('Tavern sim: steady');
+    expect(Object.keys(run.body['charts'] ?? {})).toContain('ccu-lobbies.svg');
+  });
+
+  it('lets the page call /cloud from its own origin while other origins stay refused', async () => {
+    h = harness({ config: { hubOrigins: /^https:\/\/hub\.example$/ } });
+    const own = await h.call('GET', '/cloud/bootstrap', { headers: { origin: ORIGIN } });
+    expect(own.status).toBe(200);
+    expect(own.headers.get('access-control-allow-origin')).toBeNull();
+    expect((await h.call('GET', '/cloud/bootstrap', { headers: { origin: 'https://evil.example' } })).status).toBe(400);
+  });
+});
