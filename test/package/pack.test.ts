@@ -1,13 +1,15 @@
 /**
  * The npm package as a user gets it: `npm pack` (its prepack compiles to dist/), installed into
- * an empty folder with production dependencies only (better-sqlite3 built by its install script,
- * as on a user's machine: minutes on a small machine). Then, with no TypeScript runner installed:
+ * an empty folder with production dependencies only. Install scripts are skipped and better-sqlite3
+ * gets the native addon this checkout already built when the versions match (its build from source
+ * is its own, and takes minutes on a small machine); otherwise it is rebuilt there. Then, with no
+ * TypeScript runner installed:
  * `tavern --help`, `tavern sim`, `tavern serve` (until it listens, its dashboard served), and `tavern deploy` of a
  * site-only project against that server.
  */
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -33,7 +35,12 @@ beforeAll(async () => {
   const tgz = (await readdir(dir)).find((f) => f.endsWith('.tgz'));
   if (tgz === undefined) throw new Error('npm pack wrote no .tgz');
   await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, allowScripts: { 'better-sqlite3': true } }));
-  await run('npm', ['i', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', join(dir, tgz)], { cwd: app, env: env(), timeout: 900_000 });
+  await run('npm', ['i', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', join(dir, tgz)], { cwd: app, env: env(), timeout: 900_000 });
+  const sqlite = join(app, 'node_modules', 'better-sqlite3');
+  const version = async (pkg: string): Promise<unknown> => (JSON.parse(await readFile(join(pkg, 'package.json'), 'utf8')) as { version?: unknown }).version;
+  const built = join(ROOT, 'node_modules', 'better-sqlite3');
+  if ((await version(sqlite)) === (await version(built))) await cp(join(built, 'build'), join(sqlite, 'build'), { recursive: true });
+  else await run('npm', ['rebuild', 'better-sqlite3'], { cwd: app, env: env(), timeout: 900_000 });
   bin = join(app, 'node_modules', '.bin', 'tavern');
 }, 1_200_000);
 
