@@ -18,7 +18,7 @@ export default tseslint.config(
   ...tseslint.configs.recommendedTypeChecked,
   {
     // The dashboard: plain browser ES modules, served as written (no types to check against).
-    files: ['dashboard/**/*.js'],
+    files: ['src/dashboard/**/*.js'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: { globals: globals.browser, sourceType: 'module' },
   },

@@ -49,7 +49,9 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 describe('the npm package', () => {
   it('ships compiled JavaScript, no TypeScript runner', async () => {
     expect(existsSync(join(app, 'node_modules', 'tavern', 'dist', 'cli', 'main.js'))).toBe(true);
-    expect(existsSync(join(app, 'node_modules', 'tavern', 'src'))).toBe(false);
+    // Of src/, only the dashboard's static files ship: no TypeScript.
+    expect(await readdir(join(app, 'node_modules', 'tavern', 'src'))).toEqual(['dashboard']);
+    expect((await readdir(join(app, 'node_modules', 'tavern', 'src', 'dashboard'))).sort()).toEqual(['app.js', 'index.html', 'style.css']);
     expect(existsSync(join(app, 'node_modules', 'tsx'))).toBe(false);
     expect(existsSync(join(app, 'node_modules', 'typescript'))).toBe(false);
     const { stdout } = await run('npx', ['tavern', '--help'], { cwd: app, env: env() });

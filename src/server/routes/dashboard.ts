@@ -1,5 +1,5 @@
 /**
- * The dashboard (`/dashboard`): static files from the package's `dashboard/` folder (plain HTML,
+ * The dashboard (`/dashboard`): static files from the package's `src/dashboard/` folder (plain HTML,
  * CSS and one ES module, no build step, nothing fetched from elsewhere), and `POST /dashboard/sim`
  * running a built-in simulator scenario for its charts (any cloud or admin token; at most an hour
  * of virtual time, so one run costs the server well under a second).
@@ -27,8 +27,8 @@ export class RawAnswer {
   }
 }
 
-/** Both `src/server/routes/` and `dist/server/routes/` sit three levels below the package root. */
-const DIR = new URL('../../../dashboard/', import.meta.url);
+/** Both `src/server/routes/` and `dist/server/routes/` sit three levels below the package root, which ships `src/dashboard/`. */
+const DIR = new URL('../../../src/dashboard/', import.meta.url);
 const FILES: Readonly<Record<string, string>> = {
   'index.html': 'text/html; charset=utf-8',
   'app.js': 'text/javascript; charset=utf-8',
