@@ -59,6 +59,14 @@ describe('find: game modes within a region', () => {
   });
 });
 
+describe('find: a command without players', () => {
+  it('is a programming error: it throws rather than seat nobody', () => {
+    // No lobby yet: the find goes on to create one.
+    const w = worldWithLobbies(['r1'], []);
+    expect(() => find(w, cmd({ gameModes: ['a'], playerIds: [] }), at(2))).toThrow('find: at least one player id is required');
+  });
+});
+
 describe('routeFind', () => {
   it('names the lobby a find would seat its players in, and changes nothing', () => {
     const w = worldWithLobbies(['local'], [['a', 'local', 2]]);
