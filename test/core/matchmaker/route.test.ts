@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { chooseLobby, find, routeFind } from '../../../src/core/matchmaker/find.js';
+import { createRng, shuffled } from '../../../src/core/rng.js';
 import { currentVersion, type World } from '../../../src/core/world.js';
 import { at, client, ids, mode, worldWith, findCommands } from '../fixtures.js';
 import { admitted, codeOf, lobbyIn, nsOf } from '../helpers.js';
@@ -32,6 +33,18 @@ describe('find: game modes within a region', () => {
     const fromA = picks.filter((id) => id === 'a-local').length;
     expect(fromA).toBeGreaterThan(8);
     expect(fromA).toBeLessThan(56);
+  });
+
+  it("shuffles only the region's own modes with the seed, whatever modes other regions add", () => {
+    // a runs in eu and us, b in eu only: eu's modes are [a, b], and us's a must not weigh on eu's draw.
+    let w = worldWith([mode('a', { regions: [region('eu'), region('us')] }), mode('b', { regions: [region('eu')] })]);
+    for (const [m, c] of [['a', '10.2.0.1'], ['b', '10.2.0.2']] as const) {
+      w = admitted(find(w, cmd({ gameModes: [m], regions: ['eu'], playerIds: [newId()], newLobbyId: `${m}-eu`, client: client(c) }), at(1))).world;
+    }
+    for (const seed of seeds) {
+      const first = shuffled(['a', 'b'], createRng(seed))[0];
+      expect(admitted(find(w, cmd({ gameModes: ['a', 'b'], regions: ['eu', 'us'] }), at(2, seed))).value.lobbyId).toBe(`${first}-eu`);
+    }
   });
 
   it('keeps the region priority whatever the seed: a lobby of a later region only when the first has none', () => {
