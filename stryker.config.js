@@ -19,8 +19,7 @@ export default {
   // The machine is shared: one test runner (and one checker) unless asked for more (--concurrency 2).
   concurrency: 1,
   // Re-runs cost only what changed since the last run. One file for the whole core: a run on a part
-  // rewrites it with that part's results, and scripts/mutation.js puts the other files' results back.
-  // reports/ is ignored by git.
+  // keeps the other files' results in it. reports/ is ignored by git.
   incremental: true,
   incrementalFile: 'reports/mutation/incremental.json',
   // A busy machine runs a mutant's tests slower than the dry run did: allow 3x (plus 10 s) before a
