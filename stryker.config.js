@@ -1,10 +1,15 @@
 // @ts-check
-// Mutation testing of the pure core: `npm run mutation` (all of src/core), or one file or folder with
-// `npm run mutation -- --mutate 'src/core/routing/**/*.ts'`. Not part of `npm test`: a whole run takes
-// tens of minutes on 2 cores. See README, "Tests".
+// Mutation testing of the pure core. Run it with `npm run mutation` (all of src/core) or
+// `npm run mutation -- src/core/routing` (files or folders under src/core; test/mutation.js passes
+// them here in TAVERN_MUTATE). Not part of `npm test`: a whole run takes tens of minutes on 2 cores.
+// See README, "Tests".
+import process from 'node:process';
+
+const targets = (process.env['TAVERN_MUTATE'] ?? '').split('\n').filter((t) => t !== '');
+
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
-  mutate: ['src/core/**/*.ts'],
+  mutate: targets.length === 0 ? ['src/core/**/*.ts'] : targets.map((t) => (t.endsWith('.ts') ? t : `${t}/**/*.ts`)),
   testRunner: 'vitest',
   vitest: { configFile: 'vitest.stryker.config.ts' },
   checkers: ['typescript'],
@@ -13,7 +18,8 @@ export default {
   coverageAnalysis: 'perTest',
   // The machine is shared: one test runner (and one checker) unless asked for more (--concurrency 2).
   concurrency: 1,
-  // Re-runs cost only what changed since the last run; the file is local (reports/ is ignored).
+  // Re-runs cost only what changed since the last run. One file for the whole core: a run on a part
+  // keeps the other files' results in it. reports/ is ignored by git.
   incremental: true,
   incrementalFile: 'reports/mutation/incremental.json',
   // A busy machine runs a mutant's tests slower than the dry run did: allow 3x (plus 10 s) before a

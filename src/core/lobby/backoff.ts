@@ -33,6 +33,7 @@ export const BACKOFF_MAX_MS = 300_000;
 export const backoffDelay = (failures: number): number => {
   if (failures < BACKOFF_AFTER_FAILURES) return 0;
   const doublings = failures - BACKOFF_AFTER_FAILURES;
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: a fast path; from 8 doublings on, Math.min gives the maximum too (and Infinity past 1023)
   return doublings >= 20 ? BACKOFF_MAX_MS : Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** doublings);
 };
 

@@ -58,6 +58,7 @@ export const beginStop = (tx: Tx, lobby: Lobby, reason: StopReason): Lobby => {
  * finishStop(tx, lobby, 'crashed');
  */
 export const finishStop = (tx: Tx, lobby: Lobby, reason: StopReason): void => {
+  // Stryker disable next-line ConditionalExpression: a fast path; beginStop leaves a stopped lobby as it is, and the check below returns
   if (lobby.lifecycle.status === 'stopped') return;
   const stopping = beginStop(tx, lobby, reason);
   if (stopping.lifecycle.status !== 'stopping') return;

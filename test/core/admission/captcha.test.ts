@@ -97,7 +97,7 @@ describe('recordCaptcha', () => {
 
   it('answers CAPTCHA_CAPTCHA_FAILED with the reason on failure', () => {
     const r = recordCaptcha(worldWith([big], { captcha: turnstile }), check, { success: false, reason: 'invalid-input-response' }, at(500));
-    expect(r).toMatchObject({ ok: false, error: { code: 'CAPTCHA_CAPTCHA_FAILED', params: { reason: 'invalid-input-response' } } });
+    expect(r).toEqual({ ok: false, error: { code: 'CAPTCHA_CAPTCHA_FAILED', params: { reason: 'invalid-input-response' }, path: ['captcha'] } });
   });
 });
 

@@ -53,13 +53,13 @@ describe('create', () => {
     expect(lobbyIn(admitted(create(pub, cmd({ newLobbyId: 'X' }), at(1))).world, 'X').publicity).toBe('public');
     expect(create(pub, cmd({ publicity: 'private' }), at(1))).toMatchObject({
       kind: 'rejected',
-      error: { code: 'MATCHMAKER_CUSTOM_LOBBY_CONFIG_INVALID', path: ['publicity'] },
+      error: { code: 'MATCHMAKER_CUSTOM_LOBBY_CONFIG_INVALID', params: { reason: 'publicity private is not enabled' }, path: ['publicity'] },
     });
     const priv = worldWith([custom()]); // enable_public false, enable_private true
     expect(lobbyIn(admitted(create(priv, cmd({ newLobbyId: 'Y' }), at(1))).world, 'Y').publicity).toBe('private');
     expect(create(priv, cmd({ publicity: 'public' }), at(1))).toMatchObject({
       kind: 'rejected',
-      error: { code: 'MATCHMAKER_CUSTOM_LOBBY_CONFIG_INVALID', path: ['publicity'] },
+      error: { code: 'MATCHMAKER_CUSTOM_LOBBY_CONFIG_INVALID', params: { reason: 'publicity public is not enabled' }, path: ['publicity'] },
     });
   });
 
@@ -123,11 +123,11 @@ describe('create', () => {
     const w = worldWith([custom({ regions: regions('eu', 'us') })]);
     expect(create(w, cmd({ region: 'mars' }), at(1))).toMatchObject({
       kind: 'rejected',
-      error: { code: 'MATCHMAKER_REGION_NOT_FOUND', path: ['region'] },
+      error: { code: 'MATCHMAKER_REGION_NOT_FOUND', params: { region: 'mars' }, path: ['region'] },
     });
     expect(create(w, cmd({ region: 'local' }), at(1))).toMatchObject({
       kind: 'rejected',
-      error: { code: 'MATCHMAKER_REGION_NOT_ENABLED_FOR_GAME_MODE', path: ['region'] },
+      error: { code: 'MATCHMAKER_REGION_NOT_ENABLED_FOR_GAME_MODE', params: { region: 'local', game_mode: 'custom' }, path: ['region'] },
     });
     expect(lobbyIn(admitted(create(w, cmd({ newLobbyId: 'U', region: 'us' }), at(1))).world, 'U').region).toBe('us');
     // No region given: the closest one the mode runs in.

@@ -36,6 +36,10 @@ describe('join', () => {
     expect(d.effects).toEqual([]);
   });
 
+  it('is a programming error to join with no player id: it throws and changes nothing', () => {
+    expect(() => join(withLobby(), cmd('A', { playerIds: [] }), at(5000))).toThrow('join: at least one player id is required');
+  });
+
   it('answers LOBBY_NOT_FOUND with the path of lobby_id for an unknown lobby', () => {
     expect(join(withLobby(), cmd('nope'), at(3000))).toEqual({
       kind: 'rejected',

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { chooseLobby, find, routeFind } from '../../../src/core/matchmaker/find.js';
+import { createRng, shuffled } from '../../../src/core/rng.js';
 import { currentVersion, type World } from '../../../src/core/world.js';
 import { at, client, ids, mode, worldWith, findCommands } from '../fixtures.js';
 import { admitted, codeOf, lobbyIn, nsOf } from '../helpers.js';
@@ -34,6 +35,18 @@ describe('find: game modes within a region', () => {
     expect(fromA).toBeLessThan(56);
   });
 
+  it("shuffles only the region's own modes with the seed, whatever modes other regions add", () => {
+    // a runs in eu and us, b in eu only: eu's modes are [a, b], and us's a must not weigh on eu's draw.
+    let w = worldWith([mode('a', { regions: [region('eu'), region('us')] }), mode('b', { regions: [region('eu')] })]);
+    for (const [m, c] of [['a', '10.2.0.1'], ['b', '10.2.0.2']] as const) {
+      w = admitted(find(w, cmd({ gameModes: [m], regions: ['eu'], playerIds: [newId()], newLobbyId: `${m}-eu`, client: client(c) }), at(1))).world;
+    }
+    for (const seed of seeds) {
+      const first = shuffled(['a', 'b'], createRng(seed))[0];
+      expect(admitted(find(w, cmd({ gameModes: ['a', 'b'], regions: ['eu', 'us'] }), at(2, seed))).value.lobbyId).toBe(`${first}-eu`);
+    }
+  });
+
   it('keeps the region priority whatever the seed: a lobby of a later region only when the first has none', () => {
     const w = worldWithLobbies(['eu', 'us'], [['a', 'us', 1], ['b', 'eu', 1]]);
     for (const seed of seeds.slice(0, 16)) {
@@ -56,6 +69,14 @@ describe('find: game modes within a region', () => {
     expect(chooseLobby(ns, version, pairs, { playerIds: ['x', 'y'] }, 1)).toBeUndefined(); // party of 2 over party max 4
     expect(chooseLobby(ns, version, pairs, { playerIds: ['x'], tags: { map: 'dust' } }, 1)).toBeUndefined();
     expect(chooseLobby(ns, version, [], { playerIds: ['x'] }, 1)).toBeUndefined();
+  });
+});
+
+describe('find: a command without players', () => {
+  it('is a programming error: it throws rather than seat nobody', () => {
+    // No lobby yet: the find goes on to create one.
+    const w = worldWithLobbies(['r1'], []);
+    expect(() => find(w, cmd({ gameModes: ['a'], playerIds: [] }), at(2))).toThrow('find: at least one player id is required');
   });
 });
 
