@@ -51,8 +51,7 @@ export const unwrap = <T>(r: Result<T, MatchError>): T => (r.ok ? r.value : fail
 export const errorBody = (e: MatchError): ErrorBody => ({
   code: e.code,
   message: errorMessage(e),
-  // An error about one field names it (`metadata.path`) unless it has metadata of its own.
-  ...(e.metadata !== undefined ? { metadata: e.metadata } : e.path !== undefined ? { metadata: { path: e.path } } : {}),
+  ...(e.metadata === undefined ? {} : { metadata: e.metadata }),
 });
 
 const JSON_TYPE = 'application/json; charset=utf-8';

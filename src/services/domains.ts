@@ -12,7 +12,8 @@ import type { Clock } from '../io/index.js';
 export const MAX_DOMAINS = 10;
 
 /** The wire field every domain error is about. */
-const AT_DOMAIN = { path: ['domain'] };
+/** The field a domain error is about, also in its wire body's metadata (it has none of its own). */
+const AT_DOMAIN = { path: ['domain'], metadata: { path: ['domain'] } };
 
 /** Tavern's own domains, which no namespace may claim. */
 export interface OwnDomains {

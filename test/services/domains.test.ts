@@ -50,7 +50,7 @@ describe('addDomain', () => {
 
   it('answers CDN_INVALID_DOMAIN with the reason, and adds nothing', async () => {
     const { c, ns } = await namespace();
-    expect(expectError(await addDomain(c.deps, ns, `play.${c.settings.cdnDomain}`))).toEqual({ code: 'CDN_INVALID_DOMAIN', params: { reason: 'a Tavern domain' }, path: ['domain'] });
+    expect(expectError(await addDomain(c.deps, ns, `play.${c.settings.cdnDomain}`))).toEqual({ code: 'CDN_INVALID_DOMAIN', params: { reason: 'a Tavern domain' }, path: ['domain'], metadata: { path: ['domain'] } });
     expect((await c.catalog.getNamespace(ns.id))?.domains).toEqual([]);
   });
 
@@ -58,7 +58,7 @@ describe('addDomain', () => {
     const { c, ns } = await namespace();
     let current = ns;
     for (let i = 0; i < MAX_DOMAINS; i++) current = expectOk(await addDomain(c.deps, current, `d${i}.example.com`));
-    expect(expectError(await addDomain(c.deps, current, 'one-more.example.com'))).toEqual({ code: 'CDN_TOO_MANY_DOMAINS', params: { max: MAX_DOMAINS }, path: ['domain'] });
+    expect(expectError(await addDomain(c.deps, current, 'one-more.example.com'))).toEqual({ code: 'CDN_TOO_MANY_DOMAINS', params: { max: MAX_DOMAINS }, path: ['domain'], metadata: { path: ['domain'] } });
     expect(await c.catalog.namespaceByDomain('one-more.example.com')).toBeUndefined();
   });
 
