@@ -48,7 +48,8 @@ export function compiledServer(): string {
   for (const [file, text] of files) {
     const target = join(temp, relative(ROOT, file).replace(/\.ts$/, '.js'));
     mkdirSync(dirname(target), { recursive: true });
-    writeFileSync(target, ts.transpileModule(text, { compilerOptions, fileName: file }).outputText);
+    // TypeScript is transpiled; anything else imported (the simulator's JSON scenarios) is copied as it is.
+    writeFileSync(target, file.endsWith('.ts') ? ts.transpileModule(text, { compilerOptions, fileName: file }).outputText : text);
   }
   // ES modules (its `.js` files are not under the package's own package.json).
   writeFileSync(join(temp, 'package.json'), '{"type":"module"}\n');
