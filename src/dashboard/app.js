@@ -2,7 +2,7 @@
 // kept in sessionStorage. Lobbies refresh every second, logs follow through the long poll, charts
 // are inline SVG drawn from the samples taken while the page is open.
 const $ = (id) => document.getElementById(id);
-const state = { token: sessionStorage.getItem('tavern-token'), gameId: undefined, game: undefined, nsId: undefined, timer: undefined, logs: undefined, samples: [], lastLobbies: new Set() };
+const state = { token: sessionStorage.getItem('tavern-token'), gameId: undefined, game: undefined, nsId: undefined, timer: undefined, logs: undefined, samples: [], lastLobbies: new Set(), lastFinds: 0 };
 
 class ApiError extends Error {}
 
@@ -36,8 +36,9 @@ function chart(label, points) {
   svg.setAttribute('width', String(w));
   svg.setAttribute('height', String(h));
   svg.setAttribute('role', 'img');
-  const last = points.at(-1)?.v ?? 0;
-  svg.setAttribute('aria-label', `${label}: ${points.length} samples, now ${last}`);
+  const round = (v) => Number(v.toFixed(2));
+  const last = round(points.at(-1)?.v ?? 0);
+  svg.setAttribute('aria-label', `${label}: ${points.length} samples, now ${last}, peak ${round(Math.max(0, ...points.map((p) => p.v)))}`);
   const max = Math.max(1, ...points.map((p) => p.v));
   const t0 = points[0]?.t ?? 0, t1 = Math.max(t0 + 1, points.at(-1)?.t ?? 1);
   const x = (t) => pad + ((t - t0) / (t1 - t0)) * (w - pad - 4);
@@ -50,7 +51,7 @@ function chart(label, points) {
   };
   add('line', { x1: pad, y1: y(0), x2: w - 4, y2: y(0), stroke: '#555' });
   add('line', { x1: pad, y1: y(0), x2: pad, y2: y(max), stroke: '#555' });
-  add('text', { x: 2, y: y(max) + 4 }, String(max));
+  add('text', { x: 2, y: y(max) + 4 }, String(round(max)));
   add('text', { x: 2, y: y(0) }, '0');
   add('polyline', { points: points.map((p) => `${x(p.t).toFixed(1)},${y(p.v).toFixed(1)}`).join(' '), fill: 'none', stroke: '#0b5cad', 'stroke-width': 2, class: 'series' });
   return svg;
@@ -61,11 +62,12 @@ function drawCharts() {
   $('chart-lobbies').replaceChildren(chart('Lobbies', s.map((p) => ({ t: p.t, v: p.lobbies }))));
   $('chart-players').replaceChildren(chart('Players', s.map((p) => ({ t: p.t, v: p.players }))));
   $('chart-starts').replaceChildren(chart('Lobbies started per second', s.map((p) => ({ t: p.t, v: p.starts }))));
+  $('chart-finds').replaceChildren(chart('Finds per second', s.map((p) => ({ t: p.t, v: p.finds }))));
 }
 
 async function refreshLobbies() {
   if (state.nsId === undefined) return;
-  const { lobbies } = await call('GET', `/cloud/games/${state.gameId}/namespaces/${state.nsId}/analytics/matchmaker/live`);
+  const { lobbies, finds_received: findsReceived = 0 } = await call('GET', `/cloud/games/${state.gameId}/namespaces/${state.nsId}/analytics/matchmaker/live`);
   const regions = new Map((state.game.available_regions ?? []).map((r) => [r.region_id, r.region_display_name ?? r.region_name_id]));
   $('lobbies').replaceChildren(...lobbies.map((l) => {
     const flags = [l.is_ready ? 'ready' : 'starting', l.is_idle ? 'idle' : '', l.is_closed ? 'closed' : '', l.is_outdated ? 'outdated' : ''].filter(Boolean).join(', ');
@@ -77,7 +79,12 @@ async function refreshLobbies() {
   const ids = new Set(lobbies.map((l) => l.lobby_id));
   const starts = [...ids].filter((id) => !state.lastLobbies.has(id)).length;
   state.lastLobbies = ids;
-  state.samples.push({ t: Date.now() / 1000, lobbies: lobbies.length, players: lobbies.reduce((n, l) => n + l.total_player_count, 0), starts });
+  // Finds per second between two reads of this instance's counter (0 on the first read or after a restart).
+  const t = Date.now() / 1000;
+  const previous = state.samples.at(-1);
+  const finds = previous === undefined || findsReceived < state.lastFinds ? 0 : (findsReceived - state.lastFinds) / Math.max(0.001, t - previous.t);
+  state.lastFinds = findsReceived;
+  state.samples.push({ t, lobbies: lobbies.length, players: lobbies.reduce((n, l) => n + l.total_player_count, 0), starts, finds });
   if (state.samples.length > 300) state.samples.shift();
   $('lobbies-updated').textContent = `(updated ${new Date().toLocaleTimeString()})`;
   drawCharts();

@@ -124,6 +124,8 @@ export class Matchmaker implements RuntimeListener {
    * runtime saw the failures (each instance runs its own containers).
    */
   readonly #backoff = new Map<string, Map<string, BackoffEntry>>();
+  /** Finds this instance received per namespace since it started (the dashboard charts their rate). */
+  readonly #finds = new Map<string, number>();
 
   constructor(deps: MatchmakerDeps) {
     this.#deps = deps;
@@ -283,8 +285,14 @@ export class Matchmaker implements RuntimeListener {
     return ids;
   }
 
+  /** Finds this instance received for the namespace since it started, answered or refused. */
+  findsReceived(namespaceId: string): number {
+    return this.#finds.get(namespaceId) ?? 0;
+  }
+
   /** `lobbies/find`. */
   find(request: FindRequest): Promise<MatchOutcome> {
+    this.#finds.set(request.namespaceId, (this.#finds.get(request.namespaceId) ?? 0) + 1);
     const { players = 1, ...rest } = request;
     const verified: VerificationPass[] = [];
     // Minted fields first: V8 (Node 20) builds `{ ...spread, more }` many times slower.

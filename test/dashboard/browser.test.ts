@@ -112,7 +112,10 @@ describeWithDocker('the dashboard in Chromium', problem, () => {
     await expect.poll(async () => ticks(await logs.textContent()), { timeout: 20_000 }).toBeGreaterThan(before);
     const line = page.locator('#chart-lobbies svg polyline.series');
     await expect.poll(async () => ((await line.getAttribute('points')) ?? '').split(' ').length, { timeout: 10_000 }).toBeGreaterThan(2);
-    expect(await page.locator('#chart-lobbies svg').getAttribute('aria-label')).toMatch(/Lobbies: \d+ samples, now 1/);
+    expect(await page.locator('#chart-lobbies svg').getAttribute('aria-label')).toMatch(/Lobbies: \d+ samples, now 1,/);
+    // The find above shows in the finds-per-second chart (its peak is above 0).
+    const peak = async (): Promise<number> => Number(/peak ([\d.]+)$/.exec((await page.locator('#chart-finds svg').getAttribute('aria-label')) ?? '')?.[1] ?? 0);
+    await expect.poll(peak, { timeout: 10_000 }).toBeGreaterThan(0);
     expect(await page.locator('#uploads').textContent()).toMatch(/build.*complete.*site.*complete/s);
     await page.screenshot({ path: join(SHOTS, 'dashboard.png'), fullPage: true });
   }, 90_000);

@@ -28,6 +28,10 @@ describe('getAnalyticsMatchmakerLive', () => {
     await pending;
     const after = await h.call('GET', path, { token: cloud });
     expect(after.body['lobbies']?.[0]).toMatchObject({ is_ready: true });
+    // Finds received by this instance, refused ones too: the dashboard charts their rate.
+    expect(before.body['finds_received']).toBe(1);
+    await h.call('POST', '/matchmaker/lobbies/find', { token: pub, body: { game_modes: ['nope'] } });
+    expect((await h.call('GET', path, { token: cloud })).body['finds_received']).toBe(2);
     expect((await h.call('GET', `/cloud/games/${gameId}/namespaces/${randomUUID()}/analytics/matchmaker/live`, { token: cloud })).status).toBe(404);
   });
 });

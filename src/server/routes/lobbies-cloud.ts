@@ -13,14 +13,17 @@ import { renderLobbySummary } from '../render.js';
 import type { Router } from '../router.js';
 
 /**
- * The live lobbies, and (a Tavern extension, omitted when empty) the game modes whose lobbies keep
- * failing to start and wait before the next start.
+ * The live lobbies, and two Tavern extensions: `finds_received`, the finds this instance received
+ * for the namespace since it started (answered or refused; a client charts their rate from two
+ * reads), and, omitted when empty, `start_backoff`: the game modes whose lobbies keep failing to
+ * start and wait before the next start.
  */
 async function liveAnalytics(ctx: Ctx): Promise<unknown> {
   const { ns } = await requireNamespace(ctx, param(ctx, 'game_id'), param(ctx, 'namespace_id'));
   const lobbies = (await liveLobbies(ctx.services, ns.id)).map(renderLobbySummary);
+  const finds_received = ctx.services.matchmaker.findsReceived(ns.id);
   const backoffs = ctx.services.matchmaker.backoffs(ns.id);
-  if (backoffs.length === 0) return { lobbies };
+  if (backoffs.length === 0) return { lobbies, finds_received };
   const start_backoff = backoffs.map((b) => ({
     version_id: b.versionId,
     game_mode: b.gameMode,
@@ -28,7 +31,7 @@ async function liveAnalytics(ctx: Ctx): Promise<unknown> {
     last_failure_ts: ts(b.lastFailureAt),
     until_ts: ts(b.until),
   }));
-  return { lobbies, start_backoff };
+  return { lobbies, finds_received, start_backoff };
 }
 
 const streamOf = (ctx: Ctx): LogStream => {
