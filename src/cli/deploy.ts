@@ -46,6 +46,8 @@ export interface DeployResult {
   readonly versionId: string;
   readonly buildIds: readonly string[];
   readonly siteId?: string;
+  /** Where the site answers, when the server runs a CDN (its `TAVERN_CDN_DOMAIN` and port). */
+  readonly cdnUrl?: string;
 }
 
 interface Presigned {
@@ -119,7 +121,16 @@ export async function deploy(api: Api, options: DeployOptions, io: DeployIo): Pr
     const { version_id: versionId } = await step('creating the version', done, () => api.call<{ version_id: string }>('POST', `/cloud/games/${gameId}/versions`, { display_name: displayName, config }));
     done.push(`version ${displayName} (${versionId})`);
     await step(`publishing to ${ns.name_id}`, done, () => api.call('PUT', `/cloud/games/${gameId}/namespaces/${ns.namespace_id}/version`, { version_id: versionId }));
-    return { gameId, namespaceId: ns.namespace_id, versionId, buildIds: [...new Set(imageIds.values())], ...(siteId === undefined ? {} : { siteId }) };
+    // Published: the site's URL is a courtesy, so a failure to read it fails nothing.
+    const cdnUrl = siteId === undefined
+      ? undefined
+      : await api.call<{ namespace?: { config?: { cdn?: { url?: unknown } } } }>('GET', `/cloud/games/${gameId}/namespaces/${ns.namespace_id}`)
+        .then((r) => r.namespace?.config?.cdn?.url, () => undefined);
+    return {
+      gameId, namespaceId: ns.namespace_id, versionId, buildIds: [...new Set(imageIds.values())],
+      ...(siteId === undefined ? {} : { siteId }),
+      ...(typeof cdnUrl === 'string' ? { cdnUrl } : {}),
+    };
   } finally {
     await rm(tmp, { recursive: true, force: true });
   }

@@ -65,6 +65,7 @@ program.command('deploy').description('build and upload the images and site of r
     io.out(`version ${result.versionId} is live in ${options.namespace}`);
     for (const b of result.buildIds) io.out(`build ${b}`);
     if (result.siteId !== undefined) io.out(`site ${result.siteId}`);
+    if (result.cdnUrl !== undefined) io.out(`cdn ${result.cdnUrl}`);
   });
 
 registerCloudCommands(program, io);

@@ -58,6 +58,7 @@ const settingsOf = (config: AppConfig): Settings => {
     jobDomain: config.jobDomain ?? host,
     regionHosts: config.regionHosts ?? {},
     ...(config.cdnDomain === undefined ? {} : { cdnDomain: config.cdnDomain }),
+    ...(config.cdnPort === undefined ? {} : { cdnPort: config.cdnPort }),
     ...(config.cdnTls === undefined ? {} : { cdnTls: config.cdnTls }),
     ...(config.hubOrigins === undefined ? {} : { hubOrigins: config.hubOrigins }),
     trustProxyHeaders: config.trustProxyHeaders ?? true,

@@ -18,6 +18,7 @@ export interface Settings {
   readonly jobDomain: string;
   readonly regionHosts: Readonly<Record<string, string>>;
   readonly cdnDomain?: string;
+  readonly cdnPort?: number;
   /** Whether the CDN has a TLS certificate for a domain now; absent: no TLS (every domain over HTTP). */
   readonly cdnTls?: { covers(domain: string): boolean };
   readonly hubOrigins?: RegExp;

@@ -31,6 +31,8 @@ export interface AppConfig {
   readonly regionHosts?: Readonly<Record<string, string>>;
   /** CDN sites answer at `<game>.<cdnDomain>` (prod) and `<game>--<ns>.<cdnDomain>`; used for origin auth and CNAME records. */
   readonly cdnDomain?: string;
+  /** The port the CDN's HTTP listener took: a namespace's rendering then carries its site's URL. */
+  readonly cdnPort?: number;
   /** The CDN's certificates (`TAVERN_CDN_TLS_DIR`): a custom domain without one says it is served over HTTP only. */
   readonly cdnTls?: { covers(domain: string): boolean };
   /** Browser origins allowed on `/cloud` (CORS); others get `API_CORS_ORIGIN_NOT_ALLOWED`. Default: none. */

@@ -106,11 +106,13 @@ async function main(): Promise<void> {
   // The CDN: its own listener (HTTP, and HTTPS with the certificate directory), same catalog and blobs.
   const certs = env.cdn?.tls === undefined ? undefined : new CertDir(env.cdn.tls.dir);
   const cdn: Record<string, string> = {};
+  let cdnPort: number | undefined;
   if (env.cdn !== undefined) {
     const handler = cdnHandler({ sites: new CdnSites(catalog, env.cdnDomain), blobs, logger });
     const plain = createPlainServer({ keepAliveTimeout: env.http.keepAliveTimeoutMs, headersTimeout: env.http.headersTimeoutMs }, handler);
     servers.push(plain);
-    cdn['cdnOrigin'] = originOf('http', env.cdn.host, await listen(plain, env.cdn.port, env.cdn.host));
+    cdnPort = await listen(plain, env.cdn.port, env.cdn.host);
+    cdn['cdnOrigin'] = originOf('http', env.cdn.host, cdnPort);
     if (certs !== undefined && env.cdn.tls !== undefined) {
       const secure = createHttpsServer({ SNICallback: certs.sniCallback, keepAliveTimeout: env.http.keepAliveTimeoutMs, headersTimeout: env.http.headersTimeoutMs }, handler);
       servers.push(secure);
@@ -161,6 +163,7 @@ async function main(): Promise<void> {
       ...(env.rateLimits === undefined ? {} : { rateLimits: env.rateLimits }),
       ...(env.adminToken === undefined ? {} : { adminToken: env.adminToken }),
       ...(env.cdnDomain === undefined ? {} : { cdnDomain: env.cdnDomain }),
+      ...(cdnPort === undefined ? {} : { cdnPort }),
       ...(certs === undefined ? {} : { cdnTls: certs }),
       ...(env.jobDomain === undefined ? {} : { jobDomain: env.jobDomain }),
     },

@@ -42,6 +42,8 @@ export function renderNamespace(game: GameRecord, ns: NamespaceRecord, settings:
     name_id: ns.nameId,
     config: {
       cdn: {
+        // A Tavern extension: where the namespace's site answers (the CDN's HTTP listener).
+        ...(cname === undefined || settings.cdnPort === undefined ? {} : { url: `http://${cname}${settings.cdnPort === 80 ? '' : `:${settings.cdnPort}`}/` }),
         enable_domain_public_auth: ns.cdn.enableDomainPublicAuth,
         domains: ns.domains.map((d) => ({
           domain: d.domain,

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeWithDocker, docker, dockerProblem } from '../docker/engine.js';
-import { api, ok, startServer, type Server } from '../server/process.js';
+import { api, getWithHost, ok, startServer, type Server } from '../server/process.js';
 import { CLIENT, writeGameFolder } from './game-folder.js';
 import { spawnTavern, tavern } from './run.js';
 
@@ -44,6 +44,7 @@ describeWithDocker('tavern deploy, end to end', problem, () => {
     w.server = await startServer('tavern (cli e2e)', {
       TAVERN_RUNTIME: 'docker', TAVERN_ADMIN_TOKEN: ADMIN, TAVERN_HOST: '127.0.0.1', TAVERN_PORT: '0', TAVERN_DATA_DIR: w.dataDir,
       TAVERN_INSTANCE_ID: INSTANCE, TAVERN_REGIONS: 'lnd-sfo,lnd-fra', LOG_LEVEL: 'info',
+      TAVERN_CDN_PORT: '0', TAVERN_CDN_DOMAIN: 'cdn.test',
     });
     w.game = `tanks-${randomUUID().slice(0, 6)}`;
     const admin = { TAVERN_API: w.server.origin, TAVERN_TOKEN: ADMIN };
@@ -91,7 +92,12 @@ describeWithDocker('tavern deploy, end to end', problem, () => {
     const { sites } = ok('sites', await api(w.server.origin, 'GET', `/cloud/games/${w.gameId}/cdn/sites`, token)) as { sites: { site_id: string; complete: boolean; content_length: number }[] };
     const served = Buffer.byteLength(CLIENT['index.html']) + Buffer.byteLength(CLIENT['app.js']);
     expect(sites).toEqual([expect.objectContaining({ site_id: siteId, complete: true, content_length: served })]);
-    // The stored files (CDN serving is another issue's): both sent, the ignored source map not.
+    // Deploy prints where the site answers; the CDN serves it there (the Host header, no DNS needed).
+    const cdnUrl = /^cdn (\S+)$/m.exec(ran.stdout)?.[1] ?? '';
+    const cdnOrigin = String(w.server.listening['cdnOrigin']);
+    expect(cdnUrl).toBe(`http://${w.game}.cdn.test:${new URL(cdnOrigin).port}/`);
+    expect(await getWithHost(cdnOrigin, new URL(cdnUrl).host, '/')).toEqual({ status: 200, body: CLIENT['index.html'] });
+    // The stored files: both sent, the ignored source map not.
     const stored = await filesUnder(join(w.dataDir, 'blobs'));
     const named = (name: string): string[] => stored.filter((f) => f.endsWith(`/${name}`));
     expect(named('index.html')).toHaveLength(1);

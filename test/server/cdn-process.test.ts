@@ -7,12 +7,11 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, field, ok, startServer, type Server } from './process.js';
+import { api, field, getWithHost as get, ok, startServer, type Server } from './process.js';
 
 const ADMIN = 'cdn-process-admin';
 let server: Server;
@@ -24,16 +23,6 @@ const certificate = (name: string, file: string): void => {
   execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', `/CN=${name}`, '-addext', `subjectAltName=DNS:${name}`,
     '-keyout', join(certs, `${file}.key`), '-out', join(certs, `${file}.crt`)], { stdio: 'ignore' });
 };
-
-const get = (origin: string, host: string, path: string): Promise<{ status: number; body: string }> =>
-  new Promise((resolve, reject) => {
-    const url = new URL(path, origin);
-    const req = httpRequest(url, { headers: { host } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8').on('data', (c: string) => (body += c)).on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on('error', reject).end();
-  });
 
 /** An HTTPS GET naming `servername` (SNI and Host), trusting only `ca`. */
 const getTls = (origin: string, servername: string, ca: Buffer): Promise<{ status: number; body: string }> =>

@@ -4,6 +4,7 @@
  * killed outright; and small JSON calls against it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
@@ -91,3 +92,13 @@ export const field = (body: Record<string, unknown>, key: string): string => {
   return v;
 };
 
+
+/** A GET of `path` at `origin` naming `host` in its Host header (fetch cannot set it): a CDN site without DNS. */
+export const getWithHost = (origin: string, host: string, path: string): Promise<{ status: number; body: string }> =>
+  new Promise((resolve, reject) => {
+    const req = httpRequest(new URL(path, origin), { headers: { host } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (c: string) => (body += c)).on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject).end();
+  });
