@@ -1,6 +1,7 @@
 /**
  * The server's environment variables, parsed (pure: `main` passes `process.env`).
  */
+import type { S3Options } from '../adapters/s3/blobs.js';
 import { isHumanText } from '../core/config/validate-text.js';
 import { LOCAL_REGION, type RegionInfo } from '../core/world.js';
 import { HTTP_DEFAULTS, type HttpOptions } from './http.js';
@@ -68,16 +69,8 @@ export interface CdnListenEnv {
   readonly tls?: { readonly dir: string; readonly port: number };
 }
 
-export interface S3Env {
-  readonly bucket: string;
-  readonly region: string;
-  /** An S3-compatible server (`http://127.0.0.1:4569`); absent: AWS itself. */
-  readonly endpoint?: string;
-  readonly accessKeyId?: string;
-  readonly secretAccessKey?: string;
-  /** Path-style URLs (`<endpoint>/<bucket>/<key>`), which most S3-compatible servers need. */
-  readonly forcePathStyle: boolean;
-}
+/** `TAVERN_S3_*`: the S3 adapter's options (its request timeout left at its default). */
+export type S3Env = Omit<S3Options, 'requestTimeoutMs'>;
 
 const ID = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 

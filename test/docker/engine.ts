@@ -4,7 +4,7 @@
  * with the reason printed.
  */
 import Dockerode from 'dockerode';
-import { describe, it } from 'vitest';
+import { describeNeeding } from '../needs.js';
 
 /** The engine, as dockerode finds it (DOCKER_HOST, else the local socket). */
 export const docker = new Dockerode();
@@ -31,22 +31,8 @@ export const dockerProblem = async (): Promise<string | undefined> => {
  * @example
  * describeWithDocker('build images', await dockerProblem(), () => { it('loads', async () => { … }) });
  */
-export const describeWithDocker = (name: string, problem: string | undefined, body: () => void): void => {
-  if (problem === undefined) {
-    describe(name, body);
-  } else if (process.env['CI'] !== undefined) {
-    describe(name, () => {
-      it('needs a Docker Engine', () => {
-        throw new Error(`the Docker Engine is unreachable (${problem}): CI must provide one (see .ci/run)`);
-      });
-    });
-  } else {
-    console.warn(`the Docker Engine is unreachable (${problem}): '${name}' is SKIPPED`);
-    describe.skip(`${name}: SKIPPED, the Docker Engine is unreachable (${problem}); start dockerd, or set CI to make this fail`, () => {
-      it('needs a Docker Engine', () => undefined);
-    });
-  }
-};
+export const describeWithDocker = (name: string, problem: string | undefined, body: () => void): void =>
+  describeNeeding({ what: 'the Docker Engine', start: 'start dockerd' }, name, problem, body);
 
 /**
  * Removes every image tagged in `repository` (a test's own, e.g. `tavern-test-1a2b3c4d`), by id,

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { S3Blobs, type S3Options } from '../../src/adapters/s3/blobs.js';
+import { describeNeeding } from '../needs.js';
 
 export const S3_ENDPOINT = process.env['TAVERN_TEST_S3_ENDPOINT'] ?? 'http://127.0.0.1:4569';
 const CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
@@ -30,3 +31,12 @@ export async function freshBucket(): Promise<S3Options> {
 }
 
 export const s3Blobs = async (): Promise<S3Blobs> => new S3Blobs(await freshBucket());
+
+/**
+ * `describe(name, body)` when the S3 test server answers; otherwise a failure under CI or a skip.
+ *
+ * @example
+ * describeWithS3('uploads to S3', await s3Problem(), () => { it('uploads', async () => { … }) });
+ */
+export const describeWithS3 = (name: string, problem: string | undefined, body: () => void): void =>
+  describeNeeding({ what: `the S3 test server at ${S3_ENDPOINT}`, start: 'run node test/s3/server.js' }, name, problem, body);

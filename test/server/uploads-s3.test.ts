@@ -5,9 +5,9 @@
  * expired URLs, PUTs after completion, missing parts, an endpoint that is down.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import { S3Blobs } from '../../src/adapters/s3/blobs.js';
-import { freshBucket, s3Problem, S3_ENDPOINT } from '../s3/s3.js';
+import { describeWithS3, freshBucket, s3Problem, S3_ENDPOINT } from '../s3/s3.js';
 import { cdnWorld, CDN_DOMAIN, type CdnWorld } from './cdn-site.js';
 import { ADMIN, harness, str, type Harness } from './harness.js';
 
@@ -52,19 +52,7 @@ const multipartBuild = async (world: CdnWorld, size: number): Promise<{ buildId:
 
 const complete = (world: CdnWorld, uploadId: string) => world.h.call('POST', `/cloud/uploads/${uploadId}/complete`, { token: world.cloud });
 
-if (problem !== undefined && process.env['CI'] !== undefined) {
-  describe('uploads to S3', () => {
-    it(`needs the S3 test server at ${S3_ENDPOINT}`, () => {
-      throw new Error(`The S3 test server is unreachable at ${S3_ENDPOINT}: ${problem} (start it with node test/s3/server.js)`);
-    });
-  });
-} else if (problem !== undefined) {
-  console.warn(`The S3 test server is unreachable at ${S3_ENDPOINT} (${problem}): the S3 upload tests are SKIPPED`);
-  describe.skip(`uploads to S3: SKIPPED, no S3 test server at ${S3_ENDPOINT} (${problem}); run node test/s3/server.js, or set CI to make this fail`, () => {
-    it('uploads', () => undefined);
-  });
-} else {
-  describe('uploads to S3', () => {
+describeWithS3('uploads to S3', problem, () => {
     it('uploads a CDN site straight to the bucket and the CDN serves it from there', async () => {
       w = await s3World();
       const created = await w.h.call('POST', `/cloud/games/${w.gameId}/cdn/sites`, { token: w.cloud, body: { display_name: 'S', files: [{ path: 'index.html', content_length: 2, content_type: 'text/html' }] } });
@@ -173,5 +161,4 @@ if (problem !== undefined && process.env['CI'] !== undefined) {
       expect(done.body['code']).toBe('STORAGE_UNAVAILABLE');
       expect((await h.catalog.getUpload(str(site.body['upload_id'])))?.completedAt).toBeUndefined();
     }, 30_000);
-  });
-}
+});

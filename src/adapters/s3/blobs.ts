@@ -33,9 +33,11 @@ const WRITE_PART = 8 * 2 ** 20;
 export interface S3Options {
   readonly bucket: string;
   readonly region: string;
+  /** An S3-compatible server (`http://127.0.0.1:4569`); absent: AWS itself. */
   readonly endpoint?: string;
   readonly accessKeyId?: string;
   readonly secretAccessKey?: string;
+  /** Path-style URLs (`<endpoint>/<bucket>/<key>`), which most S3-compatible servers need. */
   readonly forcePathStyle: boolean;
   /** Per request (default 30 s); connecting gives up after 3 s. */
   readonly requestTimeoutMs?: number;
