@@ -124,17 +124,29 @@ describe('decodeLz4 on broken input', () => {
     );
   });
 
-  it('fails with an Lz4Error for any one corrupted byte of a checksummed frame', async () => {
+  it('fails with an Lz4Error for any one corrupted byte of a checksummed frame, unless the bytes it decodes are the original ones', async () => {
     const input = Buffer.from(readFileSync(process.execPath).subarray(0, 200_000));
     const frame = lz4(input, ['-1', '-BD', '-B4']);
+    let intact = 0;
     await fc.assert(
       fc.asyncProperty(fc.nat({ max: frame.length - 1 }), fc.integer({ min: 1, max: 255 }), async (at, xor) => {
         const bad = Buffer.from(frame);
         bad[at] = (bad[at] as number) ^ xor;
-        await lz4Error(pieces(bad));
+        // A corrupted match offset inside a run of equal bytes (the binary has long runs of zeros) can
+        // copy the very same bytes: the content checksum then matches, and so must the output.
+        const decoded = await decode(pieces(bad)).catch((e: unknown) => {
+          if (e instanceof Lz4Error) return undefined;
+          throw e;
+        });
+        if (decoded !== undefined) {
+          expect(decoded.equals(input)).toBe(true);
+          intact += 1;
+        }
       }),
       { numRuns: 150 },
     );
+    // Such corruptions are rare: most corrupted bytes must be refused.
+    expect(intact).toBeLessThan(15);
   });
 
   it('never reads or writes out of bounds on random block data: it decodes or throws an Lz4Error', async () => {
