@@ -8,6 +8,7 @@
  * site-only project against that server.
  */
 import { execFile, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -66,11 +67,14 @@ describe('the npm package', () => {
 
   it('tavern serve listens and serves the dashboard, and tavern deploy publishes a site-only project to it', async () => {
     const data = join(dir, 'data');
+    const output: string[] = [];
     const server = spawn(bin, ['serve'], { cwd: app, env: { ...env(), TAVERN_PORT: '0', TAVERN_DATA_DIR: data, TAVERN_RUNTIME: 'fake', TAVERN_ADMIN_TOKEN: ADMIN }, stdio: ['ignore', 'pipe', 'pipe'] });
     try {
       const origin = await new Promise<string>((resolve, reject) => {
         server.once('exit', (code) => reject(new Error(`tavern serve exited with ${code}`)));
+        createInterface({ input: server.stderr }).on('line', (line) => output.push(line));
         createInterface({ input: server.stdout }).on('line', (line) => {
+          output.push(line);
           if (line.includes('tavern listening')) resolve((JSON.parse(line) as { publicOrigin: string }).publicOrigin);
         });
       });
@@ -78,12 +82,18 @@ describe('the npm package', () => {
       expect(page.status).toBe(200);
       expect(await page.text()).toContain('/dashboard/app.js');
       const admin = { ...env(), TAVERN_API: origin, TAVERN_TOKEN: ADMIN };
-      const gameId = (await run(bin, ['game', 'create', 'packed'], { cwd: app, env: admin })).stdout.trim();
+      // A name of its own per run; a refusal says what the server already had, and what it logged.
+      const name = `packed-${randomUUID().slice(0, 8)}`;
+      const created = await run(bin, ['game', 'create', name], { cwd: app, env: admin }).catch(async (e: unknown) => {
+        const games = await api(origin, 'GET', '/cloud/games', { token: ADMIN });
+        throw new Error(`${String(e)}\ngames on ${origin}: ${JSON.stringify(games.body)}\nserver output:\n${output.join('\n')}`);
+      });
+      const gameId = created.stdout.trim();
       const project = join(dir, 'project');
       await mkdir(join(project, 'public'), { recursive: true });
       await writeFile(join(project, 'public', 'index.html'), '<h1>packed</h1>\n');
       await writeFile(join(project, 'rivet.yaml'), 'cdn:\n  build_output: public\n');
-      const { stdout } = await run(bin, ['deploy', '--game', 'packed', '--name', 'packed one'], { cwd: project, env: admin, timeout: 120_000 });
+      const { stdout } = await run(bin, ['deploy', '--game', name, '--name', 'packed one'], { cwd: project, env: admin, timeout: 120_000 });
       expect(stdout).toMatch(/^version \S+ is live in prod$/m);
       const { sites } = ok('sites', await api(origin, 'GET', `/cloud/games/${gameId}/cdn/sites`, { token: ADMIN })) as { sites: { complete: boolean; content_length: number }[] };
       expect(sites).toEqual([expect.objectContaining({ complete: true, content_length: 16 })]);
