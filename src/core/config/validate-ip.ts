@@ -16,7 +16,7 @@ function ipv4Number(part: string): number | undefined {
 
 function labels(host: string): string[] {
   const parts = host.split('.');
-  if (parts.length > 1 && parts[parts.length - 1] === '') parts.pop();
+  if (parts.at(-1) === '') parts.pop();
   return parts;
 }
 
@@ -84,7 +84,7 @@ export function parseIpv6(text: string): readonly number[] | undefined {
 }
 
 const inV4 = (ip: number, base: readonly [number, number, number, number], bits: number): boolean => {
-  const prefix = ((base[0] * 256 + base[1]) * 256 + base[2]) * 256 + base[3];
+  const prefix = base.reduce((value, octet) => value * 256 + octet, 0);
   const size = 2 ** (32 - bits);
   return Math.floor(ip / size) === Math.floor(prefix / size);
 };

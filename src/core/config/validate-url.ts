@@ -12,68 +12,63 @@ export type UrlProblem = 'invalid' | 'invalid-scheme' | 'no-host' | 'invalid-ip'
 
 function splitHostPort(authority: string): { readonly host: string; readonly port: string } | undefined {
   if (authority.startsWith('[')) {
-    const close = authority.indexOf(']');
-    const rest = authority.slice(close + 1);
-    if (close === -1 || (rest !== '' && !rest.startsWith(':'))) return undefined;
-    return { host: authority.slice(0, close + 1), port: rest.slice(1) };
+    const bracketed = /^(\[[^\]]*\])(?::(.*))?$/.exec(authority);
+    return bracketed === null ? undefined : { host: bracketed[1] ?? '', port: bracketed[2] ?? '' };
   }
   const colon = authority.indexOf(':');
   return colon === -1 ? { host: authority, port: '' } : { host: authority.slice(0, colon), port: authority.slice(colon + 1) };
 }
 
-/** Whether `host` (as written in the URL, lowercase) is one of the operator's allowed hosts. */
-function isAllowed(host: string, allowed: readonly string[]): boolean {
-  const bare = host.startsWith('[') ? host.slice(1, -1) : host.endsWith('.') ? host.slice(0, -1) : host;
-  const v4 = endsInNumber(bare) ? parseIpv4(bare) : undefined;
-  const v6 = host.startsWith('[') ? parseIpv6(bare) : undefined;
+/** An IP host's address: 32 bits, or 128 bits from eight 16-bit pieces. */
+type Address = { readonly width: 32; readonly value: bigint } | { readonly width: 128; readonly value: bigint };
+
+const ipv6Value = (pieces: readonly number[]): bigint => pieces.reduce((value, piece) => (value << 16n) | BigInt(piece), 0n);
+
+/**
+ * Whether `name` (lowercase, without brackets or a trailing dot) or its `address` is one of the
+ * operator's allowed hosts: an exact name or IP literal, or an IP CIDR of the same family
+ * (`10.0.0.0/8`, `fd00::/8`); a prefix length that is not a number of bits matches nothing.
+ */
+function isAllowed(name: string, address: Address | undefined, allowed: readonly string[]): boolean {
   return allowed.some((entry) => {
-    const [base = '', bitsText] = entry.toLowerCase().split('/');
-    if (bitsText === undefined && base === bare) return true;
-    const bits = bitsText === undefined ? undefined : Number(bitsText);
-    if (v4 !== undefined) {
-      const b = endsInNumber(base) ? parseIpv4(base) : undefined;
-      const n = bits ?? 32;
-      return b !== undefined && n >= 0 && n <= 32 && (n === 0 || (v4 ^ b) >>> (32 - n) === 0);
-    }
-    if (v6 !== undefined) {
-      const b = parseIpv6(base);
-      const n = bits ?? 128;
-      if (b === undefined || !(n >= 0 && n <= 128)) return false;
-      for (let i = 0; i < 8; i++) {
-        const take = Math.min(16, Math.max(0, n - i * 16));
-        if (take > 0 && ((v6[i] ?? 0) ^ (b[i] ?? 0)) >>> (16 - take) !== 0) return false;
-      }
-      return true;
-    }
-    return false;
+    const lower = entry.toLowerCase();
+    const slash = lower.indexOf('/');
+    const base = slash === -1 ? lower : lower.slice(0, slash);
+    const bitsText = slash === -1 ? undefined : lower.slice(slash + 1);
+    if (bitsText === undefined && base === name) return true;
+    if (address === undefined || (bitsText !== undefined && !/^[0-9]+$/.test(bitsText))) return false;
+    const ipv4 = endsInNumber(base) ? parseIpv4(base) : undefined;
+    const ipv6 = parseIpv6(base);
+    const entryValue = address.width === 32 ? (ipv4 === undefined ? undefined : BigInt(ipv4)) : ipv6 === undefined ? undefined : ipv6Value(ipv6);
+    const n = bitsText === undefined ? address.width : Number(bitsText);
+    return entryValue !== undefined && n <= address.width && (address.value ^ entryValue) >> BigInt(address.width - n) === 0n;
   });
 }
 
-function checkName(host: string): UrlProblem | undefined {
-  if (!/^[a-z0-9._-]+$/.test(host)) return 'invalid';
-  if (endsInNumber(host)) {
-    const ip = parseIpv4(host);
-    return ip === undefined ? 'invalid' : isGlobalIpv4(ip) ? undefined : 'invalid-ip';
-  }
-  const name = host.endsWith('.') ? host.slice(0, -1) : host;
-  if (name === '' || name.startsWith('.') || name.includes('..')) return 'invalid';
-  const internal = name === 'localhost' || /\.(?:localhost|local|internal|consul)$/.test(name);
-  return internal ? 'invalid' : undefined;
-}
-
 function checkAuthority(authority: string, allowed: readonly string[]): UrlProblem | undefined {
+  // Stryker disable next-line ConditionalExpression: a redundant guard kept to state the rule; `@` fails the host, IPv6 and port patterns below anyway
   if (authority.includes('@')) return 'invalid';
   const split = splitHostPort(authority);
   if (split === undefined) return 'invalid';
   if (split.port !== '' && (!/^[0-9]+$/.test(split.port) || Number(split.port) > LIMITS.portNumber)) return 'invalid';
   const host = split.host.toLowerCase();
   if (host === '') return 'no-host';
-  if (!host.startsWith('[')) {
-    const problem = checkName(host);
-    return problem === 'invalid-ip' || (problem === 'invalid' && /^[a-z0-9._-]+$/.test(host)) ? (isAllowed(host, allowed) ? undefined : problem) : problem;
+  if (host.startsWith('[')) {
+    const bare = host.slice(1, -1);
+    const ip = parseIpv6(bare);
+    if (ip === undefined) return 'invalid';
+    return isGlobalIpv6(ip) || isAllowed(bare, { width: 128, value: ipv6Value(ip) }, allowed) ? undefined : 'invalid-ip';
   }
-  const ip = parseIpv6(host.slice(1, -1));
-  return ip === undefined ? 'invalid' : isGlobalIpv6(ip) || isAllowed(host, allowed) ? undefined : 'invalid-ip';
+  if (!/^[a-z0-9._-]+$/.test(host)) return 'invalid';
+  const name = host.endsWith('.') ? host.slice(0, -1) : host;
+  if (endsInNumber(host)) {
+    const ip = parseIpv4(host);
+    if (ip === undefined) return 'invalid';
+    return isGlobalIpv4(ip) || isAllowed(name, { width: 32, value: BigInt(ip) }, allowed) ? undefined : 'invalid-ip';
+  }
+  if (name.split('.').includes('')) return 'invalid';
+  const internal = name === 'localhost' || /\.(?:localhost|local|internal|consul)$/.test(name);
+  return internal && !isAllowed(name, undefined, allowed) ? 'invalid' : undefined;
 }
 
 /**
@@ -86,6 +81,7 @@ function checkAuthority(authority: string, allowed: readonly string[]): UrlProbl
  * checkVerificationUrl('http://127.0.0.1:9000/', ['127.0.0.0/8']); // undefined
  * checkVerificationUrl('ftp://example.com/'); // 'invalid-scheme'
  */
+// Stryker disable next-line ArrayDeclaration: no host can equal the mutant's entry ("Stryker was here" has spaces, which are refused first) or parse as an IP
 export function checkVerificationUrl(url: string, allowed: readonly string[] = []): UrlProblem | undefined {
   // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused.
   if (url === '' || /[\s\u0000-\u001f\u007f]/u.test(url)) return 'invalid';

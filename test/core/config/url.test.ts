@@ -144,3 +144,82 @@ describe('checkVerificationUrl with an operator allowlist', () => {
     expect(checkVerificationUrl(url, allowed)).toBe(expected);
   });
 });
+
+describe('checkVerificationUrl: the authority, piece by piece', () => {
+  it.each([
+    // bracketed IPv6: exactly one literal, then nothing or a port
+    ['http://[2606:4700::1111]/', undefined],
+    ['http://[2606:4700::1111]:443/', undefined],
+    ['http://[2606:4700::1111]:/', undefined],
+    ['http://[2606:4700::1111]x/', 'invalid'],
+    ['http://[2606:4700::1111]]:80/', 'invalid'],
+    ['http://[2606:4700::1111/', 'invalid'],
+    ['http://[2606:4700::1111]:65536/', 'invalid'],
+    // ports: digits only, at most 65535
+    ['http://example.com:65535/', undefined],
+    ['http://example.com:65536/', 'invalid'],
+    ['http://example.com:a8/', 'invalid'],
+    ['http://example.com:8a/', 'invalid'],
+    ['http://example.com:/', undefined],
+    // names: the whole host in [a-z0-9._-], no empty label, a trailing dot allowed once
+    ['http://ex%41mple.com/', 'invalid'],
+    ['http://%41example.com/', 'invalid'],
+    ['http://example.com%41/', 'invalid'],
+    ['http://./', 'invalid'],
+    ['http://.example.com/', 'invalid'],
+    ['http://example.com../', 'invalid'],
+    ['http://localhost./', 'invalid'],
+    ['http://printer.local./', 'invalid'],
+    ['http://printer.local.example.com/', undefined],
+    ['http://internal.example.com/', undefined],
+    // the authority ends at the first / \ ? or #, or at the end of the URL
+    ['http://example.local', 'invalid'],
+    ['http://example.com', undefined],
+    ['http://example.com?x', undefined],
+    ['http://example.local#x', 'invalid'],
+    // the scheme is the URL's first characters
+    ['1http://example.com/', 'invalid-scheme'],
+    ['x-http://example.com/', 'invalid-scheme'],
+  ] as const)('%j → %s', (url, expected) => {
+    expect(checkVerificationUrl(url)).toBe(expected);
+  });
+
+  it.each([
+    // names: exact (a trailing dot on either side is the same name), never a name with bad characters
+    ['http://localhost./', ['localhost'], undefined],
+    ['http://ex%41mple.com/', ['ex%41mple.com'], 'invalid'],
+    ['http://a..b.internal/', ['a..b.internal'], 'invalid'],
+    ['http://verify.internal/', ['VERIFY.internal'], undefined],
+    ['http://verify.internal/', ['verify.internal/32'], 'invalid'],
+    // IPv4 CIDRs at their bounds
+    ['http://192.168.1.1/', ['0.0.0.0/0'], undefined],
+    ['http://10.0.0.1/', ['10.0.0.1/32'], undefined],
+    ['http://10.0.0.2/', ['10.0.0.1/32'], 'invalid-ip'],
+    ['http://10.0.0.1/', ['10.0.0.0/31'], undefined],
+    ['http://10.0.0.2/', ['10.0.0.0/31'], 'invalid-ip'],
+    ['http://10.0.0.1/', ['10.0.0.1/33'], 'invalid-ip'],
+    ['http://10.0.0.1/', ['10.0.0.1/-1'], 'invalid-ip'],
+    ['http://10.0.0.1/', ['10.0.0.1/8.5'], 'invalid-ip'],
+    ['http://10.0.0.1/', ['10.0.0.1/x'], 'invalid-ip'],
+    ['http://10.0.0.1/', ['10.0.0.1/'], 'invalid-ip'],
+    ['http://0xa000001/', ['10.0.0.1'], undefined],
+    ['http://10.0.0.1./', ['10.0.0.1'], undefined],
+    ['http://10.0.0.1/', ['::ffff:10.0.0.1'], 'invalid-ip'],
+    ['http://10.0.0.1/', ['fd00::/8'], 'invalid-ip'],
+    // IPv6 CIDRs at their bounds
+    ['http://[fd00::1]/', ['::/0'], undefined],
+    ['http://[fd00::1]/', ['fd00::1/128'], undefined],
+    ['http://[fd00::2]/', ['fd00::1/128'], 'invalid-ip'],
+    ['http://[fd00::1]/', ['fd00::/127'], undefined],
+    ['http://[fd00::2]/', ['fd00::/127'], 'invalid-ip'],
+    ['http://[fd00:0:0:1::1]/', ['fd00::/64'], 'invalid-ip'],
+    ['http://[fd00::ffff:1]/', ['fd00::/64'], undefined],
+    ['http://[fd00::1]/', ['fd00::1/129'], 'invalid-ip'],
+    ['http://[fd00::1]/', ['fd00::1/-1'], 'invalid-ip'],
+    ['http://[fd00::1]/', ['FD00:0:0:0:0:0:0:1'], undefined],
+    ['http://[::ffff:a00:1]/', ['10.0.0.1'], 'invalid-ip'],
+    ['http://[fd00::1]/', ['10.0.0.0/8'], 'invalid-ip'],
+  ] as const)('%s with %j → %s', (url, allowed, expected) => {
+    expect(checkVerificationUrl(url, allowed)).toBe(expected);
+  });
+});
