@@ -117,8 +117,11 @@ export interface StagedBlobs {
    * at once; two writers of one part must not overlap (the caller aborts the first).
    */
   writePart(key: string, part: number, offset: number, length: number): Promise<PartWriter | undefined>;
-  /** The parts recorded as received: part number → bytes. Empty if there is no staged blob. */
-  stagedParts(key: string): Promise<ReadonlyMap<number, number>>;
+  /**
+   * The parts recorded as received: part number → bytes; undefined if there is no staged blob
+   * (never created or deleted; one published keeps its records until deleted).
+   */
+  stagedParts(key: string): Promise<ReadonlyMap<number, number> | undefined>;
   /**
    * Makes the staged blob the blob under `to` (atomically and durably, replacing any); true if it
    * did, or did earlier (the staged blob's bytes already moved there: a retry after a crash),

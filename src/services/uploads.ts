@@ -116,7 +116,8 @@ interface PartClaim {
  * directly). Multipart files, on a store that assembles in place ({@link StagedBlobs}: the local
  * disk), are written part by part at their offsets into `uploads/<id>/assembly/<file index>`
  * (created by `prepare`) and published by renaming it on completion: each byte is written once.
- * On other stores they are assembled on completion from `uploads/<id>/parts/<file index>/<part>`.
+ * On other stores (or for a file without a staged file: prepared by an earlier Tavern) they are
+ * assembled on completion from `uploads/<id>/parts/<file index>/<part>`.
  *
  * In place, a PUT claims its part (under the upload's lock, completion rechecked; a PUT of the
  * same part still streaming is stopped and waited for; the part's record removed), streams into
@@ -235,7 +236,9 @@ export class Uploads {
     const file = upload?.files[index];
     if (upload === undefined || file === undefined || part > file.parts || offset + length > file.contentLength) return err(notFound());
     if (upload.completedAt !== undefined) return err(completed());
-    if (this.#staged !== undefined && file.parts > 1) return this.#putInPlace(this.#staged, upload.id, index, target.value, body);
+    if (this.#staged !== undefined && file.parts > 1 && (await this.#staged.stagedParts(stagedKey(upload.id, index))) !== undefined) {
+      return this.#putInPlace(this.#staged, upload.id, index, target.value, body);
+    }
     const writer = await this.#blobs.begin(putKey(upload.id, index, file, part));
     try {
       const { seen, cut } = await copy(body, writer, length);
@@ -265,7 +268,8 @@ export class Uploads {
   async complete(uploadId: string, gameId?: string): Promise<Result<UploadRecord, MatchError>> {
     const result = await this.#exclusive(uploadId, () => this.#complete(uploadId, gameId));
     if (result.ok && this.#direct === undefined && result.value.files.some((f) => f.parts > 1)) {
-      await this.#blobs.delete(this.#staged === undefined ? partsKey(result.value.id) : assemblyKey(result.value.id));
+      await this.#blobs.delete(partsKey(result.value.id));
+      if (this.#staged !== undefined) await this.#blobs.delete(assemblyKey(result.value.id));
     }
     return result;
   }
@@ -334,6 +338,7 @@ export class Uploads {
     for (const [index, file] of upload.files.entries()) {
       let size = 0;
       let whole = true;
+      // In place, or (no staged file: prepared by an earlier Tavern) as one blob per part.
       const staged = this.#staged !== undefined && file.parts > 1 ? await this.#staged.stagedParts(stagedKey(upload.id, index)) : undefined;
       for (let part = 1; part <= file.parts; part += 1) {
         const bytes = staged?.get(part);
@@ -399,12 +404,7 @@ export class Uploads {
 
   /** Makes a multipart file's final blob: the staged file renamed, or its parts concatenated. */
   async #publish(uploadId: string, index: number, file: UploadFile): Promise<void> {
-    if (this.#staged !== undefined) {
-      if (!(await this.#staged.publishStaged(stagedKey(uploadId, index), uploadFileKey(uploadId, file.path)))) {
-        throw new Error(`The staged file of '${file.path}' in upload ${uploadId} vanished.`);
-      }
-      return;
-    }
+    if (this.#staged !== undefined && (await this.#staged.publishStaged(stagedKey(uploadId, index), uploadFileKey(uploadId, file.path)))) return;
     const writer = await this.#blobs.begin(uploadFileKey(uploadId, file.path));
     try {
       for (let part = 1; part <= file.parts; part += 1) {

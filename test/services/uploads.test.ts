@@ -676,6 +676,17 @@ describe('Uploads', () => {
       expect((await readFile(h, prepared.upload.id, 'image.tar'))?.equals(data)).toBe(true);
     });
 
+    it('completes an upload prepared before parts were written in place (one blob per part) the old way', async () => {
+      await h.blobs.delete(`uploads/${prepared.upload.id}/assembly`);
+      await putAll(h, prepared, new Map([['image.tar', data]]), [2, 0]);
+      expect(await readdir(join(h.root, 'uploads', prepared.upload.id, 'parts', '0'))).toEqual(['1', '3']);
+      expect(await missingParts()).toEqual([2]);
+      await putAll(h, prepared, new Map([['image.tar', data]]), [1]);
+      expectOk(await h.uploads.complete(prepared.upload.id));
+      expect((await published())?.equals(data)).toBe(true);
+      expect(await readdir(join(h.root, 'uploads', prepared.upload.id))).toEqual(['files']);
+    });
+
     it('a storage failure while writing a part fails the PUT (the server\'s fault) and leaves the part missing', async () => {
       const writePart = h.blobs.writePart.bind(h.blobs);
       h.blobs.writePart = async (...args) => {

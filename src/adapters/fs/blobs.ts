@@ -162,13 +162,13 @@ export class FsBlobs implements Blobs, StagedBlobs {
     }
   }
 
-  async stagedParts(key: string): Promise<ReadonlyMap<number, number>> {
+  async stagedParts(key: string): Promise<ReadonlyMap<number, number> | undefined> {
     const dir = join(this.#locate(key), STAGED_PARTS);
     let names: string[];
     try {
       names = await readdir(dir);
     } catch (e) {
-      if (isMissing(e)) return new Map();
+      if (isMissing(e)) return undefined;
       throw e;
     }
     const parts = new Map<number, number>();
