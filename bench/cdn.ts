@@ -5,9 +5,12 @@
  *   Tavern's CDN (the compiled server, SQLite, local-disk blobs) against nginx (Debian's
  *   `/usr/sbin/nginx`, one worker) serving the same files from disk with the same headers, each
  *   server pinned to core 0 and the load on core 1; ratio = Tavern / nginx;
- * - upload MB/s of a build through presigned multipart (100 MiB parts, PUT one after another,
- *   then completion) to the local-disk adapter against `cp` of the same file on the same disk, and
- *   to the S3 test server (`node test/s3/server.js`) when it answers at 127.0.0.1:4569.
+ * - upload MB/s of a build through presigned multipart (100 MiB parts, read in 1 MiB chunks; PUT
+ *   all at once as `tavern deploy` does (it runs 8 at a time), and one after another; then
+ *   completion) to the local-disk adapter against `cp` of the same file on the same disk followed
+ *   by `sync` (Tavern fsyncs each part before recording it), three rounds alternating, medians
+ *   reported; and to the S3 test server (`node test/s3/server.js`) when it answers at
+ *   127.0.0.1:4569, once, parts at once.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -29,6 +32,8 @@ const CDN_DOMAIN = 'cdn.bench';
 const HOST = `bench.${CDN_DOMAIN}`;
 const S3_ENDPOINT = 'http://127.0.0.1:4569';
 const MiB = 2 ** 20;
+/** Rounds of cp and local-disk uploads, alternating (the median of each is reported). */
+const UPLOAD_ROUNDS = 3;
 const HTML = `<!doctype html><html><head><title>Bench</title></head><body>${'<p>hello</p>'.repeat(40)}</body></html>\n`;
 
 const argOf = (args: readonly string[], name: string, fallback: number): number => {
@@ -76,17 +81,24 @@ const putPart = (url: string, file: string, offset: number, length: number): Pro
     });
     req.on('error', reject);
     if (length === 0) req.end();
-    else createReadStream(file, { start: offset, end: offset + length - 1 }).on('error', reject).pipe(req);
+    else createReadStream(file, { start: offset, end: offset + length - 1, highWaterMark: MiB }).on('error', reject).pipe(req);
   });
 
-/** A build of `file` through presigned multipart and completion; seconds taken. */
-async function uploadSeconds(api: string, game: BenchGame, file: string): Promise<number> {
+const median = (xs: readonly number[]): number => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+};
+
+/** A build of `file` through presigned multipart and completion, its parts PUT at once or one after another; seconds taken. */
+async function uploadSeconds(api: string, game: BenchGame, file: string, parallel: boolean): Promise<number> {
   const size = statSync(file).size;
   const started = performance.now();
   const build = await call(api, 'POST', `/cloud/games/${game.gameId}/builds`, game.cloud, {
     display_name: 'Bench', image_tag: `bench:${randomUUID().slice(0, 8)}`, image_file: { path: 'image.tar', content_length: size }, multipart_upload: true,
   });
-  for (const p of build['image_presigned_requests'] as { url: string; byte_offset: number; content_length: number }[]) await putPart(p.url, file, p.byte_offset, p.content_length);
+  const parts = build['image_presigned_requests'] as { url: string; byte_offset: number; content_length: number }[];
+  if (parallel) await Promise.all(parts.map((p) => putPart(p.url, file, p.byte_offset, p.content_length)));
+  else for (const p of parts) await putPart(p.url, file, p.byte_offset, p.content_length);
   await call(api, 'POST', `/cloud/uploads/${str(build['upload_id'], 'upload_id')}/complete`, game.cloud);
   return (performance.now() - started) / 1000;
 }
@@ -206,14 +218,25 @@ export async function cdnBench(args: readonly string[]): Promise<void> {
       } finally {
         await nginx?.stop();
       }
-      const cpStart = performance.now();
-      const copied = spawnSync('cp', [image, join(work, 'image.copy')]);
-      spawnSync('sync');
-      if (copied.status !== 0) throw new Error('cp failed');
-      const cpSeconds = (performance.now() - cpStart) / 1000;
-      uploads.push({ target: 'cp (same disk)', seconds: cpSeconds, mb_per_s: (uploadMiB * MiB) / 1e6 / cpSeconds });
-      const local = await uploadSeconds(tavern.api, game, image);
-      uploads.push({ target: 'Tavern, local disk', seconds: local, mb_per_s: (uploadMiB * MiB) / 1e6 / local });
+      const rounds = { cp: [] as number[], parallel: [] as number[], sequential: [] as number[] };
+      for (let round = 0; round < UPLOAD_ROUNDS; round++) {
+        const copy = join(work, 'image.copy');
+        rmSync(copy, { force: true });
+        spawnSync('sync');
+        const cpStart = performance.now();
+        const copied = spawnSync('cp', [image, copy]);
+        spawnSync('sync');
+        if (copied.status !== 0) throw new Error('cp failed');
+        rounds.cp.push((performance.now() - cpStart) / 1000);
+        rounds.parallel.push(await uploadSeconds(tavern.api, game, image, true));
+        spawnSync('sync');
+        rounds.sequential.push(await uploadSeconds(tavern.api, game, image, false));
+        spawnSync('sync');
+      }
+      const row = (target: string, seconds: number): void => void uploads.push({ target, seconds, mb_per_s: (uploadMiB * MiB) / 1e6 / seconds });
+      row('cp (same disk), then sync', median(rounds.cp));
+      row('Tavern, local disk', median(rounds.parallel));
+      row('Tavern, local disk, parts one by one', median(rounds.sequential));
     } finally {
       await tavern.child.stop();
     }
@@ -227,7 +250,7 @@ export async function cdnBench(args: readonly string[]): Promise<void> {
       const onS3 = await startTavern(join(work, 'tavern-s3'), serverCpu, bucket);
       try {
         const s3Game = await createGame(onS3.api);
-        const s = await uploadSeconds(onS3.api, s3Game, image);
+        const s = await uploadSeconds(onS3.api, s3Game, image, true);
         uploads.push({ target: 'S3 test server (s3rver)', seconds: s, mb_per_s: (uploadMiB * MiB) / 1e6 / s });
       } finally {
         await onS3.child.stop();
@@ -245,12 +268,14 @@ export async function cdnBench(args: readonly string[]): Promise<void> {
   };
   const cp = uploads.find((u) => u.target.startsWith('cp'));
   const local = uploads.find((u) => u.target === 'Tavern, local disk');
+  const oneByOne = uploads.find((u) => u.target === 'Tavern, local disk, parts one by one');
   const result = {
     connections, seconds, upload_mib: uploadMiB, nginx: hasNginx,
     serve: rows.map((r) => ({ server: r.server, file: r.file, rps: r.load.rps, p50_ms: r.load.p50_ms, p99_ms: r.load.p99_ms, errors: r.load.errors, cpu_us_per_request: r.load.cpu_us_per_request })),
     serve_ratio: { html: ratio('index.html'), asset_1mib: ratio('asset.bin') },
     upload: uploads,
     upload_ratio: cp === undefined || local === undefined ? undefined : local.mb_per_s / cp.mb_per_s,
+    upload_ratio_one_by_one: cp === undefined || oneByOne === undefined ? undefined : oneByOne.mb_per_s / cp.mb_per_s,
   };
   if (json) {
     process.stdout.write(`${JSON.stringify(result)}\n`);
@@ -263,6 +288,6 @@ export async function cdnBench(args: readonly string[]): Promise<void> {
   if (!hasNginx) process.stdout.write(`nginx not measured: ${NGINX} is missing (apt-get install nginx-light)\n`);
   process.stdout.write(`Tavern / nginx at ${connections} connections: HTML ${f(result.serve_ratio.html)}×, 1 MiB asset ${f(result.serve_ratio.asset_1mib)}×\n\n`);
   process.stdout.write(`${table(['upload target', `${uploadMiB} MiB in s`, 'MB/s'], uploads.map((u) => [u.target, f(u.seconds), f(u.mb_per_s, 0)]))}\n`);
-  process.stdout.write(`Tavern local-disk upload / cp: ${f(result.upload_ratio)}×${uploads.some((u) => u.target.startsWith('S3')) ? '' : ' (S3 not measured: no S3 test server at 127.0.0.1:4569)'}\n`);
+  process.stdout.write(`Tavern local-disk upload / cp: ${f(result.upload_ratio)}× (parts one by one: ${f(result.upload_ratio_one_by_one)}×)${uploads.some((u) => u.target.startsWith('S3')) ? '' : ' (S3 not measured: no S3 test server at 127.0.0.1:4569)'}\n`);
 }
 

@@ -69,6 +69,76 @@ export interface Blobs {
   delete(key: string): Promise<void>;
 }
 
+/**
+ * Writes one part of a staged blob ({@link StagedBlobs.writePart}) in place, at its byte offset.
+ *
+ * @example
+ * for await (const chunk of body) await w.write(chunk);
+ * await w.flush(); await w.commit(); // then w.abort() is a no-op
+ */
+export interface PartWriter {
+  /**
+   * Appends `chunk` after the bytes written so far (never past the part's length: that throws).
+   * The writer may keep `chunk` until {@link PartWriter.flush}: do not change it afterwards.
+   * Resolves when more may be written (backpressure: await each write).
+   */
+  write(chunk: Uint8Array): Promise<void>;
+  /** Writes out every byte given and makes them durable (nothing is recorded yet). */
+  flush(): Promise<void>;
+  /** Records the part as received, with the bytes flushed (durably); the writer is spent. */
+  commit(): Promise<void>;
+  /**
+   * Stops: waits for a write in flight, then releases the writer; the part stays unrecorded (its
+   * bytes in the staged blob are garbage until a later writer of that part commits). A no-op once
+   * committed or aborted.
+   */
+  abort(): Promise<void>;
+}
+
+/**
+ * A store on a local disk whose multipart files are assembled in place: each part is written
+ * once, at its offset, into one staged blob per file, and publishing it is a rename (no second
+ * pass over the bytes). A staged blob lives under its own key (a prefix: deleting it or anything
+ * above it removes the staged blob and its records) and is never visible through `open`/`stat`.
+ *
+ * @example
+ * await blobs.createStaged('uploads/u1/assembly/0', 25);
+ * const w = await blobs.writePart('uploads/u1/assembly/0', 2, 10, 10); // part 2: bytes 10-19
+ * if (w) { await w.write(bytes); await w.flush(); await w.commit(); }
+ * await blobs.publishStaged('uploads/u1/assembly/0', 'uploads/u1/files/image.tar');
+ */
+export interface StagedBlobs {
+  /** Creates the staged blob `key` of `size` bytes (no part received yet), durably. */
+  createStaged(key: string, size: number): Promise<void>;
+  /**
+   * A writer of part `part` (`length` bytes at `offset`), the part's record removed first
+   * (durably: until it commits again the part counts as missing); undefined when there is no
+   * staged blob `key` (never created, deleted, or published). Writers of different parts may run
+   * at once; two writers of one part must not overlap (the caller aborts the first).
+   */
+  writePart(key: string, part: number, offset: number, length: number): Promise<PartWriter | undefined>;
+  /**
+   * The parts recorded as received: part number → bytes; undefined if there is no staged blob
+   * (never created or deleted; one published keeps its records until deleted).
+   */
+  stagedParts(key: string): Promise<ReadonlyMap<number, number> | undefined>;
+  /**
+   * Makes the staged blob the blob under `to` (atomically and durably, replacing any); true if it
+   * did, or did earlier (the staged blob's bytes already moved there: a retry after a crash),
+   * false if there is no staged blob `key`. Later writers of `key` get undefined.
+   */
+  publishStaged(key: string, to: string): Promise<boolean>;
+}
+
+/**
+ * Whether `blobs` assembles multipart files in place ({@link StagedBlobs}).
+ *
+ * @example
+ * if (canStage(blobs)) await blobs.createStaged(key, size);
+ */
+export const canStage = <B extends Blobs>(blobs: B): blobs is B & StagedBlobs =>
+  typeof (blobs as Partial<StagedBlobs>).writePart === 'function';
+
 /** A part of a multipart upload as the store lists it. */
 export interface UploadedPart {
   /** 1-based. */

@@ -4,7 +4,7 @@
  * upload and the version's routes. The namespace is read on every request (a version switch or a
  * new domain applies to the next request); what hangs off a version id is immutable and cached.
  */
-import { cdnHost, compileRoutes, type CompiledRoute } from '../core/cdn.js';
+import { cdnHost, compileRoutes, type CdnHost, type CompiledRoute } from '../core/cdn.js';
 import { parseVersionConfig } from '../core/config/index.js';
 import type { CatalogStore, NamespaceRecord, UploadFile } from '../io/catalog.js';
 
@@ -40,6 +40,8 @@ export class CdnSites {
   readonly #games = new Map<string, string>();
   /** `<game id>/<namespace name id>` → namespace id (neither ever changes; the record is read on every request). */
   readonly #namespaceIds = new Map<string, string>();
+  /** `Host` header → what it names (a pure reading of the header: never stale). */
+  readonly #hosts = new Map<string, CdnHost | null>();
   /** Version id → its site, or null for a version without a (completed) site. */
   readonly #versions = new Map<string, Promise<VersionSite | null>>();
 
@@ -62,8 +64,14 @@ export class CdnSites {
   }
 
   async #namespace(hostHeader: string | undefined): Promise<NamespaceRecord | undefined> {
-    const host = cdnHost(hostHeader, this.#cdnDomain);
-    if (host === undefined) return undefined;
+    if (hostHeader === undefined) return undefined;
+    let host = this.#hosts.get(hostHeader);
+    if (host === undefined) {
+      host = cdnHost(hostHeader, this.#cdnDomain) ?? null;
+      if (this.#hosts.size >= MAX_CACHED) this.#hosts.clear();
+      this.#hosts.set(hostHeader, host);
+    }
+    if (host === null) return undefined;
     if (host.kind === 'domain') return this.#catalog.namespaceByDomain(host.domain);
     let gameId = this.#games.get(host.game);
     if (gameId === undefined) {

@@ -7,7 +7,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { matchError, type MatchError } from '../core/errors.js';
 import { err, ok, type Result } from '../core/result.js';
-import type { BlobWriter, Blobs, DirectUploads } from '../io/blobs.js';
+import { canStage, type Blobs, type DirectUploads, type PartWriter, type StagedBlobs } from '../io/blobs.js';
 import type { CatalogStore, UploadFile, UploadRecord } from '../io/catalog.js';
 import type { Clock, Random } from '../io/index.js';
 import { pathProblem, pathSet } from './upload-paths.js';
@@ -59,13 +59,18 @@ const tooLarge = (max: number, path: readonly string[]): MatchError => matchErro
 const notFound = (): MatchError => matchError('UPLOAD_NOT_FOUND');
 const completed = (): MatchError => invalid('the upload is already complete');
 
-/** Streams `body` into `writer`, stopping at the first chunk past `limit`; returns the bytes seen. */
 /**
  * Copies the body into `writer`, stopping as soon as more than `limit` bytes came: the bytes seen,
  * and whether the body failed midway (`cut`: the client went away or the connection broke, a
- * client event). A failing write is the server's own failure and throws.
+ * client event) or `stopped()` turned true (checked before each write). A failing write is the
+ * server's own failure and throws.
  */
-const copy = async (body: AsyncIterable<Uint8Array>, writer: BlobWriter, limit: number): Promise<{ readonly seen: number; readonly cut: boolean }> => {
+const copy = async (
+  body: AsyncIterable<Uint8Array>,
+  writer: { write(chunk: Uint8Array): Promise<void> },
+  limit: number,
+  stopped: () => boolean = () => false,
+): Promise<{ readonly seen: number; readonly cut: boolean }> => {
   const chunks = body[Symbol.asyncIterator]();
   let seen = 0;
   for (;;) {
@@ -81,6 +86,10 @@ const copy = async (body: AsyncIterable<Uint8Array>, writer: BlobWriter, limit: 
       await chunks.return?.();
       return { seen, cut: false };
     }
+    if (stopped()) {
+      await chunks.return?.();
+      return { seen, cut: true };
+    }
     await writer.write(next.value);
   }
 };
@@ -89,13 +98,33 @@ const copy = async (body: AsyncIterable<Uint8Array>, writer: BlobWriter, limit: 
 export const uploadFileKey = (uploadId: string, path: string): string => `uploads/${uploadId}/files/${path}`;
 const partsKey = (uploadId: string): string => `uploads/${uploadId}/parts`;
 const partKey = (uploadId: string, index: number, part: number): string => `${partsKey(uploadId)}/${index}/${part}`;
+const assemblyKey = (uploadId: string): string => `uploads/${uploadId}/assembly`;
+/** Where a multipart file is assembled in place, on a store that can ({@link StagedBlobs}). */
+const stagedKey = (uploadId: string, index: number): string => `${assemblyKey(uploadId)}/${index}`;
 /** Where a PUT of `part` lands: single-part files go straight to their final key. */
 const putKey = (uploadId: string, index: number, file: UploadFile, part: number): string =>
   file.parts === 1 ? uploadFileKey(uploadId, file.path) : partKey(uploadId, index, part);
 
+/** A PUT writing a part in place: a later PUT of the same part stops it. */
+interface PartClaim {
+  readonly writer: PartWriter;
+  stopped: boolean;
+}
+
 /**
  * Build and CDN uploads. Blob layout: `uploads/<id>/files/<path>` (single-part files are PUT there
- * directly; multipart files are assembled there from `uploads/<id>/parts/<file index>/<part>`).
+ * directly). Multipart files, on a store that assembles in place ({@link StagedBlobs}: the local
+ * disk), are written part by part at their offsets into `uploads/<id>/assembly/<file index>`
+ * (created by `prepare`) and published by renaming it on completion: each byte is written once.
+ * On other stores (or for a file without a staged file: prepared by an earlier Tavern) they are
+ * assembled on completion from `uploads/<id>/parts/<file index>/<part>`.
+ *
+ * In place, a PUT claims its part (under the upload's lock, completion rechecked; a PUT of the
+ * same part still streaming is stopped and waited for; the part's record removed), streams into
+ * the staged file outside the lock, flushes its bytes to disk, and records the part under the
+ * lock if no later PUT claimed it meanwhile. So while a PUT writes, its part counts as missing and
+ * completion is refused; once completion renamed the file, no writer of it is left and every
+ * later PUT is refused.
  *
  * Visibility: files are read only through {@link Uploads.openFile}, which answers only once the
  * catalog marks the upload complete. `complete` marks it only after every file is committed whole
@@ -120,6 +149,10 @@ export class Uploads {
   readonly #direct: DirectFlow | undefined;
   /** Per upload id, the tail of its queue of exclusive sections. */
   readonly #locks = new Map<string, Promise<void>>();
+  /** The store, when it assembles multipart files in place (and uploads are not direct). */
+  readonly #staged: StagedBlobs | undefined;
+  /** PUTs writing a part in place now, by `<upload id>/<file index>/<part>`. */
+  readonly #writing = new Map<string, PartClaim>();
 
   constructor(deps: UploadsDeps) {
     this.#catalog = deps.catalog;
@@ -131,6 +164,7 @@ export class Uploads {
     this.#basePath = new URL(this.#origin).pathname.replace(/\/+$/, '');
     this.#limits = { ...DEFAULT_UPLOAD_LIMITS, ...deps.limits };
     this.#direct = deps.direct === undefined ? undefined : new DirectFlow(deps.direct, deps.blobs, (f) => this.#chunks(f), uploadFileKey);
+    this.#staged = deps.direct === undefined && canStage(deps.blobs) ? deps.blobs : undefined;
   }
 
   /**
@@ -164,6 +198,7 @@ export class Uploads {
       throw new Error(`Upload id ${created.error.value} is already taken.`);
     }
     const upload = created.value;
+    for (const [index, file] of files.entries()) if (file.parts > 1) await this.#staged?.createStaged(stagedKey(id, index), file.contentLength);
     const presigned = this.#direct !== undefined
       ? await this.#direct.presign(upload, now)
       : files.flatMap((file) =>
@@ -201,6 +236,9 @@ export class Uploads {
     const file = upload?.files[index];
     if (upload === undefined || file === undefined || part > file.parts || offset + length > file.contentLength) return err(notFound());
     if (upload.completedAt !== undefined) return err(completed());
+    if (this.#staged !== undefined && file.parts > 1 && (await this.#staged.stagedParts(stagedKey(upload.id, index))) !== undefined) {
+      return this.#putInPlace(this.#staged, upload.id, index, target.value, body);
+    }
     const writer = await this.#blobs.begin(putKey(upload.id, index, file, part));
     try {
       const { seen, cut } = await copy(body, writer, length);
@@ -229,7 +267,10 @@ export class Uploads {
    */
   async complete(uploadId: string, gameId?: string): Promise<Result<UploadRecord, MatchError>> {
     const result = await this.#exclusive(uploadId, () => this.#complete(uploadId, gameId));
-    if (result.ok && this.#direct === undefined && result.value.files.some((f) => f.parts > 1)) await this.#blobs.delete(partsKey(result.value.id));
+    if (result.ok && this.#direct === undefined && result.value.files.some((f) => f.parts > 1)) {
+      await this.#blobs.delete(partsKey(result.value.id));
+      if (this.#staged !== undefined) await this.#blobs.delete(assemblyKey(result.value.id));
+    }
     return result;
   }
 
@@ -286,7 +327,7 @@ export class Uploads {
     const [first] = missing;
     if (first !== undefined) return err(matchError('UPLOAD_INCOMPLETE', { reason: first.reason }, { path: ['files', String(upload.files.findIndex((f) => f.path === first.path)), 'path'], metadata: { missing } }));
     if (this.#direct !== undefined) await this.#direct.publish(upload);
-    else for (const [index, file] of upload.files.entries()) if (file.parts > 1) await this.#assemble(upload.id, index, file);
+    else for (const [index, file] of upload.files.entries()) if (file.parts > 1) await this.#publish(upload.id, index, file);
     const done = await this.#catalog.completeUpload(upload.id, this.#clock.now());
     return done === undefined ? err(notFound()) : ok(done);
   }
@@ -297,8 +338,11 @@ export class Uploads {
     for (const [index, file] of upload.files.entries()) {
       let size = 0;
       let whole = true;
+      // In place, or (no staged file: prepared by an earlier Tavern) as one blob per part.
+      const staged = this.#staged !== undefined && file.parts > 1 ? await this.#staged.stagedParts(stagedKey(upload.id, index)) : undefined;
       for (let part = 1; part <= file.parts; part += 1) {
-        const stat = await this.#blobs.stat(putKey(upload.id, index, file, part));
+        const bytes = staged?.get(part);
+        const stat = staged === undefined ? await this.#blobs.stat(putKey(upload.id, index, file, part)) : bytes === undefined ? undefined : { size: bytes };
         if (stat !== undefined) size += stat.size;
         else if (file.parts === 1) missing.push({ path: file.path, reason: `file '${file.path}' has not been uploaded` });
         else missing.push({ path: file.path, part, reason: `part ${part} of ${file.parts} of file '${file.path}' has not been uploaded` });
@@ -311,8 +355,56 @@ export class Uploads {
     return missing;
   }
 
-  /** Concatenates a multipart file's parts into its final blob (streaming, one part at a time). */
-  async #assemble(uploadId: string, index: number, file: UploadFile): Promise<void> {
+  /**
+   * Streams one PUT into its part of the staged file (see the class's comment): the part is
+   * recorded only once all its bytes are on disk, and only if no later PUT of it started.
+   */
+  async #putInPlace(staged: StagedBlobs, uploadId: string, index: number, target: Target, body: AsyncIterable<Uint8Array>): Promise<Result<void, MatchError>> {
+    const { part, offset, length } = target;
+    const claimKey = `${uploadId}/${index}/${part}`;
+    const claimed = await this.#exclusive(uploadId, async (): Promise<Result<PartClaim, MatchError>> => {
+      const current = await this.#catalog.getUpload(uploadId);
+      if (current === undefined) return err(notFound());
+      if (current.completedAt !== undefined) return err(completed());
+      if (current.abandonedAt !== undefined) return err(matchError('UPLOAD_EXPIRED'));
+      const earlier = this.#writing.get(claimKey);
+      if (earlier !== undefined) {
+        earlier.stopped = true;
+        await earlier.writer.abort();
+      }
+      const writer = await staged.writePart(stagedKey(uploadId, index), part, offset, length);
+      if (writer === undefined) return err(invalid('the file takes no more parts: complete the upload'));
+      const claim: PartClaim = { writer, stopped: false };
+      this.#writing.set(claimKey, claim);
+      return ok(claim);
+    });
+    if (!claimed.ok) return claimed;
+    const claim = claimed.value;
+    const replaced = (): Result<void, MatchError> => err(invalid('a later PUT of this part replaced this one'));
+    try {
+      const { seen, cut } = await copy(body, claim.writer, length, () => claim.stopped);
+      if (claim.stopped) return replaced();
+      if (cut) return err(invalid(`the body ended after ${seen} of ${length} bytes`));
+      if (seen > length) return err(invalid(`the body is longer than ${length} bytes`));
+      if (seen < length) return err(invalid(`the body has ${seen} of ${length} bytes`));
+      await claim.writer.flush();
+      return await this.#exclusive(uploadId, async () => {
+        if (claim.stopped) return replaced();
+        // Completion cannot have happened (this part was missing all along), but expiry may have.
+        const current = await this.#catalog.getUpload(uploadId);
+        if (current?.abandonedAt !== undefined) return err(matchError('UPLOAD_EXPIRED'));
+        await claim.writer.commit();
+        return ok(undefined);
+      });
+    } finally {
+      if (this.#writing.get(claimKey) === claim) this.#writing.delete(claimKey);
+      await claim.writer.abort();
+    }
+  }
+
+  /** Makes a multipart file's final blob: the staged file renamed, or its parts concatenated. */
+  async #publish(uploadId: string, index: number, file: UploadFile): Promise<void> {
+    if (this.#staged !== undefined && (await this.#staged.publishStaged(stagedKey(uploadId, index), uploadFileKey(uploadId, file.path)))) return;
     const writer = await this.#blobs.begin(uploadFileKey(uploadId, file.path));
     try {
       for (let part = 1; part <= file.parts; part += 1) {

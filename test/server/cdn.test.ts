@@ -184,6 +184,46 @@ describe('the CDN serves the namespace current version site', () => {
   });
 });
 
+describe('the CDN answers a path the same every time, and afresh after a switch', () => {
+  const without = (headers: Record<string, unknown>): Record<string, unknown> => Object.fromEntries(Object.entries(headers).filter(([k]) => k !== 'date'));
+
+  it('gives a file the same answer on its first request and later ones, plain or conditional, GET or HEAD', async () => {
+    w = await cdnWorld();
+    const header = [{ kind: { custom_headers: { headers: [{ name: 'X-Route', value: 'v1' }] } } }];
+    await w.deploy(SITE, [{ glob: '*.js', priority: 1, middlewares: header }]);
+    const first = await w.get(HOST, '/app.js');
+    const again = await w.get(HOST, '/app.js');
+    expect(without(again.headers)).toEqual(without(first.headers));
+    expect(again.body.toString()).toBe(APP);
+    expect(first.headers).toMatchObject({ 'x-route': 'v1', etag: `"${sha(APP)}"`, vary: 'Accept-Encoding', 'accept-ranges': 'bytes', 'content-length': String(Buffer.byteLength(APP)) });
+    // The same answer when a condition sends it down the general path.
+    const unmatched = await w.get(HOST, '/app.js', { 'if-none-match': '"other"' });
+    expect(without(unmatched.headers)).toEqual(without(first.headers));
+    expect(unmatched.body.toString()).toBe(APP);
+    const head = await w.get(HOST, '/app.js', {}, 'HEAD');
+    expect(without(head.headers)).toEqual(without(first.headers));
+    expect(head.body.length).toBe(0);
+    expect((await w.get(HOST, '/app.js', { 'if-none-match': `"${sha(APP)}"` })).status).toBe(304);
+    expect((await w.get(HOST, '/app.js', { range: 'bytes=0-3' })).body.toString()).toBe(APP.slice(0, 4));
+    expect((await w.get(HOST, '/missing.js')).status).toBe(404);
+    expect((await w.get(HOST, '/missing.js')).status).toBe(404);
+  });
+
+  it('serves the next version its own bytes, headers and routes on the same paths', async () => {
+    w = await cdnWorld();
+    const header = (value: string): unknown => [{ kind: { custom_headers: { headers: [{ name: 'x-route', value }] } } }];
+    await w.deploy(SITE, [{ glob: '*.js', priority: 1, middlewares: header('v1') }]);
+    for (let i = 0; i < 3; i += 1) expect((await w.get(HOST, '/app.js')).headers['x-route']).toBe('v1');
+    const next = 'console.log("v2");\n';
+    await w.deploy([{ path: 'app.js', body: next }, { path: 'new.html', body: '<p>new</p>' }], [{ glob: '*.js', priority: 1, middlewares: header('v2') }]);
+    const after = await w.get(HOST, '/app.js');
+    expect(after.body.toString()).toBe(next);
+    expect(after.headers).toMatchObject({ 'x-route': 'v2', etag: `"${sha(next)}"`, 'content-length': String(Buffer.byteLength(next)) });
+    expect((await w.get(HOST, '/index.html')).status).toBe(404);
+    expect((await w.get(HOST, '/new.html')).body.toString()).toBe('<p>new</p>');
+  });
+});
+
 describe('CDN auth', () => {
   const basic = (user: string, password: string): Record<string, string> => ({ authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` });
 

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -547,6 +547,156 @@ describe('Uploads', () => {
     it('answers UPLOAD_NOT_FOUND for a validly signed URL of an unknown upload', async () => {
       h.catalog.uploads.clear();
       expect(expectError(await h.uploads.put(new URL(url), body(data))).code).toBe('UPLOAD_NOT_FOUND');
+    });
+  });
+
+  describe('multipart on the local disk: parts written in place', () => {
+    const data = bytesOf(25);
+    let prepared: PreparedUpload;
+    const url = (i: number): URL => new URL(prepared.presigned[i]?.url ?? '');
+    const slice = (i: number): Uint8Array => {
+      const p = prepared.presigned[i] as PresignedRequest;
+      return data.subarray(p.byteOffset, p.byteOffset + p.contentLength);
+    };
+    const missingParts = async (): Promise<number[]> => {
+      const r = await h.uploads.complete(prepared.upload.id);
+      return r.ok ? [] : (r.error.metadata as { missing: { part?: number }[] }).missing.map((m) => m.part ?? 0);
+    };
+    const published = (): Promise<Buffer | undefined> => readFile(h, prepared.upload.id, 'image.tar');
+    const assembly = (): Promise<string[]> => readdir(join(h.root, 'uploads', prepared.upload.id, 'assembly', '0')).catch(() => []);
+    beforeEach(async () => {
+      h = await harness({ chunkBytes: 10 });
+      prepared = expectOk(await h.uploads.prepare({ gameId: GAME, kind: 'build', files: [{ path: 'image.tar', contentLength: 25 }], multipart: true }));
+    });
+
+    it('writes each part once into one staged file of the full size, and publishes it by renaming', async () => {
+      expect((await stat(join(h.root, 'uploads', prepared.upload.id, 'assembly', '0', 'data'))).size).toBe(25);
+      await putAll(h, prepared, new Map([['image.tar', data]]), [1, 2, 0]);
+      expect(await readdir(join(h.root, 'uploads', prepared.upload.id))).toEqual(['assembly']);
+      expect(await h.blobs.stagedParts(`uploads/${prepared.upload.id}/assembly/0`)).toEqual(new Map([[1, 10], [2, 10], [3, 5]]));
+      expectOk(await h.uploads.complete(prepared.upload.id));
+      expect((await published())?.equals(data)).toBe(true);
+      expect(await readdir(join(h.root, 'uploads', prepared.upload.id))).toEqual(['files']);
+    });
+
+    it('refuses a short or long part, which then counts as missing, without touching its neighbours', async () => {
+      await putAll(h, prepared, new Map([['image.tar', data]]), [0, 2]);
+      expect(expectError(await h.uploads.put(url(1), body(slice(1).subarray(0, 9)))).params).toEqual({ reason: 'the body has 9 of 10 bytes' });
+      expect(await missingParts()).toEqual([2]);
+      const long = Buffer.concat([slice(1), Buffer.from([0xee, 0xee, 0xee])]);
+      expect(expectError(await h.uploads.put(url(1), body(long))).params).toEqual({ reason: 'the body is longer than 10 bytes' });
+      expect(await missingParts()).toEqual([2]);
+      expect(await published()).toBeUndefined();
+      await putAll(h, prepared, new Map([['image.tar', data]]), [1]);
+      expectOk(await h.uploads.complete(prepared.upload.id));
+      expect((await published())?.equals(data)).toBe(true);
+    });
+
+    it('replaces a part on a repeated PUT; a repeated PUT that fails leaves the part missing', async () => {
+      await putAll(h, prepared, new Map([['image.tar', bytesOf(25, 4)]]));
+      await putAll(h, prepared, new Map([['image.tar', data]]), [0]);
+      async function* broken(): AsyncGenerator<Uint8Array> {
+        yield data.subarray(10, 13);
+        await Promise.resolve();
+        throw new Error('aborted');
+      }
+      expect(expectError(await h.uploads.put(url(1), broken())).params).toEqual({ reason: 'the body ended after 3 of 10 bytes' });
+      expect(await missingParts()).toEqual([2]);
+      await putAll(h, prepared, new Map([['image.tar', data]]), [1, 2]);
+      expectOk(await h.uploads.complete(prepared.upload.id));
+      expect((await published())?.equals(data)).toBe(true);
+    });
+
+    it('lets the later of two PUTs of a part win, stopping the earlier one', async () => {
+      await putAll(h, prepared, new Map([['image.tar', data]]), [0, 2]);
+      let release = (): void => undefined;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      async function* held(): AsyncGenerator<Uint8Array> {
+        yield bytesOf(5, 8);
+        await gate;
+        yield bytesOf(5, 9);
+      }
+      const early = h.uploads.put(url(1), held());
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      expectOk(await h.uploads.put(url(1), body(slice(1))));
+      release();
+      expect(expectError(await early).params).toEqual({ reason: 'a later PUT of this part replaced this one' });
+      expectOk(await h.uploads.complete(prepared.upload.id));
+      expect((await published())?.equals(data)).toBe(true);
+    });
+
+    it('refuses completion while a part is streaming (even one received before), and every PUT once complete', async () => {
+      await putAll(h, prepared, new Map([['image.tar', data]]));
+      let release = (): void => undefined;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      async function* held(): AsyncGenerator<Uint8Array> {
+        yield slice(1).subarray(0, 4);
+        await gate;
+        yield slice(1).subarray(4);
+      }
+      const streaming = h.uploads.put(url(1), held());
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      const e = expectError(await h.uploads.complete(prepared.upload.id));
+      expect(e).toMatchObject({ code: 'UPLOAD_INCOMPLETE', params: { reason: "part 2 of 3 of file 'image.tar' has not been uploaded" } });
+      release();
+      expectOk(await streaming);
+      expectOk(await h.uploads.complete(prepared.upload.id));
+      const late = expectError(await h.uploads.put(url(0), body(bytesOf(10, 3))));
+      expect(late).toMatchObject({ code: 'UPLOAD_INVALID', params: { reason: 'the upload is already complete' } });
+      expect((await published())?.equals(data)).toBe(true);
+    });
+
+    it('after a crash: a part cut midway is missing and nothing is published; a completion cut after the rename finishes on retry', async () => {
+      await putAll(h, prepared, new Map([['image.tar', data]]), [0, 2]);
+      // The process dies while part 2 streams: the body never ends.
+      let die = (): void => undefined;
+      const death = new Promise<void>((_, reject) => (die = () => reject(new Error('the old process is gone'))));
+      async function* dies(): AsyncGenerator<Uint8Array> {
+        yield slice(1).subarray(0, 6);
+        await death;
+      }
+      const cut = h.uploads.put(url(1), dies());
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      const restarted = new Uploads({
+        catalog: h.catalog, blobs: new FsBlobs(h.root), clock: h.clock, random: { uuid: () => 'unused', u32: () => 0 },
+        secret: new TextEncoder().encode('test secret'), publicOrigin: ORIGIN, limits: { chunkBytes: 10 },
+      });
+      expect(expectError(await restarted.complete(prepared.upload.id)).metadata).toMatchObject({ missing: [{ path: 'image.tar', part: 2 }] });
+      expect(await restarted.openFile(prepared.upload.id, 'image.tar')).toBeUndefined();
+      expectOk(await restarted.put(url(1), body(slice(1))));
+      // Then a crash right after completion renamed the file, before the catalog recorded it.
+      expect(await h.blobs.publishStaged(`uploads/${prepared.upload.id}/assembly/0`, `uploads/${prepared.upload.id}/files/image.tar`)).toBe(true);
+      expect(await restarted.openFile(prepared.upload.id, 'image.tar')).toBeUndefined();
+      const refused = expectError(await restarted.put(url(0), body(bytesOf(10, 3))));
+      expect(refused).toMatchObject({ code: 'UPLOAD_INVALID', params: { reason: 'the file takes no more parts: complete the upload' } });
+      expectOk(await restarted.complete(prepared.upload.id));
+      expect((await readFile(h, prepared.upload.id, 'image.tar'))?.equals(data)).toBe(true);
+      die(); // (only to release the dead PUT's file handle)
+      expect(expectError(await cut).code).toBe('UPLOAD_INVALID');
+      expect((await readFile(h, prepared.upload.id, 'image.tar'))?.equals(data)).toBe(true);
+    });
+
+    it('completes an upload prepared before parts were written in place (one blob per part) the old way', async () => {
+      await h.blobs.delete(`uploads/${prepared.upload.id}/assembly`);
+      await putAll(h, prepared, new Map([['image.tar', data]]), [2, 0]);
+      expect(await readdir(join(h.root, 'uploads', prepared.upload.id, 'parts', '0'))).toEqual(['1', '3']);
+      expect(await missingParts()).toEqual([2]);
+      await putAll(h, prepared, new Map([['image.tar', data]]), [1]);
+      expectOk(await h.uploads.complete(prepared.upload.id));
+      expect((await published())?.equals(data)).toBe(true);
+      expect(await readdir(join(h.root, 'uploads', prepared.upload.id))).toEqual(['files']);
+    });
+
+    it('a storage failure while writing a part fails the PUT (the server\'s fault) and leaves the part missing', async () => {
+      const writePart = h.blobs.writePart.bind(h.blobs);
+      h.blobs.writePart = async (...args) => {
+        const writer = await writePart(...args);
+        if (writer !== undefined) writer.flush = () => Promise.reject(new Error('disk full'));
+        return writer;
+      };
+      await expect(h.uploads.put(url(0), body(slice(0)))).rejects.toThrow('disk full');
+      expect(await missingParts()).toEqual([1, 2, 3]);
+      expect(await assembly()).toEqual(['data', 'parts']);
     });
   });
 

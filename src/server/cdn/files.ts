@@ -89,6 +89,11 @@ export class CdnFiles {
     return bytes;
   }
 
+  /** The bytes of the small blob under `key` if they are in memory now (see {@link CdnFiles.small}). */
+  kept(key: string): Buffer | undefined {
+    return this.#small.get(key);
+  }
+
   /** The SHA-256 of the blob under `key` (base64url), or undefined if it is gone. Keys of completed uploads never change. */
   hash(key: string): Promise<string | undefined> {
     return this.#hashes.get(key, async () => {

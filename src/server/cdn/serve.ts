@@ -13,7 +13,7 @@ import bcrypt from 'bcryptjs';
 import mime from 'mime-types';
 import { cdnPath, noneMatch, parseRange, pickEncoding, routeFor, type Encoding } from '../../core/cdn.js';
 import type { BlobReader, Blobs, ByteRange } from '../../io/blobs.js';
-import type { NamespaceRecord } from '../../io/catalog.js';
+import type { NamespaceRecord, UploadFile } from '../../io/catalog.js';
 import type { CdnSites, ServedSite } from '../../services/cdn-sites.js';
 import { uploadFileKey } from '../../services/uploads.js';
 import type { Logger } from '../deps.js';
@@ -30,6 +30,26 @@ const REALM = 'RivetCdn';
 const MAX_VERIFIED = 10_000;
 
 type Headers = Record<string, string | number>;
+
+/**
+ * What a request target of one version's site resolves to, worked out on its first request and
+ * reused (a version's site, its routes and a completed upload's bytes never change; a version
+ * switch gives a new site, so a new table): the file, its key and hash, the headers of every
+ * answer (ETag included), and for a small file the whole 200 answer's headers as a flat list
+ * (its bytes stay in {@link CdnFiles}' bounded memory).
+ */
+interface Prepared {
+  readonly file: UploadFile;
+  readonly key: string;
+  readonly hash: string;
+  readonly compressible: boolean;
+  readonly headers: Headers;
+  /** A small file's identity 200 answer's headers (`content-length` included). */
+  readonly whole: readonly string[] | undefined;
+}
+
+/** How many request targets per version's site are kept prepared (all dropped when full). */
+const MAX_PREPARED = 1_000;
 
 const plain = (res: ServerResponse, status: number, text: string, headers: Headers = {}): void => {
   const body = `${text}\n`;
@@ -53,6 +73,8 @@ const basicCredentials = (header: string | undefined): { user: string; password:
  */
 export function cdnHandler(deps: CdnDeps): (req: IncomingMessage, res: ServerResponse) => void {
   const files = new CdnFiles(deps.blobs);
+  /** Per version's site (its files map is its identity), the request targets prepared. */
+  const preparedBySite = new WeakMap<ServedSite['files'], Map<string, Prepared | null>>();
   /** sha256(namespace id, Authorization header) → the bcrypt hash it was verified against. */
   const verified = new Map<string, string>();
 
@@ -94,13 +116,14 @@ export function cdnHandler(deps: CdnDeps): (req: IncomingMessage, res: ServerRes
     }
   };
 
-  const serveFile = async (req: IncomingMessage, res: ServerResponse, site: ServedSite): Promise<void> => {
-    const path = cdnPath(req.url ?? '/');
+  /** What `target` names in `site`, or null (no such file). */
+  const prepare = async (site: ServedSite, target: string): Promise<Prepared | null> => {
+    const path = cdnPath(target);
     const file = path === undefined ? undefined : site.files.get(path.file);
-    if (path === undefined || file === undefined) return plain(res, 404, 'Not Found');
+    if (path === undefined || file === undefined) return null;
     const key = uploadFileKey(site.uploadId, file.path);
     const hash = await files.hash(key);
-    if (hash === undefined) return plain(res, 404, 'Not Found');
+    if (hash === undefined) return null;
     const contentType = file.contentType ?? (mime.contentType(file.path.slice(file.path.lastIndexOf('/') + 1)) || 'application/octet-stream');
     const route = routeFor(site.routes, path);
     const compressible = isCompressible(contentType, file.contentLength);
@@ -108,6 +131,36 @@ export function cdnHandler(deps: CdnDeps): (req: IncomingMessage, res: ServerRes
     if (route.html) headers['cache-control'] = 'no-cache, no-store';
     if (compressible) headers['vary'] = 'Accept-Encoding';
     for (const [name, value] of route.headers) headers[name.toLowerCase()] = value;
+    headers['etag'] = `"${hash}"`;
+    const small = await files.small(key, file.contentLength);
+    const whole = small === undefined ? undefined : Object.entries({ ...headers, 'content-length': small.length }).flatMap(([name, value]) => [name, String(value)]);
+    return { file, key, hash, compressible, headers, whole };
+  };
+
+  const serveFile = async (req: IncomingMessage, res: ServerResponse, site: ServedSite): Promise<void> => {
+    const target = req.url ?? '/';
+    let table = preparedBySite.get(site.files);
+    if (table === undefined) {
+      table = new Map();
+      preparedBySite.set(site.files, table);
+    }
+    let prepared = table.get(target);
+    if (prepared === undefined) {
+      prepared = await prepare(site, target);
+      if (table.size >= MAX_PREPARED) table.clear();
+      table.set(target, prepared);
+    }
+    if (prepared === null) return plain(res, 404, 'Not Found');
+    const { file, key, hash, compressible, whole } = prepared;
+    const h = req.headers;
+    // The plain case, a small file in memory asked for whole, as it is, with no condition: one write.
+    const body = whole === undefined ? undefined : files.kept(key);
+    if (body !== undefined && h.range === undefined && h['if-none-match'] === undefined && (!compressible || h['accept-encoding'] === undefined)) {
+      res.writeHead(200, whole as string[]);
+      res.end(req.method === 'HEAD' ? undefined : body);
+      return;
+    }
+    const headers: Headers = { ...prepared.headers };
 
     const ifRange = req.headers['if-range'];
     const range = ifRange === undefined || ifRange === `"${hash}"` ? parseRange(req.headers.range, file.contentLength) : { kind: 'all' as const };
@@ -132,7 +185,7 @@ export function cdnHandler(deps: CdnDeps): (req: IncomingMessage, res: ServerRes
     if (req.method !== 'GET' && req.method !== 'HEAD') return plain(res, 405, 'Method Not Allowed', { allow: 'GET, HEAD' });
     const site = await deps.sites.resolve(req.headers.host);
     if (site === undefined) return plain(res, 404, 'Not Found');
-    if (!(await authorized(site.namespace, req.headers.authorization))) {
+    if (site.namespace.cdn.authType === 'basic' && !(await authorized(site.namespace, req.headers.authorization))) {
       return plain(res, 401, 'Unauthorized', { 'www-authenticate': `Basic realm="${REALM}"` });
     }
     return serveFile(req, res, site);
