@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { parseVersionConfig } from '../../../src/core/config/parse.js';
 import { validateVersion } from '../../../src/core/config/validate.js';
 import type { ValidationContext } from '../../../src/core/config/types.js';
+import { portEnvNames } from '../../../src/core/config/validate-container.js';
+import { type LobbyPortAllocation, portEnv } from '../../../src/core/ports/index.js';
+import { wireReservedEnvNames } from './wire-env.js';
 
 const ctx: ValidationContext = {
   regions: new Set(['lnd-atl', 'fra']),
@@ -200,17 +203,41 @@ describe('validateVersion: containers', () => {
 
   it('refuses env names the container receives, as it really receives them (defect 16)', () => {
     const ports = { 'my-game': { port: 7777, protocol: 'udp' }, range: { port_range: { min: 26000, max: 26001 }, protocol: 'udp', proxy: 'none' } };
-    const env = { RIVET_TOKEN: 'x', RIVET_KV_API_URL: 'x', PORT_my_game: 'x', PORT_RANGE_MIN_range: 'x', PORT_RANGE_MAX_range: 'x', PORT_RANGE_range_MIN: 'fine', RIVET_OTHER: 'fine' };
-    expectProblems(container({ network_mode: 'host', ports, env }), ['RIVET_TOKEN', 'RIVET_KV_API_URL', 'PORT_my_game', 'PORT_RANGE_MIN_range', 'PORT_RANGE_MAX_range']
+    const env = {
+      RIVET_TOKEN: 'x', RIVET_KV_API_URL: 'x', PORT_MY_GAME: 'x', PORT_RANGE_MIN_RANGE: 'x', PORT_RANGE_MAX_RANGE: 'x',
+      // Names the container never receives: as written, Rivet's range form, a range's single-port form.
+      PORT_my_game: 'fine', PORT_my_GAME: 'fine', PORT_RANGE_range_MIN: 'fine', PORT_RANGE_MIN_range: 'fine', PORT_RANGE: 'fine', RIVET_OTHER: 'fine',
+    };
+    expectProblems(container({ network_mode: 'host', ports, env }), ['RIVET_TOKEN', 'RIVET_KV_API_URL', 'PORT_MY_GAME', 'PORT_RANGE_MIN_RANGE', 'PORT_RANGE_MAX_RANGE']
       .map((k) => `${at}.env-vars.*${k}*.key.conflicts-with-default`));
+  });
+
+  it('refuses exactly the port names portEnv gives the running container', () => {
+    const allocations: LobbyPortAllocation[] = [
+      { label: 'game-udp', protocol: 'udp', proxy: 'game_guard', transport: 'udp', publicPort: 27001, hostPort: 21001, containerPort: 7777 },
+      { label: 'p2p', protocol: 'udp', proxy: 'none', transport: 'udp', range: { min: 27100, max: 27199 } },
+    ];
+    const received = Object.keys(portEnv(allocations));
+    const ports = { 'game-udp': { port: 7777, protocol: 'udp' }, p2p: { port_range: { min: 27100, max: 27199 }, protocol: 'udp', proxy: 'none' } };
+    const env = Object.fromEntries(received.map((k) => [k, 'mine']));
+    expect(received).toHaveLength(3);
+    expectProblems(container({ network_mode: 'host', ports, env }), received.map((k) => `${at}.env-vars.*${k}*.key.conflicts-with-default`));
+    expect(portEnvNames({ 'game-udp': { port: 7777 }, p2p: { portRange: { min: 27100, max: 27199 } } })).toEqual(received);
+  });
+
+  it('refuses every name of wire.md §5.4 and the deprecated RIVET_*_API_URL, and nothing that merely resembles them', () => {
+    const reserved = wireReservedEnvNames();
+    expect(new Set(reserved).size).toBe(22);
+    const env = Object.fromEntries([...reserved, 'RIVET_KV_API_URL', 'RIVET_MATCHMAKER_API_URL', 'MY_RIVET_KV_API_URL', 'RIVET_KV_API_URL_2', 'RIVET__API_URL', 'RIVET_TOKENS', 'rivet_token'].map((k) => [k, 'x']));
+    expectProblems(container({ env }), [...reserved, 'RIVET_KV_API_URL', 'RIVET_MATCHMAKER_API_URL'].map((k) => `${at}.env-vars.*${k}*.key.conflicts-with-default`));
   });
 
   it('merges env for the collision check and reports a matchmaker env name once, where written', () => {
     const wire = withMm({
-      container: { image_id: 'b', env: { PORT_web: '1', RIVET_LOBBY_ID: 'x' }, ports: {} },
+      container: { image_id: 'b', env: { PORT_WEB: '1', RIVET_LOBBY_ID: 'x' }, ports: {} },
       game_modes: { a: { container: { image_id: 'b', ports: { web: { port: 80, protocol: 'http' } } } }, b: {} },
     });
-    expectProblems(wire, ['config.matchmaker.env-vars.*PORT_web*.key.conflicts-with-default', 'config.matchmaker.env-vars.*RIVET_LOBBY_ID*.key.conflicts-with-default']);
+    expectProblems(wire, ['config.matchmaker.env-vars.*PORT_WEB*.key.conflicts-with-default', 'config.matchmaker.env-vars.*RIVET_LOBBY_ID*.key.conflicts-with-default']);
   });
 
   it('applies the port combination rules with their exact names', () => {
