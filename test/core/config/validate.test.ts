@@ -322,3 +322,51 @@ describe('validateVersion: verification', () => {
     ]);
   });
 });
+
+describe('validateVersion: limits are inclusive, and each problem names its own field', () => {
+  const container = (c: object, extra: object = {}): object => mode({ container: { image_id: 'build', ...c } }, extra);
+  const at = 'config.matchmaker.game-modes.*default*';
+  const route = (r: object): object => ({ glob: 'a', priority: 0, middlewares: [], ...r });
+
+  it('accepts exactly 64 args, 64 env vars and 16 ports', () => {
+    expectProblems(container({ args: Array.from({ length: 64 }, (_, i) => `a${i}`) }), []);
+    expectProblems(container({ env: Object.fromEntries(Array.from({ length: 64 }, (_, i) => [`K${i}`, 'v'])) }), []);
+    expectProblems(container({ ports: Object.fromEntries(Array.from({ length: 16 }, (_, i) => [`p${i}`, { port: 1000 + i }])) }), []);
+  });
+
+  it('reports an empty env name as an invalid key', () => {
+    expectProblems(container({ env: { '': 'v' } }), [`${at}.env-vars.**.key.invalid`]);
+  });
+
+  it('accepts exactly 32 routes, 32 middlewares and 32 headers', () => {
+    const headers = Array.from({ length: 32 }, (_, i) => ({ name: `h${i}`, value: 'v' }));
+    const routes = Array.from({ length: 32 }, (_, i) => route({ glob: `p${i}` }));
+    routes[0] = route({ glob: 'p0', middlewares: [{ kind: { custom_headers: { headers } } }, ...Array.from({ length: 31 }, () => ({ kind: {} }))] });
+    expectProblems({ cdn: { site_id: 's', routes } }, []);
+  });
+
+  it('reports a header name that is too long once, as too long, even when it is not a token', () => {
+    const name = 'a b'.repeat(200);
+    expectProblems({ cdn: { site_id: 's', routes: [route({ middlewares: [{ kind: { custom_headers: { headers: [{ name, value: 'v' }] } } }] })] } }, [
+      'config.cdn.routes.0.middlewares.0.custom-headers.headers.0.name.too-long',
+    ]);
+  });
+
+  it('accepts exactly 32 game modes and a 16-character mode name', () => {
+    expectProblems(withMm({ game_modes: Object.fromEntries(Array.from({ length: 32 }, (_, i) => [`m${i}`, {}])) }), []);
+    expectProblems(withMm({ game_modes: { ['m'.repeat(16)]: {} } }), []);
+  });
+
+  it('allows a port range only with host networking and no proxy', () => {
+    const range = { port_range: { min: 26000, max: 26010 }, protocol: 'udp', proxy: 'none' };
+    expectProblems(container({ ports: { r: range } }), [`${at}.ports.*r*.needs-host-network`]);
+    expectProblems(container({ network_mode: 'host', ports: { r: { ...range, proxy: 'game_guard' } } }), [`${at}.ports.*r*.unsupported-port-range`]);
+    expectProblems(container({ network_mode: 'host', ports: { r: range } }), []);
+  });
+
+  it('accepts a one-port range and a range ending at 31999; a range ending where an earlier one starts overlaps it', () => {
+    const r = (min: number, max: number): object => ({ port_range: { min, max }, protocol: 'udp', proxy: 'none' });
+    expectProblems(container({ network_mode: 'host', ports: { one: r(26000, 26000), top: r(31000, 31999) } }), []);
+    expectProblems(container({ network_mode: 'host', ports: { a: r(26200, 26300), b: r(26100, 26200), c: r(26000, 26099) } }), [`${at}.ports.*b*.ranges-overlap`]);
+  });
+});
