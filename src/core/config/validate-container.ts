@@ -47,6 +47,7 @@ function validateEnv(env: Readonly<Record<string, string>>, base: Path, out: Pro
  * // out: [{ path: ['config', 'matchmaker', 'args', '0', 'invalid'] }]
  */
 export function validateContainer(container: ContainerConfig, base: Path, ctx: ValidationContext, out: Problem[]): void {
+  // Stryker disable next-line ArrayDeclaration: equivalent; the only literal a mutant puts here (['Stryker was here']) is one valid arg, which gives no problem, just as no args.
   validateArgs(container.args ?? [], base, out);
   validateEnv(container.env ?? {}, base, out);
   const build = container.imageId === undefined ? undefined : ctx.build?.(container.imageId);
