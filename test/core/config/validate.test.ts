@@ -315,6 +315,7 @@ describe('validateVersion: verification', () => {
     const many = Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`h${i}`, 'v']));
     expectProblems(verify('https://a.example', { 'bad name': 'v', ok: 'line\nbreak' }), [`${at}.headers.*bad name*.invalid-name`, `${at}.headers.*ok*.invalid-value`]);
     expectProblems(verify('https://a.example', many), [`${at}.headers-meta.too-many`]);
+    expectProblems(verify('https://a.example', Object.fromEntries(Array.from({ length: 32 }, (_, i) => [`h${i}`, 'v']))), []);
     const v = { url: 'http://192.168.0.1', headers: {} };
     expectProblems(withMm({ actions: { join: { enabled: true, verification: v } }, game_modes: { a: { actions: { create: { enabled: true, verification: v } } }, b: {} } }), [
       'config.matchmaker.join-config.verification-config.url.invalid-ip',
