@@ -38,6 +38,7 @@ import { cloneData, deepFreeze, defined, isForbiddenKey } from './path.js';
 function mergeMaps(...maps: readonly (Readonly<Record<string, string>> | undefined)[]): Readonly<Record<string, string>> {
   const merged = Object.create(null) as Record<string, string>;
   for (const map of maps) {
+    // Stryker disable next-line ConditionalExpression: equivalent; resolveVersion, the only caller, merges maps of cloneData's copy, which has already dropped these keys.
     for (const [key, value] of Object.entries(map ?? {})) if (!isForbiddenKey(key)) merged[key] = value;
   }
   return merged;

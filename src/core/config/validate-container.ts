@@ -6,6 +6,7 @@
 import type { ContainerConfig, GameModeConfig, MatchmakerConfig, PortConfig, Problem, ValidationContext } from './types.js';
 import { LIMITS, RESERVED_ENV_NAMES } from './defaults.js';
 import { named, problem, type Path } from './path.js';
+import { portEnvLabel } from '../ports/port-env.js';
 import { validatePorts } from './validate-ports.js';
 import { lengthProblem } from './validate-text.js';
 
@@ -46,6 +47,7 @@ function validateEnv(env: Readonly<Record<string, string>>, base: Path, out: Pro
  * // out: [{ path: ['config', 'matchmaker', 'args', '0', 'invalid'] }]
  */
 export function validateContainer(container: ContainerConfig, base: Path, ctx: ValidationContext, out: Problem[]): void {
+  // Stryker disable next-line ArrayDeclaration: equivalent; the only literal a mutant puts here (['Stryker was here']) is one valid arg, which gives no problem, just as no args.
   validateArgs(container.args ?? [], base, out);
   validateEnv(container.env ?? {}, base, out);
   const build = container.imageId === undefined ? undefined : ctx.build?.(container.imageId);
@@ -55,21 +57,21 @@ export function validateContainer(container: ContainerConfig, base: Path, ctx: V
 }
 
 /**
- * The environment names a lobby receives for its ports (wire.md §5.4): `PORT_<label>` for a single
- * port and `PORT_RANGE_MIN_<label>`/`PORT_RANGE_MAX_<label>` for a range, with the label both as
- * written and with `-` → `_` (Rivet defect 16: it validated `PORT_RANGE_<label>_MIN`, a name the
- * container never receives).
+ * The environment names a lobby receives for its ports (wire.md §5.4), exactly as `portEnv`
+ * (ports/port-env.ts) sets them: `PORT_<LABEL>` for a single port and `PORT_RANGE_MIN_<LABEL>` /
+ * `PORT_RANGE_MAX_<LABEL>` for a range, the label with `-` → `_` and upper-cased (Rivet defect 16:
+ * it validated `PORT_RANGE_<label>_MIN`, a name the container never receives).
  *
  * @example
- * portEnvNames({ game: { port: 7777 } }); // ['PORT_game']
+ * portEnvNames({ 'game-udp': { port: 7777 } }); // ['PORT_GAME_UDP']
  */
 export function portEnvNames(ports: Readonly<Record<string, PortConfig>>): readonly string[] {
   return Object.entries(ports).flatMap(([label, port]) => {
-    const labels = [...new Set([label, label.replaceAll('-', '_')])];
-    return labels.flatMap((l) => [
+    const l = portEnvLabel(label);
+    return [
       ...(port.port === undefined ? [] : [`PORT_${l}`]),
       ...(port.portRange === undefined ? [] : [`PORT_RANGE_MIN_${l}`, `PORT_RANGE_MAX_${l}`]),
-    ]);
+    ];
   });
 }
 

@@ -23,6 +23,7 @@ export function validateDisplayName(name: unknown, ctx: ValidationContext, out: 
   }
   const length = lengthProblem(name, 1, LIMITS.displayNameBytes);
   if (length !== undefined) out.push(problem(['display-name'], length));
+  // Stryker disable next-line ConditionalExpression,StringLiteral: equivalent; '' has a valid shape and is human text, so the guard only skips a check that passes (too-short is reported above).
   if (name !== '' && (!isDisplayNameShape(name) || !isHumanText(name))) out.push(problem(['display-name'], 'invalid'));
   if (ctx.versionDisplayNames?.has(name) === true) out.push(problem(['display-name'], 'not-unique'));
 }

@@ -43,6 +43,18 @@ describe('validateDevelopmentPorts (wire.md §2.5)', () => {
     expect(paths(ports)).toEqual(['ports-too-many']);
   });
 
+  it('accepts exactly 16 ports and a one-port range', () => {
+    expect(paths(Array.from({ length: 16 }, (_, i) => ({ label: `p${i}`, target_port: 1000 + i, proxy_protocol: 'udp' })))).toEqual([]);
+    expect(paths([{ label: 'one', port_range: { min: 7000, max: 7000 }, proxy_protocol: 'udp' }])).toEqual([]);
+  });
+
+  it('treats ranges as overlapping when they share a port, on either side, and not otherwise', () => {
+    const r = (label: string, min: number, max: number): object => ({ label, port_range: { min, max }, proxy_protocol: 'udp' });
+    expect(paths([r('a', 7000, 7010), r('below', 6000, 6999), r('above', 7011, 7020)])).toEqual([]);
+    expect(paths([r('a', 7000, 7010), r('touch-low', 6990, 7000)])).toEqual(['ports.1.ranges-overlap']);
+    expect(paths([r('a', 7000, 7010), r('touch-high', 7010, 7015)])).toEqual(['ports.1.ranges-overlap']);
+  });
+
   it('reports malformed entries as problems', () => {
     expect(paths('nope')).toEqual(['ports.invalid-type']);
     expect(paths([null, { label: 3, target_port: -1, proxy_protocol: 'sctp' }, {}])).toEqual([

@@ -80,6 +80,8 @@ describe('parseVersionConfig', () => {
     expect(parsed(captcha({ turnstile: { site_key: 'a', secret_key: 'b' } })).matchmaker?.captcha?.turnstile).toEqual({ siteKey: 'a', secretKey: 'b' });
     expectProblems(captcha({ captcha_a: { site_key: 'a' } }), ['config.matchmaker.captcha.captcha-a.secret-key.missing']);
     expectProblems(captcha({ hcaptcha: { level: 'hard' } }), ['config.matchmaker.captcha.hcaptcha.level.invalid']);
+    expect(parsed(captcha({ captcha_a: { site_key: 'a', secret_key: 'b', level: 'moderate' } })).matchmaker?.captcha?.hcaptcha).toEqual({ siteKey: 'a', secretKey: 'b', level: 'moderate' });
+    expectProblems(captcha({ captcha_a: { site_key: 'a', secret_key: 'b', level: 'hard' } }), ['config.matchmaker.captcha.captcha-a.level.invalid']);
     expectProblems(captcha({ hcaptcha: {}, captcha_a: { site_key: 'a', secret_key: 'b' }, turnstile: { site_key: 'a', secret_key: 'b' }, captcha_b: { site_key: 'a', secret_key: 'b' } }), [
       'config.matchmaker.captcha.hcaptcha.conflicts-with-captcha-a',
       'config.matchmaker.captcha.turnstile.conflicts-with-captcha-b',
@@ -150,6 +152,14 @@ describe('parseVersionConfig', () => {
       'config.matchmaker.lobby-groups.2.name-id.missing',
       'config.matchmaker.lobby-groups.3.name-id.invalid-key',
       'config.matchmaker.lobby-groups.4.runtime.docker.env-vars.1.key.not-unique',
+    ]);
+  });
+
+  it('names the key field of a repeated port label or region id in a lobby group', () => {
+    const port = { label: 'game', target_port: 7777, proxy_protocol: 'udp' };
+    expectProblems({ matchmaker: { lobby_groups: [{ name_id: 'a', regions: [{ region_id: 'fra' }, { region_id: 'fra' }], runtime: { docker: { ports: [port, port] } } }] } }, [
+      'config.matchmaker.lobby-groups.0.regions.1.region-id.not-unique',
+      'config.matchmaker.lobby-groups.0.runtime.docker.ports.1.label.not-unique',
     ]);
   });
 

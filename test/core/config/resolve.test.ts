@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseVersionConfig } from '../../../src/core/config/parse.js';
 import { resolveVersion } from '../../../src/core/config/resolve.js';
+import { cloneData } from '../../../src/core/config/path.js';
 import {
   DEFAULT_CREATE_ACTION,
   DEFAULT_LOBBY_READY_MS,
@@ -135,5 +136,23 @@ describe('resolveVersion', () => {
     expect(Object.isFrozen(input.matchmaker?.idleLobbies)).toBe(false);
     expect(Object.isFrozen(input.matchmaker?.captcha)).toBe(false);
     expect(resolveVersion({})).toEqual({ gameModes: [] });
+  });
+});
+
+describe('prototype-polluting keys in an unparsed configuration', () => {
+  it('cloneData drops them instead of changing the copy’s prototype', () => {
+    const input: unknown = JSON.parse('{"__proto__": {"admin": true}, "a": {"__proto__": {"admin": true}, "b": 1}}');
+    const copy = cloneData(input) as Record<string, Record<string, unknown>>;
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect(Object.getPrototypeOf(copy['a'])).toBe(Object.prototype);
+    expect(copy).toEqual({ a: { b: 1 } });
+    expect((copy as Record<string, unknown>)['admin']).toBeUndefined();
+  });
+
+  it('resolveVersion keeps them out of the merged container env', () => {
+    const env = JSON.parse('{"__proto__": "x", "K": "v"}') as Record<string, string>;
+    const config: VersionConfig = { matchmaker: { container: { imageId: 'b', env }, gameModes: { m: { container: { imageId: 'b', env } } } } };
+    const [mode] = resolveVersion(config).gameModes;
+    expect(Object.keys(mode?.container?.env ?? {})).toEqual(['K']);
   });
 });

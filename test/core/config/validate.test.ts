@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { parseVersionConfig } from '../../../src/core/config/parse.js';
 import { validateVersion } from '../../../src/core/config/validate.js';
 import type { ValidationContext } from '../../../src/core/config/types.js';
+import { portEnvNames } from '../../../src/core/config/validate-container.js';
+import { type LobbyPortAllocation, portEnv } from '../../../src/core/ports/index.js';
+import { wireReservedEnvNames } from './wire-env.js';
 
 const ctx: ValidationContext = {
   regions: new Set(['lnd-atl', 'fra']),
@@ -200,17 +203,41 @@ describe('validateVersion: containers', () => {
 
   it('refuses env names the container receives, as it really receives them (defect 16)', () => {
     const ports = { 'my-game': { port: 7777, protocol: 'udp' }, range: { port_range: { min: 26000, max: 26001 }, protocol: 'udp', proxy: 'none' } };
-    const env = { RIVET_TOKEN: 'x', RIVET_KV_API_URL: 'x', PORT_my_game: 'x', PORT_RANGE_MIN_range: 'x', PORT_RANGE_MAX_range: 'x', PORT_RANGE_range_MIN: 'fine', RIVET_OTHER: 'fine' };
-    expectProblems(container({ network_mode: 'host', ports, env }), ['RIVET_TOKEN', 'RIVET_KV_API_URL', 'PORT_my_game', 'PORT_RANGE_MIN_range', 'PORT_RANGE_MAX_range']
+    const env = {
+      RIVET_TOKEN: 'x', RIVET_KV_API_URL: 'x', PORT_MY_GAME: 'x', PORT_RANGE_MIN_RANGE: 'x', PORT_RANGE_MAX_RANGE: 'x',
+      // Names the container never receives: as written, Rivet's range form, a range's single-port form.
+      PORT_my_game: 'fine', PORT_my_GAME: 'fine', PORT_RANGE_range_MIN: 'fine', PORT_RANGE_MIN_range: 'fine', PORT_RANGE: 'fine', RIVET_OTHER: 'fine',
+    };
+    expectProblems(container({ network_mode: 'host', ports, env }), ['RIVET_TOKEN', 'RIVET_KV_API_URL', 'PORT_MY_GAME', 'PORT_RANGE_MIN_RANGE', 'PORT_RANGE_MAX_RANGE']
       .map((k) => `${at}.env-vars.*${k}*.key.conflicts-with-default`));
+  });
+
+  it('refuses exactly the port names portEnv gives the running container', () => {
+    const allocations: LobbyPortAllocation[] = [
+      { label: 'game-udp', protocol: 'udp', proxy: 'game_guard', transport: 'udp', publicPort: 27001, hostPort: 21001, containerPort: 7777 },
+      { label: 'p2p', protocol: 'udp', proxy: 'none', transport: 'udp', range: { min: 27100, max: 27199 } },
+    ];
+    const received = Object.keys(portEnv(allocations));
+    const ports = { 'game-udp': { port: 7777, protocol: 'udp' }, p2p: { port_range: { min: 27100, max: 27199 }, protocol: 'udp', proxy: 'none' } };
+    const env = Object.fromEntries(received.map((k) => [k, 'mine']));
+    expect(received).toHaveLength(3);
+    expectProblems(container({ network_mode: 'host', ports, env }), received.map((k) => `${at}.env-vars.*${k}*.key.conflicts-with-default`));
+    expect(portEnvNames({ 'game-udp': { port: 7777 }, p2p: { portRange: { min: 27100, max: 27199 } } })).toEqual(received);
+  });
+
+  it('refuses every name of wire.md §5.4 and the deprecated RIVET_*_API_URL, and nothing that merely resembles them', () => {
+    const reserved = wireReservedEnvNames();
+    expect(new Set(reserved).size).toBe(22);
+    const env = Object.fromEntries([...reserved, 'RIVET_KV_API_URL', 'RIVET_MATCHMAKER_API_URL', 'MY_RIVET_KV_API_URL', 'RIVET_KV_API_URL_2', 'RIVET__API_URL', 'RIVET_TOKENS', 'rivet_token'].map((k) => [k, 'x']));
+    expectProblems(container({ env }), [...reserved, 'RIVET_KV_API_URL', 'RIVET_MATCHMAKER_API_URL'].map((k) => `${at}.env-vars.*${k}*.key.conflicts-with-default`));
   });
 
   it('merges env for the collision check and reports a matchmaker env name once, where written', () => {
     const wire = withMm({
-      container: { image_id: 'b', env: { PORT_web: '1', RIVET_LOBBY_ID: 'x' }, ports: {} },
+      container: { image_id: 'b', env: { PORT_WEB: '1', RIVET_LOBBY_ID: 'x' }, ports: {} },
       game_modes: { a: { container: { image_id: 'b', ports: { web: { port: 80, protocol: 'http' } } } }, b: {} },
     });
-    expectProblems(wire, ['config.matchmaker.env-vars.*PORT_web*.key.conflicts-with-default', 'config.matchmaker.env-vars.*RIVET_LOBBY_ID*.key.conflicts-with-default']);
+    expectProblems(wire, ['config.matchmaker.env-vars.*PORT_WEB*.key.conflicts-with-default', 'config.matchmaker.env-vars.*RIVET_LOBBY_ID*.key.conflicts-with-default']);
   });
 
   it('applies the port combination rules with their exact names', () => {
@@ -288,10 +315,59 @@ describe('validateVersion: verification', () => {
     const many = Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`h${i}`, 'v']));
     expectProblems(verify('https://a.example', { 'bad name': 'v', ok: 'line\nbreak' }), [`${at}.headers.*bad name*.invalid-name`, `${at}.headers.*ok*.invalid-value`]);
     expectProblems(verify('https://a.example', many), [`${at}.headers-meta.too-many`]);
+    expectProblems(verify('https://a.example', Object.fromEntries(Array.from({ length: 32 }, (_, i) => [`h${i}`, 'v']))), []);
     const v = { url: 'http://192.168.0.1', headers: {} };
     expectProblems(withMm({ actions: { join: { enabled: true, verification: v } }, game_modes: { a: { actions: { create: { enabled: true, verification: v } } }, b: {} } }), [
       'config.matchmaker.join-config.verification-config.url.invalid-ip',
       'config.matchmaker.game-modes.*a*.create-config.verification-config.url.invalid-ip',
     ]);
+  });
+});
+
+describe('validateVersion: limits are inclusive, and each problem names its own field', () => {
+  const container = (c: object, extra: object = {}): object => mode({ container: { image_id: 'build', ...c } }, extra);
+  const at = 'config.matchmaker.game-modes.*default*';
+  const route = (r: object): object => ({ glob: 'a', priority: 0, middlewares: [], ...r });
+
+  it('accepts exactly 64 args, 64 env vars and 16 ports', () => {
+    expectProblems(container({ args: Array.from({ length: 64 }, (_, i) => `a${i}`) }), []);
+    expectProblems(container({ env: Object.fromEntries(Array.from({ length: 64 }, (_, i) => [`K${i}`, 'v'])) }), []);
+    expectProblems(container({ ports: Object.fromEntries(Array.from({ length: 16 }, (_, i) => [`p${i}`, { port: 1000 + i }])) }), []);
+  });
+
+  it('reports an empty env name as an invalid key', () => {
+    expectProblems(container({ env: { '': 'v' } }), [`${at}.env-vars.**.key.invalid`]);
+  });
+
+  it('accepts exactly 32 routes, 32 middlewares and 32 headers', () => {
+    const headers = Array.from({ length: 32 }, (_, i) => ({ name: `h${i}`, value: 'v' }));
+    const routes = Array.from({ length: 32 }, (_, i) => route({ glob: `p${i}` }));
+    routes[0] = route({ glob: 'p0', middlewares: [{ kind: { custom_headers: { headers } } }, ...Array.from({ length: 31 }, () => ({ kind: {} }))] });
+    expectProblems({ cdn: { site_id: 's', routes } }, []);
+  });
+
+  it('reports a header name that is too long once, as too long, even when it is not a token', () => {
+    const name = 'a b'.repeat(200);
+    expectProblems({ cdn: { site_id: 's', routes: [route({ middlewares: [{ kind: { custom_headers: { headers: [{ name, value: 'v' }] } } }] })] } }, [
+      'config.cdn.routes.0.middlewares.0.custom-headers.headers.0.name.too-long',
+    ]);
+  });
+
+  it('accepts exactly 32 game modes and a 16-character mode name', () => {
+    expectProblems(withMm({ game_modes: Object.fromEntries(Array.from({ length: 32 }, (_, i) => [`m${i}`, {}])) }), []);
+    expectProblems(withMm({ game_modes: { ['m'.repeat(16)]: {} } }), []);
+  });
+
+  it('allows a port range only with host networking and no proxy', () => {
+    const range = { port_range: { min: 26000, max: 26010 }, protocol: 'udp', proxy: 'none' };
+    expectProblems(container({ ports: { r: range } }), [`${at}.ports.*r*.needs-host-network`]);
+    expectProblems(container({ network_mode: 'host', ports: { r: { ...range, proxy: 'game_guard' } } }), [`${at}.ports.*r*.unsupported-port-range`]);
+    expectProblems(container({ network_mode: 'host', ports: { r: range } }), []);
+  });
+
+  it('accepts a one-port range and a range ending at 31999; a range ending where an earlier one starts overlaps it', () => {
+    const r = (min: number, max: number): object => ({ port_range: { min, max }, protocol: 'udp', proxy: 'none' });
+    expectProblems(container({ network_mode: 'host', ports: { one: r(26000, 26000), top: r(31000, 31999) } }), []);
+    expectProblems(container({ network_mode: 'host', ports: { a: r(26200, 26300), b: r(26100, 26200), c: r(26000, 26099) } }), [`${at}.ports.*b*.ranges-overlap`]);
   });
 });
