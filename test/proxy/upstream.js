@@ -27,6 +27,7 @@ for (const port of ports) {
     const accept = createHash('sha1').update(`${key}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
     socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
     socket.on('data', (chunk) => socket.write(chunk));
+    socket.on('end', () => socket.end());
     socket.on('error', () => undefined);
   });
   server.listen(port, '127.0.0.1', () => {

@@ -130,6 +130,9 @@ export function renderConfig(config: ProxyConfig): string {
     `  timeout client ${ms(limits.idleTimeoutMs)}`,
     `  timeout server ${ms(limits.idleTimeoutMs)}`,
     `  timeout tunnel ${ms(limits.idleTimeoutMs)}`,
+    // A side that closed its half: the other has 5 s to finish (it keeps counting as in flight meanwhile).
+    '  timeout client-fin 5s',
+    '  timeout server-fin 5s',
     `  timeout http-request ${ms(limits.headerTimeoutMs)}`,
     `  timeout http-keep-alive ${ms(limits.headerTimeoutMs)}`,
     '',
