@@ -127,6 +127,8 @@ export function renderConfig(config: ProxyConfig): string {
     '  option dontlognull',
     '  option http-keep-alive',
     `  timeout connect ${ms(limits.connectTimeoutMs)}`,
+    // A lobby refusing connections is retried once (HAProxy waits up to 1 s before a retry).
+    '  retries 1',
     `  timeout client ${ms(limits.idleTimeoutMs)}`,
     `  timeout server ${ms(limits.idleTimeoutMs)}`,
     `  timeout tunnel ${ms(limits.idleTimeoutMs)}`,

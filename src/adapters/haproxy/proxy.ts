@@ -61,7 +61,7 @@ export interface RouteStats {
   readonly bytesOut: number;
   /** Requests HAProxy counts as client errors (4xx answers and invalid requests). */
   readonly clientErrors: number;
-  /** 5xx answers, the proxy's own (lobby unreachable) included. */
+  /** 5xx answers of the lobby (connection failures are counted per listener only: `listenerStats`). */
   readonly serverErrors: number;
   /** Requests refused by a per-address limit (429). */
   readonly limited: number;
@@ -93,6 +93,7 @@ export class HaproxyGameProxy implements ProxyRoutes {
   readonly #socket: string;
   readonly #cfg: string;
   readonly #pem: string;
+  readonly #pidFile: string;
   readonly #maps: Record<Proto, string>;
   /** What Tavern wants served, and what HAProxy is known to hold, per map: hostname → address. */
   readonly #desired: Record<Proto, Map<string, string>> = { http: new Map(), https: new Map() };
@@ -114,6 +115,7 @@ export class HaproxyGameProxy implements ProxyRoutes {
     this.#socket = join(options.dir, 'haproxy.sock');
     this.#cfg = join(options.dir, 'haproxy.cfg');
     this.#pem = join(options.dir, 'lobby-wildcard.pem');
+    this.#pidFile = join(options.dir, 'haproxy.pid');
     this.#maps = { http: join(options.dir, 'routes-http.map'), https: join(options.dir, 'routes-https.map') };
   }
 
@@ -192,15 +194,19 @@ export class HaproxyGameProxy implements ProxyRoutes {
     });
   }
 
-  /** Requests refused by the limits (429) and slow or bad requests HAProxy closed, per listener. */
-  async listenerStats(): Promise<Array<{ readonly listener: string; readonly denied: number; readonly invalid: number; readonly requests: number }>> {
+  /**
+   * Per listener: requests, requests refused by the limits (429) and bad or slow requests (408);
+   * and for the lobbies' side (`listener: 'lobbies'`), connections to a lobby that failed (nothing
+   * listening on its port: 503), which HAProxy does not count per route.
+   */
+  async listenerStats(): Promise<Array<{ readonly listener: string; readonly denied: number; readonly invalid: number; readonly requests: number; readonly connectErrors: number }>> {
     if (!this.#up) return [];
-    const csv = await runtimeCall(this.#socket, 'show stat -1 1 -1');
+    const csv = await runtimeCall(this.#socket, 'show stat');
     const lines = csv.split('\n').filter((l) => l.trim() !== '');
     const header = lines[0]?.replace(/^# /, '').split(',') ?? [];
     const col = (row: string[], name: string): number => Number(row[header.indexOf(name)] ?? 0) || 0;
-    return lines.slice(1).map((l) => l.split(',')).filter((row) => row[1] === 'FRONTEND').map((row) => ({
-      listener: row[0] ?? '', denied: col(row, 'dreq'), invalid: col(row, 'ereq'), requests: col(row, 'req_tot'),
+    return lines.slice(1).map((l) => l.split(',')).filter((row) => (row[1] === 'FRONTEND' && row[0] !== 'stats') || (row[0] === 'lobbies' && row[1] === 'BACKEND')).map((row) => ({
+      listener: row[0] ?? '', denied: col(row, 'dreq'), invalid: col(row, 'ereq'), requests: col(row, 'req_tot'), connectErrors: col(row, 'econ'),
     }));
   }
 
@@ -226,7 +232,8 @@ export class HaproxyGameProxy implements ProxyRoutes {
     }
     const written = { http: new Map(this.#desired.http), https: new Map(this.#desired.https) };
     const dirtyBefore = new Set(this.#dirty);
-    const child = spawn(this.#o.binary, ['-db', '-f', this.#cfg], { stdio: ['ignore', 'ignore', 'pipe'] });
+    await this.#killOrphan();
+    const child = spawn(this.#o.binary, ['-db', '-f', this.#cfg, '-p', this.#pidFile], { stdio: ['ignore', 'ignore', 'pipe'] });
     this.#child = child;
     let said = '';
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
@@ -254,6 +261,21 @@ export class HaproxyGameProxy implements ProxyRoutes {
     child.once('exit', (code, signal) => this.#exited(child, code, signal));
     this.#o.log.info({ pid: child.pid, http: `${this.#o.host}:${this.#o.httpPort}`, https: this.#o.tls?.port, routes: this.status().routes }, 'game proxy (haproxy) running');
     if (this.#dirty.size > 0) void this.#flush();
+  }
+
+  /**
+   * An HAProxy started with this directory's configuration by a Tavern that was killed (`kill -9`)
+   * still holds the ports and the socket: stop it first (only a process whose command line names
+   * this configuration file).
+   */
+  async #killOrphan(): Promise<void> {
+    const pid = Number((await readFile(this.#pidFile, 'utf8').catch(() => '')).trim());
+    if (!Number.isInteger(pid) || pid <= 1 || pid === this.#child?.pid) return;
+    const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+    if (!cmdline.split('\0').includes(this.#cfg)) return;
+    this.#o.log.warn({ pid }, 'stopping a game proxy (haproxy) left running by an earlier Tavern');
+    process.kill(pid, 'SIGKILL');
+    for (let i = 0; i < 100 && (await readFile(`/proc/${pid}/cmdline`, 'utf8').then((c) => c !== '', () => false)); i++) await sleep(20);
   }
 
   #changedSince(key: string, written: Record<Proto, Map<string, string>>): boolean {
