@@ -68,6 +68,7 @@ export function parseProxyEnv(env: Env, host: string): ProxyEnv {
   const rate = parseProxyRate(env['TAVERN_PROXY_RATE_LIMIT']);
   const inFlight = inFlightRaw === 'off' ? undefined : whole(env, 'TAVERN_PROXY_MAX_IN_FLIGHT', 4, 1, 1_000_000);
   const binary = opt(env['TAVERN_HAPROXY_BIN']);
+  const maxConnections = opt(env['TAVERN_PROXY_MAX_CONNECTIONS']) === undefined ? undefined : whole(env, 'TAVERN_PROXY_MAX_CONNECTIONS', 0, 1, 1_000_000);
   return {
     mode,
     host: opt(env['TAVERN_PROXY_HOST']) ?? host,
@@ -81,7 +82,7 @@ export function parseProxyEnv(env: Env, host: string): ProxyEnv {
       headerTimeoutMs: whole(env, 'TAVERN_PROXY_HEADERS_TIMEOUT_MS', 10_000, 100, 3_600_000),
       idleTimeoutMs: whole(env, 'TAVERN_PROXY_IDLE_TIMEOUT_MS', 30_000, 1_000, 43_200_000),
       connectTimeoutMs: 5_000,
-      maxConnections: whole(env, 'TAVERN_PROXY_MAX_CONNECTIONS', 10_000, 1, 1_000_000),
+      ...(maxConnections === undefined ? {} : { maxConnections }),
     },
   };
 }

@@ -32,8 +32,8 @@ export interface ProxyLimits {
   readonly idleTimeoutMs: number;
   /** How long connecting to a lobby may take. */
   readonly connectTimeoutMs: number;
-  /** Connections at most, over all clients. */
-  readonly maxConnections: number;
+  /** Connections at most, over all clients; absent: HAProxy derives it from its file descriptor limit. */
+  readonly maxConnections?: number;
 }
 
 export interface ProxyConfig {
@@ -117,7 +117,7 @@ export function renderConfig(config: ProxyConfig): string {
     'global',
     `  stats socket ${quoted(config.socket)} mode 600 level admin`,
     '  log stderr format raw local0 warning',
-    `  maxconn ${limits.maxConnections}`,
+    ...(limits.maxConnections === undefined ? [] : [`  maxconn ${limits.maxConnections}`]),
     ...(config.threads === undefined ? [] : [`  nbthread ${config.threads}`]),
     '  tune.ssl.default-dh-param 2048',
     '',

@@ -233,12 +233,20 @@ export class HaproxyGameProxy implements ProxyRoutes {
     const written = { http: new Map(this.#desired.http), https: new Map(this.#desired.https) };
     const dirtyBefore = new Set(this.#dirty);
     await this.#killOrphan();
-    const child = spawn(this.#o.binary, ['-db', '-f', this.#cfg, '-p', this.#pidFile], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(this.#o.binary, ['-db', '-f', this.#cfg], { stdio: ['ignore', 'ignore', 'pipe'] });
     this.#child = child;
+    // HAProxy writes no pid file in the foreground: Tavern keeps it, for the next start after a kill -9.
+    if (child.pid !== undefined) await writeFile(this.#pidFile, `${child.pid}\n`);
     let said = '';
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
       said = (said + chunk).slice(-4_000);
-      for (const line of chunk.split('\n')) if (line.trim() !== '') this.#o.log.warn({ haproxy: line.trim() }, 'haproxy');
+      for (const raw of chunk.split('\n')) {
+        const line = raw.trim();
+        if (line === '') continue;
+        if (line.startsWith('[ALERT]')) this.#o.log.error({ haproxy: line }, 'haproxy');
+        else if (line.startsWith('[WARNING]')) this.#o.log.warn({ haproxy: line }, 'haproxy');
+        else this.#o.log.info({ haproxy: line }, 'haproxy');
+      }
     });
     const failed = new Promise<never>((_, reject) => {
       child.once('error', (error) => reject(new Error(`haproxy could not be started (${this.#o.binary}): ${error.message}`)));
