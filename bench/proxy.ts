@@ -59,7 +59,10 @@ async function startNginx(name: string, dir: string, conf: string, probe: () => 
   child.stderr.setEncoding('utf8').on('data', (c: string) => (tail = (tail + c).slice(-4096)));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   for (let i = 0; ; i++) {
-    if (child.exitCode !== null || i > 100) throw new Error(`nginx (${name}) did not start: ${tail}`);
+    if (child.exitCode !== null || i > 100) {
+      child.kill('SIGKILL');
+      throw new Error(`nginx (${name}) did not start: ${tail}`);
+    }
     if (await probe()) break;
     await new Promise((r) => setTimeout(r, 50));
   }
