@@ -5,6 +5,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -120,6 +121,26 @@ describeNeeding(NEED, 'game proxy routing (HAProxy)', haproxyProblem(), () => {
     await Promise.all(clients);
     expect(failures).toEqual([]);
     expect(ok).toBeGreaterThan(100);
+  });
+
+  it('keeps connections to each lobby alive: 400 requests over 4 client connections to two lobbies open a handful of lobby connections', async () => {
+    await proxy.bind(route('lobby-keep-1', up[1]!));
+    await proxy.bind(route('lobby-keep-2', up[2]!));
+    const before = await Promise.all([1, 2].map(async (i) => Number((await get(up[i]!, 'x', '/connections')).body)));
+    const agent = new Agent({ keepAlive: true, maxSockets: 2 });
+    const hit = (host: string): Promise<number> =>
+      new Promise((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port, path: '/', headers: { host }, agent }, (res) => res.resume().on('end', () => resolve(res.statusCode ?? 0)));
+        req.on('error', reject).end();
+      });
+    for (let i = 0; i < 100; i++) {
+      const statuses = await Promise.all([hit('lobby-keep-1-default.lobby.local.example.test'), hit('lobby-keep-2-default.lobby.local.example.test'), hit('lobby-keep-1-default.lobby.local.example.test'), hit('lobby-keep-2-default.lobby.local.example.test')]);
+      expect(statuses).toEqual([200, 200, 200, 200]);
+    }
+    agent.destroy();
+    const after = await Promise.all([1, 2].map(async (i) => Number((await get(up[i]!, 'x', '/connections')).body)));
+    // Each lobby saw 200 requests; a new connection per request would be 200 (the one /connections call adds 1).
+    for (const i of [0, 1]) expect(after[i]! - before[i]! - 1).toBeLessThanOrEqual(8);
   });
 
   it('restarts HAProxy when it dies, with every route it held', async () => {

@@ -53,10 +53,13 @@ describe('game proxy settings', () => {
   });
 
   it('writes limits into the HAProxy configuration only when they are on', () => {
-    const base = { socket: '/s', host: '::', httpPort: 80, maps: { http: '/h.map', https: '/s.map' }, jobDomain: 'example.test' };
+    const base = { socket: '/s', host: '::', httpPort: 80, maps: { http: '/h.map', https: '/s.map' }, jobDomain: 'example.test', slots: ['127.0.0.1:20001', undefined, '[::1]:20002'] };
     const off = renderConfig({ ...base, limits: { headerTimeoutMs: 1_000, idleTimeoutMs: 30_000, connectTimeoutMs: 5_000 } });
     expect(off).not.toMatch(/track-sc0|deny/);
     expect(off).toContain('bind [::]:80');
+    expect(off).toContain('backend lobby-slot-0\n  http-reuse safe\n  server lobby 127.0.0.1:20001\n');
+    expect(off).toContain('backend lobby-slot-1\n  http-reuse safe\n  server lobby 127.0.0.1:1 disabled\n');
+    expect(off).toContain('backend lobby-slot-2\n  http-reuse safe\n  server lobby [::1]:20002\n');
     const on = renderConfig({ ...base, limits: { headerTimeoutMs: 1_000, idleTimeoutMs: 30_000, connectTimeoutMs: 5_000, rate: { average: 100, periodMs: 300_000, burst: 256 }, inFlight: 4 } });
     expect(on).toContain('sc0_http_req_rate(ip_rate) gt 356');
     expect(on).toContain('sc1_http_req_rate(ip_rate_long) gt 1456');

@@ -2,8 +2,8 @@
  * The HAProxy configuration Tavern writes for its game proxy (wire.md §5.2). Routing decisions stay
  * in Tavern: HAProxy only looks the request's route key up in a map Tavern fills through the
  * runtime API (`routes-http.map`, `routes-https.map`: `<lobby>-<label>.lobby.<region>.<job domain>`
- * → `<address>:<host port>`) and connects to the address found. Nothing else in the file changes
- * while Tavern runs, so a route change never reloads the proxy.
+ * → a route slot's backend) and sends the request to that slot, whose server Tavern has pointed at
+ * the lobby's address and host port (`set server … addr`). A route change never reloads the proxy.
  *
  * Per client address (Game Guard's middlewares), counted on every request:
  * - the rate limit, Traefik's token bucket (`average` per `period`, `burst`) as two sliding windows:
@@ -49,12 +49,17 @@ export interface ProxyConfig {
   /** Lobby hostnames end in `.<jobDomain>`; the path form answers at `lobby.<jobDomain>/<region>/<lobby>-<label>`. */
   readonly jobDomain: string;
   readonly limits: ProxyLimits;
+  /** Each route slot's lobby address (`<ip>:<port>`), or undefined for a free slot; its length is the most routes at once. */
+  readonly slots: ReadonlyArray<string | undefined>;
   /** HAProxy threads (default: one per core). */
   readonly threads?: number;
 }
 
 /** Stick tables (one per backend section, HAProxy's way of declaring a table). */
 export const TABLES = { ip: 'ip_rate', ipLong: 'ip_rate_long', routes: 'routes' } as const;
+
+/** The backend of route slot `i`. */
+export const slotName = (i: number): string => `lobby-slot-${i}`;
 
 const bindAddress = (host: string, port: number): string => (host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`);
 
@@ -74,6 +79,7 @@ function frontendRules(config: ProxyConfig, map: string): string[] {
     `http-request set-var(txn.key) path,field(3,/),lower,concat(.lobby.,txn.region,.${config.jobDomain}) if ${isPathForm}`,
     `http-request set-path %[path,regsub(^/[^/]*/[^/]*/?,/)] if ${isPathForm}`,
     'http-request set-var(txn.key) var(txn.host) unless { var(txn.key) -m found }',
+    // The route's slot: a backend whose one server Tavern points at the lobby (`set server … addr`).
     `http-request set-var(txn.addr) var(txn.key),map(${quoted(map)})`,
     `http-request track-sc2 var(txn.key) table ${TABLES.routes} if { var(txn.addr) -m found }`,
   ];
@@ -93,9 +99,7 @@ function frontendRules(config: ProxyConfig, map: string): string[] {
   }
   lines.push(
     'http-request return status 404 content-type text/plain string "no lobby at this address" unless { var(txn.addr) -m found }',
-    'http-request set-dst var(txn.addr),field(1,:)',
-    'http-request set-dst-port var(txn.addr),field(2,:)',
-    'default_backend lobbies',
+    'use_backend %[var(txn.addr)]',
   );
   return lines;
 }
@@ -158,13 +162,13 @@ export function renderConfig(config: ProxyConfig): string {
       ...frontendRules(config, config.maps.https).map((l) => `  ${l}`),
     );
   }
-  out.push(
-    '',
-    'backend lobbies',
-    '  http-reuse safe',
-    // 0.0.0.0:0: connect to the destination the frontend set (the lobby's address and host port).
-    '  server lobby 0.0.0.0:0',
-    '',
-  );
+  // One backend per route slot (HAProxy 2.6 adds servers at run time but no backends): its server
+  // keeps its own pool of kept-alive connections to its lobby. A single backend sending to the
+  // address each request sets (`set-dst` to a `0.0.0.0:0` server) reused connections for one lobby
+  // only: every request to a second lobby opened a new connection (3-5× slower, measured).
+  config.slots.forEach((address, i) => {
+    out.push('', `backend ${slotName(i)}`, '  http-reuse safe', `  server lobby ${address ?? '127.0.0.1:1 disabled'}`);
+  });
+  out.push('');
   return out.join('\n');
 }

@@ -14,8 +14,8 @@ import { join } from 'node:path';
 import type { ProxyRoute } from '../../core/effects.js';
 import { routeHostname } from '../../core/lobby/routes.js';
 import type { ProxyRoutes } from '../../io/index.js';
-import { renderConfig, TABLES, type ProxyLimits } from './config.js';
-import { runtimeBatch, runtimeCall, showMap, showTable, type TableEntry } from './runtime-api.js';
+import { renderConfig, slotName, TABLES, type ProxyLimits } from './config.js';
+import { runtimeBatch, runtimeCall, showTable, type TableEntry } from './runtime-api.js';
 
 export interface ProxyLog {
   info(obj: object, msg?: string): void;
@@ -48,6 +48,8 @@ export interface HaproxyOptions {
   readonly certPollMs?: number;
   /** How often HAProxy is asked whether it answers (default 5 s). */
   readonly healthMs?: number;
+  /** Routes at once at most (HAProxy route slots, default 1024): a bind beyond fails. */
+  readonly maxRoutes?: number;
 }
 
 type Proto = 'http' | 'https';
@@ -61,7 +63,7 @@ export interface RouteStats {
   readonly bytesOut: number;
   /** Requests HAProxy counts as client errors (4xx answers and invalid requests). */
   readonly clientErrors: number;
-  /** 5xx answers of the lobby (connection failures are counted per listener only: `listenerStats`). */
+  /** 5xx answers of the lobby (failed connections are counted for all routes together: `listenerStats`). */
   readonly serverErrors: number;
   /** Requests refused by a per-address limit (429). */
   readonly limited: number;
@@ -77,6 +79,18 @@ export interface ProxyStatus {
 
 const BATCH_BYTES = 8_000;
 const READY_MS = 10_000;
+
+/** `127.0.0.1:20001` → ['127.0.0.1', '20001']; `[::1]:20001` → ['::1', '20001']. */
+const splitAddress = (addr: string): [string, string] => {
+  const colon = addr.lastIndexOf(':');
+  return [addr.slice(0, colon).replace(/^\[|\]$/g, ''), addr.slice(colon + 1)];
+};
+
+/** An address as a `server` line takes it (IPv6 in brackets). */
+const configAddress = (addr: string): string => {
+  const [ip, port] = splitAddress(addr);
+  return ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`;
+};
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -99,6 +113,9 @@ export class HaproxyGameProxy implements ProxyRoutes {
   readonly #desired: Record<Proto, Map<string, string>> = { http: new Map(), https: new Map() };
   #applied: Record<Proto, Map<string, string>> = { http: new Map(), https: new Map() };
   readonly #dirty = new Set<string>();
+  /** `<proto> <hostname>` → its route slot (a backend whose server points at the lobby); free slots, oldest freed first. */
+  readonly #slotOf = new Map<string, number>();
+  readonly #free: number[];
   /** Hostname → the route (metrics and lobby logs name lobbies). */
   readonly #routes = new Map<string, ProxyRoute>();
   #child: ChildProcess | undefined;
@@ -117,6 +134,7 @@ export class HaproxyGameProxy implements ProxyRoutes {
     this.#pem = join(options.dir, 'lobby-wildcard.pem');
     this.#pidFile = join(options.dir, 'haproxy.pid');
     this.#maps = { http: join(options.dir, 'routes-http.map'), https: join(options.dir, 'routes-https.map') };
+    this.#free = Array.from({ length: options.maxRoutes ?? 1_024 }, (_, i) => i);
   }
 
   /** Writes the files and starts HAProxy; rejects with HAProxy's own words when it cannot start. */
@@ -127,16 +145,6 @@ export class HaproxyGameProxy implements ProxyRoutes {
       proxy.#certStamp = await proxy.#stamp();
       await proxy.#writePem();
     }
-    await writeFile(proxy.#cfg, renderConfig({
-      socket: proxy.#socket,
-      host: options.host,
-      httpPort: options.httpPort,
-      ...(options.tls === undefined ? {} : { https: { port: options.tls.port, pem: proxy.#pem } }),
-      maps: proxy.#maps,
-      jobDomain: options.jobDomain.toLowerCase(),
-      limits: options.limits,
-      ...(options.threads === undefined ? {} : { threads: options.threads }),
-    }));
     await proxy.#launch();
     proxy.#timers.push(setInterval(() => void proxy.#checkHealth(), options.healthMs ?? 5_000));
     if (options.tls !== undefined) proxy.#timers.push(setInterval(() => void proxy.#checkCert(), options.certPollMs ?? 5_000));
@@ -151,7 +159,8 @@ export class HaproxyGameProxy implements ProxyRoutes {
 
   bind(route: ProxyRoute): Promise<void> {
     const proto = protoOf(route);
-    if (proto === undefined) return Promise.resolve();
+    // Without a certificate there is no HTTPS listener (publishing refuses https ports then).
+    if (proto === undefined || (proto === 'https' && this.#o.tls === undefined)) return Promise.resolve();
     const hostname = this.hostname(route);
     this.#routes.set(hostname, route);
     this.#desired[proto].set(hostname, `${this.#o.upstreamHost}:${route.hostPort}`);
@@ -205,9 +214,14 @@ export class HaproxyGameProxy implements ProxyRoutes {
     const lines = csv.split('\n').filter((l) => l.trim() !== '');
     const header = lines[0]?.replace(/^# /, '').split(',') ?? [];
     const col = (row: string[], name: string): number => Number(row[header.indexOf(name)] ?? 0) || 0;
-    return lines.slice(1).map((l) => l.split(',')).filter((row) => (row[1] === 'FRONTEND' && row[0] !== 'stats') || (row[0] === 'lobbies' && row[1] === 'BACKEND')).map((row) => ({
-      listener: row[0] ?? '', denied: col(row, 'dreq'), invalid: col(row, 'ereq'), requests: col(row, 'req_tot'), connectErrors: col(row, 'econ'),
-    }));
+    const rows = lines.slice(1).map((l) => l.split(','));
+    const slots = rows.filter((row) => row[1] === 'BACKEND' && (row[0] ?? '').startsWith(slotName(0).slice(0, -1)));
+    return [
+      ...rows.filter((row) => row[1] === 'FRONTEND').map((row) => ({
+        listener: row[0] ?? '', denied: col(row, 'dreq'), invalid: col(row, 'ereq'), requests: col(row, 'req_tot'), connectErrors: 0,
+      })),
+      { listener: 'lobbies', denied: 0, invalid: 0, requests: slots.reduce((n, row) => n + col(row, 'req_tot'), 0), connectErrors: slots.reduce((n, row) => n + col(row, 'econ'), 0) },
+    ];
   }
 
   /** Stops HAProxy (its connections close) and the timers. */
@@ -225,12 +239,36 @@ export class HaproxyGameProxy implements ProxyRoutes {
 
   /** Maps written from the routes held now, HAProxy started, ready when its runtime API answers. */
   async #launch(): Promise<void> {
+    // Every wanted route gets a slot; HAProxy starts with them in its configuration and maps.
+    const written = { http: new Map<string, string>(), https: new Map<string, string>() };
+    const slots: Array<string | undefined> = Array.from({ length: this.#free.length + this.#slotOf.size }, () => undefined);
+    for (const [key, slot] of [...this.#slotOf]) {
+      const [proto, host] = key.split(' ') as [Proto, string];
+      if (!this.#desired[proto].has(host)) this.#release(key, slot);
+    }
     for (const proto of ['http', 'https'] as const) {
-      const text = [...this.#desired[proto]].map(([host, addr]) => `${host} ${addr}\n`).join('');
-      await writeFile(`${this.#maps[proto]}.tmp`, text);
+      const lines: string[] = [];
+      for (const [host, addr] of this.#desired[proto]) {
+        const slot = this.#slotFor(`${proto} ${host}`);
+        if (slot === undefined) continue;
+        slots[slot] = configAddress(addr);
+        written[proto].set(host, addr);
+        lines.push(`${host} ${slotName(slot)}\n`);
+      }
+      await writeFile(`${this.#maps[proto]}.tmp`, lines.join(''));
       await rename(`${this.#maps[proto]}.tmp`, this.#maps[proto]);
     }
-    const written = { http: new Map(this.#desired.http), https: new Map(this.#desired.https) };
+    await writeFile(this.#cfg, renderConfig({
+      socket: this.#socket,
+      host: this.#o.host,
+      httpPort: this.#o.httpPort,
+      ...(this.#o.tls === undefined ? {} : { https: { port: this.#o.tls.port, pem: this.#pem } }),
+      maps: this.#maps,
+      jobDomain: this.#o.jobDomain.toLowerCase(),
+      limits: this.#o.limits,
+      slots,
+      ...(this.#o.threads === undefined ? {} : { threads: this.#o.threads }),
+    }));
     const dirtyBefore = new Set(this.#dirty);
     await this.#killOrphan();
     const child = spawn(this.#o.binary, ['-db', '-f', this.#cfg], { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -244,7 +282,8 @@ export class HaproxyGameProxy implements ProxyRoutes {
         const line = raw.trim();
         if (line === '') continue;
         if (line.startsWith('[ALERT]')) this.#o.log.error({ haproxy: line }, 'haproxy');
-        else if (line.startsWith('[WARNING]')) this.#o.log.warn({ haproxy: line }, 'haproxy');
+        // A slot's server changing state is Tavern's own doing (a route bound or unbound).
+        else if (line.startsWith('[WARNING]') && !/Server lobby-slot-\d+\/lobby is /.test(line)) this.#o.log.warn({ haproxy: line }, 'haproxy');
         else this.#o.log.info({ haproxy: line }, 'haproxy');
       }
     });
@@ -339,14 +378,9 @@ export class HaproxyGameProxy implements ProxyRoutes {
         try {
           await this.#apply();
         } catch (error) {
-          this.#o.log.warn({ err: error }, 'a route change failed: re-reading the proxy\'s routes and trying again');
-          try {
-            for (const proto of ['http', 'https'] as const) this.#applied[proto] = await showMap(this.#socket, this.#maps[proto]);
-            for (const proto of ['http', 'https'] as const) for (const host of new Set([...this.#desired[proto].keys(), ...this.#applied[proto].keys()])) this.#dirty.add(`${proto} ${host}`);
-            await this.#apply();
-          } catch (again) {
-            this.#o.log.error({ err: again }, 'route changes could not be applied; they are applied when the proxy restarts');
-          }
+          // HAProxy and Tavern disagree on its state: restart it from the routes Tavern holds.
+          this.#o.log.error({ err: error }, 'a route change failed: restarting the game proxy with the current routes');
+          this.#child?.kill('SIGKILL');
         }
       }
       for (const w of waiters) w();
@@ -354,40 +388,76 @@ export class HaproxyGameProxy implements ProxyRoutes {
     this.#draining = false;
   }
 
-  /** Sends the dirty routes' differences, in batches that fit HAProxy's command buffer. */
+  /** The slot of a route key, assigned now if it has none; undefined when every slot is taken. */
+  #slotFor(key: string): number | undefined {
+    const held = this.#slotOf.get(key);
+    if (held !== undefined) return held;
+    const slot = this.#free.shift();
+    if (slot === undefined) {
+      this.#o.log.error({ route: key, maxRoutes: this.#o.maxRoutes ?? 1_024 }, 'the game proxy has no free route slot: this route is not served (raise TAVERN_PROXY_MAX_ROUTES)');
+      return undefined;
+    }
+    this.#slotOf.set(key, slot);
+    return slot;
+  }
+
+  #release(key: string, slot: number): void {
+    this.#slotOf.delete(key);
+    this.#free.push(slot);
+  }
+
+  /**
+   * Sends the dirty routes' differences, in batches that fit HAProxy's command buffer. A new route:
+   * its slot's server pointed at the lobby and made ready, then its hostname mapped to the slot. A
+   * removed route: its hostname unmapped, then its slot's server put in maintenance and its
+   * sessions cut (the lobby is stopping); the slot is reused last.
+   */
   async #apply(): Promise<void> {
     const keys = [...this.#dirty];
     this.#dirty.clear();
-    const commands: string[] = [];
-    const changes: Array<() => void> = [];
+    const groups: Array<{ readonly commands: readonly string[]; readonly done: () => void }> = [];
     for (const key of keys) {
       const [proto, host] = key.split(' ') as [Proto, string];
       const want = this.#desired[proto].get(host);
       const have = this.#applied[proto].get(host);
       if (want === have) continue;
       const map = this.#maps[proto];
-      commands.push(want === undefined ? `del map ${map} ${host}` : have === undefined ? `add map ${map} ${host} ${want}` : `set map ${map} ${host} ${want}`);
-      changes.push(() => (want === undefined ? this.#applied[proto].delete(host) : this.#applied[proto].set(host, want)));
-    }
-    let batch: string[] = [];
-    let bytes = 0;
-    let done = 0;
-    const send = async (): Promise<void> => {
-      try {
-        await runtimeBatch(this.#socket, batch);
-      } catch (error) {
-        for (const key of keys.slice(done)) this.#dirty.add(key);
-        throw error;
+      if (want !== undefined) {
+        const slot = this.#slotFor(key);
+        if (slot === undefined) continue;
+        const server = `${slotName(slot)}/lobby`;
+        const [ip, port] = splitAddress(want);
+        const point = `set server ${server} addr ${ip} port ${port}`;
+        groups.push({
+          commands: have === undefined ? [point, `set server ${server} state ready`, `add map ${map} ${host} ${slotName(slot)}`] : [point],
+          done: () => this.#applied[proto].set(host, want),
+        });
+      } else {
+        const slot = this.#slotOf.get(key);
+        if (slot === undefined) continue;
+        const server = `${slotName(slot)}/lobby`;
+        groups.push({
+          commands: [`del map ${map} ${host}`, `set server ${server} state maint`, `shutdown sessions server ${server}`],
+          done: () => {
+            this.#applied[proto].delete(host);
+            this.#release(key, slot);
+          },
+        });
       }
-      for (const change of changes.slice(done, done + batch.length)) change();
-      done += batch.length;
+    }
+    let batch: Array<(typeof groups)[number]> = [];
+    let bytes = 0;
+    const send = async (): Promise<void> => {
+      await runtimeBatch(this.#socket, batch.flatMap((g) => g.commands));
+      for (const g of batch) g.done();
       batch = [];
       bytes = 0;
     };
-    for (const command of commands) {
-      if (bytes + command.length > BATCH_BYTES) await send();
-      batch.push(command);
-      bytes += command.length + 1;
+    for (const group of groups) {
+      const size = group.commands.reduce((n, c) => n + c.length + 1, 0);
+      if (bytes + size > BATCH_BYTES) await send();
+      batch.push(group);
+      bytes += size;
     }
     if (batch.length > 0) await send();
   }

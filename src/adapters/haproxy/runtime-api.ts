@@ -25,7 +25,7 @@ export const runtimeCall = (socket: string, text: string): Promise<string> =>
   });
 
 /**
- * Runs commands whose success answer is empty (`add map`, `set map`, `del map`, `clear table`) in
+ * Runs commands whose success answer is empty (`add map`, `del map`, `set server … state`) or says what changed (`set server … addr`) in
  * one call; throws with HAProxy's words when any of them answered something.
  *
  * @example
@@ -34,19 +34,9 @@ export const runtimeCall = (socket: string, text: string): Promise<string> =>
 export async function runtimeBatch(socket: string, commands: readonly string[]): Promise<void> {
   if (commands.length === 0) return;
   const answer = await runtimeCall(socket, commands.join(';'));
-  const said = answer.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  // `set server … addr` reports what it changed; anything else said is a refusal.
+  const said = answer.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !/changed from '/.test(l));
   if (said.length > 0) throw new Error(`HAProxy refused a route change: ${said.slice(0, 3).join(' / ')}`);
-}
-
-/** `show map <file>` as key → value. */
-export async function showMap(socket: string, file: string): Promise<Map<string, string>> {
-  const answer = await runtimeCall(socket, `show map ${file}`);
-  const out = new Map<string, string>();
-  for (const line of answer.split('\n')) {
-    const [, key, value] = line.trim().split(/\s+/);
-    if (key !== undefined && value !== undefined) out.set(key, value);
-  }
-  return out;
 }
 
 /** One stick-table entry of `show table <name>`: its key and its stored counters. */
