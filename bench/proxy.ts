@@ -194,7 +194,7 @@ export async function proxyBench(args: readonly string[]): Promise<void> {
       const http = await freePort();
       const https = await freePort();
       const proxy = await HaproxyGameProxy.start({
-        binary: HAPROXY, dir: join(work, name.replace(/\W+/g, '-')), host: '127.0.0.1', httpPort: http, jobDomain: DOMAIN, upstreamHost: '127.0.0.1', limits, threads,
+        binary: HAPROXY, dir: join(work, name.replace(/\W+/g, '-')), host: '127.0.0.1', httpPort: http, jobDomain: DOMAIN, upstreamHost: '127.0.0.1', limits, threads, maxRoutes: routeCount + 1,
         tls: { port: https, certFile: join(work, 'lobby.crt'), keyFile: join(work, 'lobby.key') },
         log: { info: () => undefined, warn: () => undefined, error: (o, m) => process.stderr.write(`${m ?? ''} ${JSON.stringify(o)}\n`) },
       });

@@ -26,6 +26,8 @@ export interface ProxyEnv {
   readonly httpsPort: number;
   readonly tls?: { readonly certFile: string; readonly keyFile: string };
   readonly limits: ProxyLimits;
+  /** Routes at once at most (`TAVERN_PROXY_MAX_ROUTES`, default 1024). */
+  readonly maxRoutes: number;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -74,6 +76,7 @@ export function parseProxyEnv(env: Env, host: string): ProxyEnv {
     host: opt(env['TAVERN_PROXY_HOST']) ?? host,
     httpPort: whole(env, 'TAVERN_PROXY_HTTP_PORT', 80, 1, 65_535),
     httpsPort: whole(env, 'TAVERN_PROXY_HTTPS_PORT', 443, 1, 65_535),
+    maxRoutes: whole(env, 'TAVERN_PROXY_MAX_ROUTES', 1_024, 1, 100_000),
     ...(binary === undefined ? {} : { binary }),
     ...(certFile === undefined || keyFile === undefined ? {} : { tls: { certFile, keyFile } }),
     limits: {
@@ -149,7 +152,7 @@ export async function startGameProxy(deps: { env: ProxyEnv; jobDomain: string | 
   let proxy: HaproxyGameProxy;
   try {
     proxy = await HaproxyGameProxy.start({
-      binary, dir: join(deps.dataDir, 'proxy'), host: env.host, httpPort: env.httpPort, jobDomain, upstreamHost: deps.upstreamHost, limits: env.limits, log,
+      binary, dir: join(deps.dataDir, 'proxy'), host: env.host, httpPort: env.httpPort, jobDomain, upstreamHost: deps.upstreamHost, limits: env.limits, log, maxRoutes: env.maxRoutes,
       ...(env.tls === undefined ? {} : { tls: { port: env.httpsPort, ...env.tls } }),
     });
   } catch (error) {

@@ -12,15 +12,15 @@ const paths = (r: ReturnType<typeof parseVersion>): string[] => (r.ok ? [] : r.e
 describe('game proxy settings', () => {
   it('reads TAVERN_PROXY* with Game Guard\'s defaults', () => {
     expect(parseProxyEnv({}, '127.0.0.1')).toEqual({
-      mode: 'auto', host: '127.0.0.1', httpPort: 80, httpsPort: 443,
+      mode: 'auto', host: '127.0.0.1', httpPort: 80, httpsPort: 443, maxRoutes: 1_024,
       limits: { rate: { average: 100, periodMs: 300_000, burst: 256 }, inFlight: 4, headerTimeoutMs: 10_000, idleTimeoutMs: 30_000, connectTimeoutMs: 5_000 },
     });
     const env = parseProxyEnv({
       TAVERN_PROXY: 'haproxy', TAVERN_PROXY_HOST: '0.0.0.0', TAVERN_PROXY_HTTP_PORT: '8081', TAVERN_PROXY_HTTPS_PORT: '8444', TAVERN_PROXY_TLS_CERT: '/c.pem', TAVERN_PROXY_TLS_KEY: '/k.pem',
-      TAVERN_PROXY_RATE_LIMIT: 'off', TAVERN_PROXY_MAX_IN_FLIGHT: 'off', TAVERN_PROXY_MAX_CONNECTIONS: '500', TAVERN_HAPROXY_BIN: '/opt/haproxy',
+      TAVERN_PROXY_RATE_LIMIT: 'off', TAVERN_PROXY_MAX_IN_FLIGHT: 'off', TAVERN_PROXY_MAX_CONNECTIONS: '500', TAVERN_HAPROXY_BIN: '/opt/haproxy', TAVERN_PROXY_MAX_ROUTES: '64',
     }, '127.0.0.1');
     expect(env).toEqual({
-      mode: 'haproxy', host: '0.0.0.0', httpPort: 8081, httpsPort: 8444, binary: '/opt/haproxy', tls: { certFile: '/c.pem', keyFile: '/k.pem' },
+      mode: 'haproxy', host: '0.0.0.0', httpPort: 8081, httpsPort: 8444, maxRoutes: 64, binary: '/opt/haproxy', tls: { certFile: '/c.pem', keyFile: '/k.pem' },
       limits: { headerTimeoutMs: 10_000, idleTimeoutMs: 30_000, connectTimeoutMs: 5_000, maxConnections: 500 },
     });
     expect(parseProxyRate('6/10s+3')).toEqual({ average: 6, periodMs: 10_000, burst: 3 });
