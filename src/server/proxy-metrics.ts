@@ -8,14 +8,15 @@ import type { ServerProxy } from './game-proxy.js';
 
 const escape = (v: string): string => v.replace(/[\\"\n]/g, (c) => (c === '\n' ? '\\n' : `\\${c}`));
 
-type Counter = 'requests' | 'bytesIn' | 'bytesOut' | 'clientErrors' | 'serverErrors' | 'limited';
+type Counter = 'requests' | 'bytesIn' | 'bytesOut' | 'clientErrors' | 'serverErrors' | 'limited' | 'connectErrors';
 
 const ROUTE_COUNTERS: ReadonlyArray<readonly [Counter, string, string]> = [
   ['requests', 'tavern_proxy_route_requests_total', 'Requests through the game proxy to this route.'],
   ['bytesIn', 'tavern_proxy_route_received_bytes_total', 'Bytes received from clients for this route.'],
   ['bytesOut', 'tavern_proxy_route_sent_bytes_total', 'Bytes sent to clients from this route.'],
   ['clientErrors', 'tavern_proxy_route_client_errors_total', 'Requests HAProxy counted as client errors (4xx, invalid requests).'],
-  ['serverErrors', 'tavern_proxy_route_server_errors_total', '5xx answers of the lobby (a lobby that refuses connections: tavern_proxy_lobby_connect_errors_total).'],
+  ['serverErrors', 'tavern_proxy_route_server_errors_total', '5xx answers of the game server (the proxy\'s own 503: tavern_proxy_route_connect_errors_total).'],
+  ['connectErrors', 'tavern_proxy_route_connect_errors_total', 'Connections to the lobby that failed (nothing listening on its port: 503).'],
   ['limited', 'tavern_proxy_route_limited_total', 'Requests refused by a per-address limit (429).'],
 ];
 
@@ -59,22 +60,24 @@ export async function proxyMetrics(proxy: Pick<ServerProxy, 'status' | 'routeSta
 }
 
 /**
- * Every `everyMs`, a line in the log of each lobby whose route answered 5xx since the last look
- * (usually: nothing listens on the lobby's port). Returns a stop function.
+ * Every `everyMs`, a line in the log of each lobby whose route failed since the last look: requests
+ * that could not reach the lobby (nothing listens on its port), and 5xx answers of the game server.
+ * Returns a stop function.
  *
  * @example
  * const stop = watchRouteErrors(proxy, (lobbyId, line) => logs.append({ type: 'append-log', lobbyId, stream: 'std_err', at: Date.now(), line }), 10_000);
  */
 export function watchRouteErrors(proxy: Pick<ServerProxy, 'routeStats'>, write: (lobbyId: string, line: string) => void, everyMs: number): () => void {
-  const seen = new Map<string, number>();
+  const seen = new Map<string, { server: number; connect: number }>();
   const look = async (): Promise<void> => {
     const stats = await proxy.routeStats();
     for (const s of stats) {
-      const before = seen.get(s.hostname) ?? 0;
-      seen.set(s.hostname, s.serverErrors);
-      if (s.serverErrors > before) {
-        write(s.route.lobbyId, `tavern: game proxy: ${s.serverErrors - before} request(s) to ${s.hostname} (port ${s.route.label}) answered 5xx; is the game server listening on that port?`);
-      }
+      const before = seen.get(s.hostname) ?? { server: 0, connect: 0 };
+      seen.set(s.hostname, { server: s.serverErrors, connect: s.connectErrors });
+      const failed = s.connectErrors - before.connect;
+      const answered = s.serverErrors - before.server;
+      if (failed > 0) write(s.route.lobbyId, `tavern: game proxy: ${failed} request(s) to ${s.hostname} (port ${s.route.label}) could not reach the lobby (503); is the game server listening on that port?`);
+      if (answered > 0) write(s.route.lobbyId, `tavern: game proxy: ${answered} request(s) to ${s.hostname} (port ${s.route.label}) answered 5xx by the game server`);
     }
   };
   const timer = setInterval(() => void look().catch(() => undefined), everyMs);

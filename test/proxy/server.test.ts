@@ -66,22 +66,25 @@ describeNeeding(NEED, 'game proxy end to end through the services (HAProxy, fake
     const web = found.body['ports']?.['web'] as unknown as { host: string; hostname: string; port: number; is_tls: boolean };
     expect(web).toEqual({ hostname: `${lobbyId}-web.lobby.local.${DOMAIN}`, port, host: `${lobbyId}-web.lobby.local.${DOMAIN}:${port}`, is_tls: false });
 
-    // The route is bound before anything listens on the lobby's host port: 503, counted in /metrics.
+    // The route is bound before anything listens on the lobby's host port: 503, in the lobby's log
+    // and /metrics; then a 5xx of the game server itself.
+    const lines: string[] = [];
+    const stopWatch = watchRouteErrors(proxy, (id, line) => id === lobbyId && lines.push(line), 100);
+    await new Promise((r) => setTimeout(r, 250));
     expect((await get(port, web.hostname, '/')).status).toBe(503);
     const hostPort = h.runtime.startOf(lobbyId)?.ports.find((p) => p.label === 'web')?.hostPort;
     expect(hostPort).toBeGreaterThanOrEqual(20_000);
     upstreams.push(await startUpstream([hostPort!]));
     expect((await get(port, web.host, '/game?x=1')).body).toMatch(new RegExp(`^up-${hostPort} GET /game\\?x=1 host=${web.host}`));
     expect((await get(port, `lobby.${DOMAIN}`, `/local/${lobbyId}-web/game`)).body).toMatch(new RegExp(`^up-${hostPort} GET /game `));
-
-    // A 5xx of the game server reaches the lobby's log.
-    const lines: string[] = [];
-    const stopWatch = watchRouteErrors(proxy, (id, line) => id === lobbyId && lines.push(line), 100);
-    await new Promise((r) => setTimeout(r, 250));
     expect((await get(port, web.hostname, '/status?code=500')).status).toBe(500);
     await new Promise((r) => setTimeout(r, 400));
     stopWatch();
-    expect(lines).toEqual([expect.stringMatching(new RegExp(`^tavern: game proxy: 1 request\\(s\\) to ${web.hostname} \\(port web\\) answered 5xx`))]);
+    expect(lines).toEqual([
+      expect.stringMatching(new RegExp(`^tavern: game proxy: 1 request\\(s\\) to ${web.hostname} \\(port web\\) could not reach the lobby \\(503\\)`)),
+      expect.stringMatching(new RegExp(`^tavern: game proxy: 1 request\\(s\\) to ${web.hostname} \\(port web\\) answered 5xx by the game server`)),
+    ]);
+
     const { socket } = await openWebSocket(port, web.hostname);
     expect(await echo(socket, 'ping')).toBe('ping');
 
@@ -89,6 +92,7 @@ describeNeeding(NEED, 'game proxy end to end through the services (HAProxy, fake
     const labels = `lobby_id="${lobbyId}",region="local",label="web",protocol="http"`;
     expect(metrics).toContain(`tavern_proxy_route_requests_total{${labels}} 5`);
     expect(metrics).toContain(`tavern_proxy_route_server_errors_total{${labels}} 1`);
+    expect(metrics).toContain(`tavern_proxy_route_connect_errors_total{${labels}} 1`);
     expect(metrics).toContain('tavern_proxy_lobby_connect_errors_total 1');
     expect(metrics).toContain('tavern_proxy_up 1');
 

@@ -63,10 +63,12 @@ export interface RouteStats {
   readonly bytesOut: number;
   /** Requests HAProxy counts as client errors (4xx answers and invalid requests). */
   readonly clientErrors: number;
-  /** 5xx answers of the lobby (failed connections are counted for all routes together: `listenerStats`). */
+  /** 5xx answers of the game server (the proxy's own 503 when the lobby does not answer: `connectErrors`). */
   readonly serverErrors: number;
   /** Requests refused by a per-address limit (429). */
   readonly limited: number;
+  /** Connections to the lobby that failed since the route was bound (nothing listening on its port: 503). */
+  readonly connectErrors: number;
 }
 
 export interface ProxyStatus {
@@ -116,6 +118,8 @@ export class HaproxyGameProxy implements ProxyRoutes {
   /** `<proto> <hostname>` → its route slot (a backend whose server points at the lobby); free slots, oldest freed first. */
   readonly #slotOf = new Map<string, number>();
   readonly #free: number[];
+  /** A slot's failed connections when its route was bound (HAProxy's counters live as long as the slot). */
+  readonly #connectBase = new Map<number, number>();
   /** Hostname → the route (metrics and lobby logs name lobbies). */
   readonly #routes = new Map<string, ProxyRoute>();
   #child: ChildProcess | undefined;
@@ -190,17 +194,34 @@ export class HaproxyGameProxy implements ProxyRoutes {
   /** Per-route counters of every route that served a request in the last 24 h (bound or not). */
   async routeStats(): Promise<RouteStats[]> {
     if (!this.#up) return [];
-    const entries: TableEntry[] = await showTable(this.#socket, TABLES.routes);
-    return entries.flatMap((e) => {
+    const [entries, failed] = await Promise.all([showTable(this.#socket, TABLES.routes), this.#slotConnectErrors()]);
+    return entries.flatMap((e: TableEntry) => {
       const route = this.#routes.get(e.key);
-      if (route === undefined) return [];
+      const proto = route === undefined ? undefined : protoOf(route);
+      if (route === undefined || proto === undefined) return [];
+      const slot = this.#slotOf.get(`${proto} ${e.key}`);
       const c = e.counters;
       return [{
         route, hostname: e.key,
         requests: c['http_req_cnt'] ?? 0, bytesIn: c['bytes_in_cnt'] ?? 0, bytesOut: c['bytes_out_cnt'] ?? 0,
         clientErrors: c['http_err_cnt'] ?? 0, serverErrors: c['http_fail_cnt'] ?? 0, limited: c['gpc0'] ?? 0,
+        connectErrors: slot === undefined ? 0 : Math.max(0, (failed.get(slot) ?? 0) - (this.#connectBase.get(slot) ?? 0)),
       }];
     });
+  }
+
+  /** Each route slot's failed connections (`econ`), by slot number. */
+  async #slotConnectErrors(): Promise<Map<number, number>> {
+    const csv = await runtimeCall(this.#socket, 'show stat -1 2 -1');
+    const lines = csv.split('\n').filter((l) => l.trim() !== '');
+    const header = lines[0]?.replace(/^# /, '').split(',') ?? [];
+    const out = new Map<number, number>();
+    const prefix = slotName(0).slice(0, -1);
+    for (const row of lines.slice(1).map((l) => l.split(','))) {
+      const name = row[0] ?? '';
+      if (row[1] === 'BACKEND' && name.startsWith(prefix)) out.set(Number(name.slice(prefix.length)), Number(row[header.indexOf('econ')] ?? 0) || 0);
+    }
+    return out;
   }
 
   /**
@@ -415,7 +436,7 @@ export class HaproxyGameProxy implements ProxyRoutes {
   async #apply(): Promise<void> {
     const keys = [...this.#dirty];
     this.#dirty.clear();
-    const groups: Array<{ readonly commands: readonly string[]; readonly done: () => void }> = [];
+    const groups: Array<{ readonly commands: readonly string[]; readonly done: () => void; readonly bound?: number }> = [];
     for (const key of keys) {
       const [proto, host] = key.split(' ') as [Proto, string];
       const want = this.#desired[proto].get(host);
@@ -431,6 +452,7 @@ export class HaproxyGameProxy implements ProxyRoutes {
         groups.push({
           commands: have === undefined ? [point, `set server ${server} state ready`, `add map ${map} ${host} ${slotName(slot)}`] : [point],
           done: () => this.#applied[proto].set(host, want),
+          ...(have === undefined ? { bound: slot } : {}),
         });
       } else {
         const slot = this.#slotOf.get(key);
@@ -450,6 +472,12 @@ export class HaproxyGameProxy implements ProxyRoutes {
     const send = async (): Promise<void> => {
       await runtimeBatch(this.#socket, batch.flatMap((g) => g.commands));
       for (const g of batch) g.done();
+      // New routes count their lobby's failed connections from now (a slot's counter outlives its routes).
+      const bound = batch.flatMap((g) => (g.bound === undefined ? [] : [g.bound]));
+      if (bound.length > 0) {
+        const failed = await this.#slotConnectErrors();
+        for (const slot of bound) this.#connectBase.set(slot, failed.get(slot) ?? 0);
+      }
       batch = [];
       bytes = 0;
     };
