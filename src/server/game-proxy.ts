@@ -5,7 +5,7 @@
  * routes are only logged and the log says which ports are not served.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ProxyLimits, RateLimit } from '../adapters/haproxy/config.js';
 import { HaproxyGameProxy, type ProxyStatus, type RouteStats } from '../adapters/haproxy/proxy.js';
@@ -96,6 +96,14 @@ const findHaproxy = (configured: string | undefined): string | undefined => {
   return candidates.find((bin) => (bin.includes('/') ? existsSync(bin) : true) && spawnSync(bin, ['-v']).status === 0);
 };
 
+const hasUser = (name: string): boolean => {
+  try {
+    return new RegExp(`^${name}:`, 'm').test(readFileSync('/etc/passwd', 'utf8'));
+  } catch {
+    return false;
+  }
+};
+
 interface Log {
   info(obj: object, msg?: string): void;
   warn(obj: object, msg?: string): void;
@@ -149,10 +157,13 @@ export async function startGameProxy(deps: { env: ProxyEnv; jobDomain: string | 
     return off(log, 'HAProxy is not installed (apt-get install haproxy)');
   }
   const jobDomain = deps.jobDomain ?? '127.0.0.1';
+  // As root (to bind 80/443), HAProxy drops to Debian's `haproxy` user once its ports are bound.
+  const user = process.getuid?.() === 0 && hasUser('haproxy') ? 'haproxy' : undefined;
   let proxy: HaproxyGameProxy;
   try {
     proxy = await HaproxyGameProxy.start({
       binary, dir: join(deps.dataDir, 'proxy'), host: env.host, httpPort: env.httpPort, jobDomain, upstreamHost: deps.upstreamHost, limits: env.limits, log, maxRoutes: env.maxRoutes,
+      ...(user === undefined ? {} : { user }),
       ...(env.tls === undefined ? {} : { tls: { port: env.httpsPort, ...env.tls } }),
     });
   } catch (error) {

@@ -53,6 +53,8 @@ export interface ProxyConfig {
   readonly slots: ReadonlyArray<string | undefined>;
   /** HAProxy threads (default: one per core). */
   readonly threads?: number;
+  /** Started as root: the user (and group of that name) HAProxy runs as once its ports are bound. */
+  readonly user?: string;
 }
 
 /** Stick tables (one per backend section, HAProxy's way of declaring a table). */
@@ -123,6 +125,7 @@ export function renderConfig(config: ProxyConfig): string {
     '  log stderr format raw local0 warning',
     ...(limits.maxConnections === undefined ? [] : [`  maxconn ${limits.maxConnections}`]),
     ...(config.threads === undefined ? [] : [`  nbthread ${config.threads}`]),
+    ...(config.user === undefined ? [] : [`  user ${config.user}`, `  group ${config.user}`]),
     '  tune.ssl.default-dh-param 2048',
     '',
     'defaults',

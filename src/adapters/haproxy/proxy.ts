@@ -50,6 +50,8 @@ export interface HaproxyOptions {
   readonly healthMs?: number;
   /** Routes at once at most (HAProxy route slots, default 1024): a bind beyond fails. */
   readonly maxRoutes?: number;
+  /** Started as root: the user HAProxy drops to once its ports are bound (Debian's package makes `haproxy`). */
+  readonly user?: string;
 }
 
 type Proto = 'http' | 'https';
@@ -289,6 +291,7 @@ export class HaproxyGameProxy implements ProxyRoutes {
       limits: this.#o.limits,
       slots,
       ...(this.#o.threads === undefined ? {} : { threads: this.#o.threads }),
+      ...(this.#o.user === undefined ? {} : { user: this.#o.user }),
     }));
     const dirtyBefore = new Set(this.#dirty);
     await this.#killOrphan();
