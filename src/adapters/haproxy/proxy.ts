@@ -294,6 +294,8 @@ export class HaproxyGameProxy implements ProxyRoutes {
       ...(this.#o.user === undefined ? {} : { user: this.#o.user }),
     }));
     const dirtyBefore = new Set(this.#dirty);
+    // A new HAProxy counts from zero.
+    this.#connectBase.clear();
     await this.#killOrphan();
     const child = spawn(this.#o.binary, ['-db', '-f', this.#cfg], { stdio: ['ignore', 'ignore', 'pipe'] });
     this.#child = child;
