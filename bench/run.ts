@@ -15,6 +15,7 @@ const benches: Record<string, () => Promise<Bench>> = {
   http: async () => (await import('./http.js')).httpBench,
   images: async () => (await import('./images.js')).imagesBench,
   limits: async () => (await import('./limits.js')).limitsBench,
+  proxy: async () => (await import('./proxy.js')).proxyBench,
   tokens: async () => (await import('./tokens.js')).tokensBench,
   routing: async () => (await import('./routing.js')).routingBench,
   runtime: async () => (await import('./runtime.js')).runtimeBench,

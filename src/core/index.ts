@@ -31,7 +31,7 @@ export {
   type LobbyRef,
   type PlayerRef,
 } from './lobby/lifecycle.js';
-export { proxyRoutes } from './lobby/routes.js';
+export { proxyRoutes, routeHostname } from './lobby/routes.js';
 export * from './lobby/backoff.js';
 export { lobbyStateRefusal, fitStates } from './lobby/state.js';
 export { find, routeFind, chooseLobby, type FindCommand, type Route } from './matchmaker/find.js';

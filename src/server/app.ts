@@ -17,7 +17,7 @@ import type { Ctx, Handler, Services, Settings } from './context.js';
 import { corsFor, preflightHeaders } from './cors.js';
 import type { AppConfig, AppDeps, Logger } from './deps.js';
 import { StorageUnavailableError } from '../io/blobs.js';
-import { errorResponse, HttpError, json, JsonText, SECURITY_HEADERS } from './errors.js';
+import { errorResponse, fail, HttpError, json, JsonText, SECURITY_HEADERS } from './errors.js';
 import { fromRequest, toResponse, type Incoming, type Outgoing } from './incoming.js';
 import { syncNamespaces } from '../services/publish.js';
 import { rateLimitGate } from './rate-limit.js';
@@ -57,6 +57,8 @@ const settingsOf = (config: AppConfig): Settings => {
     publicOrigin: config.publicOrigin.replace(/\/+$/, ''),
     jobDomain: config.jobDomain ?? host,
     regionHosts: config.regionHosts ?? {},
+    ...(config.proxyPorts === undefined ? {} : { proxyPorts: config.proxyPorts }),
+    ...(config.proxyProtocols === undefined ? {} : { proxyProtocols: config.proxyProtocols }),
     ...(config.cdnDomain === undefined ? {} : { cdnDomain: config.cdnDomain }),
     ...(config.cdnPort === undefined ? {} : { cdnPort: config.cdnPort }),
     ...(config.cdnTls === undefined ? {} : { cdnTls: config.cdnTls }),
@@ -88,11 +90,17 @@ const servicesOf = (deps: AppDeps): Services => ({
   logger: deps.logger ?? SILENT,
   settings: settingsOf(deps.config),
   health: deps.health ?? (() => ({})),
+  ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
 });
 
 const buildRouter = (): Router<Handler> => {
   const router = new Router<Handler>();
   router.add('GET', '/health', (ctx) => Promise.resolve({ status: 'ok', ...ctx.services.health() }));
+  router.add('GET', '/metrics', async (ctx) => {
+    const metrics = ctx.services.metrics;
+    if (metrics === undefined) return fail('API_NOT_FOUND', { method: 'GET', path: '/metrics' });
+    return new RawAnswer({ status: 200, headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }, body: await metrics() });
+  });
   for (const register of [
     registerGames, registerNamespaces, registerNamespaceTokens, registerDomains, registerVersions, registerCloudLobbies,
     registerUploads, registerDevices, registerMatchmakerLobbies, registerMatchmakerLobbySide, registerMatchmakerInfo, registerDashboard,

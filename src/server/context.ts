@@ -2,6 +2,7 @@
  * What a route handler gets: the request, its path parameters, the resolved services, and lazy,
  * memoised readers for the JSON body and the caller's token.
  */
+import type { PortProtocol } from '../core/config/types.js';
 import type { RegionInfo } from '../core/world.js';
 import type { CatalogStore } from '../io/catalog.js';
 import type { Clock, Random, Timers } from '../io/index.js';
@@ -17,6 +18,10 @@ export interface Settings {
   readonly publicOrigin: string;
   readonly jobDomain: string;
   readonly regionHosts: Readonly<Record<string, string>>;
+  /** The game proxy's ports for http/https (absent: the core's 80/443). */
+  readonly proxyPorts?: { readonly http: number; readonly https?: number };
+  /** The protocols the game proxy serves (absent: no check at publish). */
+  readonly proxyProtocols?: ReadonlySet<PortProtocol>;
   readonly cdnDomain?: string;
   readonly cdnPort?: number;
   /** Whether the CDN has a TLS certificate for a domain now; absent: no TLS (every domain over HTTP). */
@@ -48,6 +53,8 @@ export interface Services {
   readonly settings: Settings;
   /** What `/health` adds beside `status` (the runtime and whether it is reachable). */
   readonly health: () => Readonly<Record<string, unknown>>;
+  /** `GET /metrics` (Prometheus text), when the server has metrics. */
+  readonly metrics?: () => Promise<string>;
 }
 
 export interface Ctx {

@@ -1,6 +1,7 @@
 /**
  * What the HTTP edge is built from ({@link AppDeps}) and its settings ({@link AppConfig}).
  */
+import type { PortProtocol } from '../core/config/types.js';
 import type { RegionInfo } from '../core/world.js';
 import type { CatalogStore } from '../io/catalog.js';
 import type { Clock, Random, Timers } from '../io/index.js';
@@ -27,6 +28,10 @@ export interface AppConfig {
   readonly adminToken?: string;
   /** Lobby hostnames are `<lobby>-<port label>.lobby.<region>.<jobDomain>`; default: the public origin's host name. */
   readonly jobDomain?: string;
+  /** The game proxy's ports: find returns these for http/https ports (default 80/443). */
+  readonly proxyPorts?: { readonly http: number; readonly https?: number };
+  /** The protocols the game proxy serves; a version asking for another is refused. Absent: no check. */
+  readonly proxyProtocols?: ReadonlySet<PortProtocol>;
   /** Host of the addresses of host-network ports (`proxy: none`), per region; default: the public origin's host name. */
   readonly regionHosts?: Readonly<Record<string, string>>;
   /** CDN sites answer at `<game>.<cdnDomain>` (prod) and `<game>--<ns>.<cdnDomain>`; used for origin auth and CNAME records. */
@@ -82,4 +87,6 @@ export interface AppDeps {
   readonly logger?: Logger;
   /** What `/health` reports beside `status: ok` (the runtime's state); absent: nothing more. */
   readonly health?: () => Readonly<Record<string, unknown>>;
+  /** `GET /metrics` (Prometheus text); absent: 404. */
+  readonly metrics?: () => Promise<string>;
 }

@@ -4,6 +4,7 @@
 import type { S3Options } from '../adapters/s3/blobs.js';
 import { isHumanText } from '../core/config/validate-text.js';
 import { LOCAL_REGION, type RegionInfo } from '../core/world.js';
+import { parseProxyEnv, type ProxyEnv } from './game-proxy.js';
 import { HTTP_DEFAULTS, type HttpOptions } from './http.js';
 import { parseRateLimits, type RateLimitTable } from './rate-limit.js';
 
@@ -59,6 +60,8 @@ export interface ServerEnv {
   readonly cdn?: CdnListenEnv;
   /** S3-compatible blob storage (`TAVERN_S3_*`); absent: blobs on the local disk under the data dir. */
   readonly s3?: S3Env;
+  /** The game proxy (`TAVERN_PROXY*`, `game-proxy.ts`). */
+  readonly proxy: ProxyEnv;
 }
 
 export interface CdnListenEnv {
@@ -231,6 +234,7 @@ export function parseEnv(env: Readonly<Record<string, string | undefined>>): Ser
     hardening,
     http,
     shutdownGraceMs: count(env, 'TAVERN_SHUTDOWN_GRACE_MS', 10_000, 0),
+    proxy: parseProxyEnv(env, host),
     ...(runtime === undefined ? {} : { runtime }),
     ...(rateLimits === undefined ? {} : { rateLimits }),
     ...(cdn === undefined ? {} : { cdn }),

@@ -33,13 +33,18 @@ const proxyHostname = (lobby: Lobby, label: string, protocol: PortProtocol, sett
   return `${lobby.id}-${label}.lobby.${lobby.region}.${settings.jobDomain}`;
 };
 
+/** http/https ports answer on the game proxy's own ports when it runs on others than 80/443. */
+const publicPortOf = (protocol: PortProtocol, port: number, settings: Settings): number =>
+  protocol === 'http' ? settings.proxyPorts?.http ?? port : protocol === 'https' ? settings.proxyPorts?.https ?? port : port;
+
 /** The lobby's ports keyed by label (a port with no route is omitted). */
 export function renderPorts(lobby: Lobby, settings: Settings): Record<string, JoinPort> {
   const ports: Record<string, JoinPort> = {};
   for (const p of lobby.ports) {
     if (p.proxy === 'game_guard' && p.publicPort !== undefined) {
       const hostname = proxyHostname(lobby, p.label, p.protocol, settings);
-      ports[p.label] = { host: `${hostname}:${p.publicPort}`, hostname, port: p.publicPort, is_tls: isTls(p.protocol) };
+      const port = publicPortOf(p.protocol, p.publicPort, settings);
+      ports[p.label] = { host: `${hostname}:${port}`, hostname, port, is_tls: isTls(p.protocol) };
     } else if (p.range !== undefined) {
       ports[p.label] = { hostname: regionHost(settings, lobby.region), port_range: { min: p.range.min, max: p.range.max }, is_tls: false };
     }

@@ -16,7 +16,7 @@ import { SystemRandom } from '../adapters/system-random.js';
 import { TICK_INTERVAL_MS } from '../core/tick.js';
 import type { Blobs, DirectUploads } from '../io/blobs.js';
 import type { CatalogStore } from '../io/catalog.js';
-import type { Clock, MatchStore, ProxyRoutes, Timers } from '../io/index.js';
+import type { Clock, MatchStore, Timers } from '../io/index.js';
 import { LogBook } from '../services/lobby-logs.js';
 import { Matchmaker } from '../services/matchmaker.js';
 import { CdnSites } from '../services/cdn-sites.js';
@@ -25,6 +25,8 @@ import { cdnHandler } from './cdn/serve.js';
 import { CertDir } from './cdn/tls.js';
 import { createApp, type App } from './app.js';
 import { parseEnv, type ServerEnv } from './env.js';
+import { startGameProxy } from './game-proxy.js';
+import { proxyMetrics, watchRouteErrors } from './proxy-metrics.js';
 import { json } from './errors.js';
 import { closeHttpServer, createHttpServer } from './http.js';
 import { createLogger } from './logger.js';
@@ -59,12 +61,6 @@ const systemTimers: Timers = {
     return () => clearTimeout(handle);
   },
 };
-
-/** The game proxy is not part of this server yet: routes are only logged. */
-const loggedRoutes = (logger: ReturnType<typeof createLogger>): ProxyRoutes => ({
-  bind: (route) => Promise.resolve(logger.debug({ route }, 'proxy route bound')),
-  unbind: (route) => Promise.resolve(logger.debug({ route }, 'proxy route unbound')),
-});
 
 const UPLOAD_KEY_SETTING = 'upload-signing-key';
 
@@ -129,6 +125,7 @@ async function main(): Promise<void> {
     },
   });
   const { runtime } = hosted;
+  const proxy = await startGameProxy({ env: env.proxy, jobDomain: env.jobDomain, dataDir: env.dataDir, upstreamHost: env.publishHost, log: logger });
   const egress = env.egressAllow.length > 0 ? { egress: { allow: env.egressAllow } } : {};
   // Follow-up work (the idle update after a find), awaited on shutdown before the stores close.
   const background = new Set<Promise<unknown>>();
@@ -142,7 +139,7 @@ async function main(): Promise<void> {
       ...(env.turnstileVerifyUrl === undefined ? {} : { turnstileUrl: env.turnstileVerifyUrl }),
     }),
     ...(runtime === undefined ? {} : { runtime }),
-    routes: loggedRoutes(logger),
+    routes: proxy.routes,
     logs: logBook,
     effectFailed: (effect, error) => logger.warn({ effect, err: error }, 'an effect failed'),
     background: (task) => {
@@ -155,7 +152,8 @@ async function main(): Promise<void> {
   hosted.attach(matchmaker);
   const started = createApp({
     catalog, matchmaker, clock, random, timers: systemTimers, regions: env.regions, tokens, logBook, uploads, logger,
-    health: () => ({ runtime: hosted.status() }),
+    health: () => ({ runtime: hosted.status(), proxy: proxy.status() }),
+    metrics: () => proxyMetrics(proxy),
     config: {
       publicOrigin,
       trustProxyHeaders: env.trustProxyHeaders,
@@ -166,14 +164,19 @@ async function main(): Promise<void> {
       ...(cdnPort === undefined ? {} : { cdnPort }),
       ...(certs === undefined ? {} : { cdnTls: certs }),
       ...(env.jobDomain === undefined ? {} : { jobDomain: env.jobDomain }),
+      ...proxy.settings,
     },
   });
   await started.ready();
+  await proxy.restore(await matchmaker.snapshot());
+  const stopRouteErrors = watchRouteErrors(proxy, (lobbyId, line) => {
+    logBook.append({ type: 'append-log', lobbyId, stream: 'std_err', at: clock.now(), line }).catch((error: unknown) => logger.warn({ err: error, lobbyId }, 'a route error could not be logged'));
+  }, 10_000);
   live.app = started;
   const admin = await tokens.adminToken();
   // Printed once: on the start that generated it (set TAVERN_ADMIN_TOKEN to choose your own).
   if (admin.generated) process.stdout.write(`\nTavern admin token (shown once, keep it): ${admin.token}\n\n`);
-  logger.info({ publicOrigin, ...cdn, storage: env.databaseUrl === undefined ? 'sqlite' : 'postgres', regions: env.regions.map((r) => r.id), runtime: hosted.status().runtime }, 'tavern listening');
+  logger.info({ publicOrigin, ...cdn, storage: env.databaseUrl === undefined ? 'sqlite' : 'postgres', regions: env.regions.map((r) => r.id), runtime: hosted.status().runtime, proxy: proxy.settings?.proxyPorts ?? 'off' }, 'tavern listening');
   await hosted.run();
 
   const tick = setInterval(() => {
@@ -192,11 +195,13 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down');
     clearInterval(tick);
     clearInterval(sweep);
+    stopRouteErrors();
     hosted.close();
     // Long polls and seat waits answer now; each answer closes its connection.
     started.close();
     Promise.all(servers.map((s) => closeHttpServer(s, env.shutdownGraceMs)))
       .then(() => Promise.allSettled([...background]))
+      .then(() => proxy.close())
       .then(() => stores.close())
       .then(
         () => process.exit(0),

@@ -4,6 +4,7 @@
  * `VALIDATION_ERROR`), its dry run, and a version looked up within its game.
  */
 import { parseVersion, parseVersionConfig, renderVersionConfig, type Problem, type ValidationContext, type VersionConfig } from '../core/config/index.js';
+import type { PortProtocol } from '../core/config/types.js';
 import { matchError, validationError, type MatchError } from '../core/errors.js';
 import { err, ok, type Result } from '../core/result.js';
 import type { RegionInfo } from '../core/world.js';
@@ -16,7 +17,11 @@ export interface VersionCheckDeps {
   /** The operator's regions (a game mode may only use these). */
   readonly regions: readonly RegionInfo[];
   /** Verification hosts the operator allows although they are not public (`TAVERN_EGRESS_ALLOW`). */
-  readonly settings: { readonly egressAllow: readonly string[] };
+  readonly settings: {
+    readonly egressAllow: readonly string[];
+    /** What the game proxy serves (HTTPS only with a certificate); absent: every protocol. */
+    readonly proxyProtocols?: ReadonlySet<PortProtocol>;
+  };
 }
 
 export interface VersionDeps extends VersionCheckDeps {
@@ -65,6 +70,7 @@ async function validationContext(deps: VersionCheckDeps, gameId: string, request
     regions: new Set(deps.regions.map((r) => r.id)),
     versionDisplayNames: new Set(versions.map((v) => v.displayName)),
     verificationHostsAllowed: deps.settings.egressAllow,
+    ...(deps.settings.proxyProtocols === undefined ? {} : { proxyProtocols: deps.settings.proxyProtocols }),
     build: (id) => builds.get(id) ?? 'missing',
     site: (id) => sites.get(id) ?? 'missing',
   };

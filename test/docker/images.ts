@@ -178,7 +178,17 @@ const libraries = async (binary: string): Promise<string[]> => {
  * @example
  * const node = await nodeGameServer(docker); // node.process.args: ['/usr/bin/node', '/srv/game-server.js']
  */
-export const nodeGameServer = async (docker: Dockerode, options: FixtureOptions = {}): Promise<GameServerArchives> => {
+export const nodeGameServer = (docker: Dockerode, options: FixtureOptions = {}): Promise<GameServerArchives> =>
+  nodeImage(docker, 'node', GAME_SERVER_JS, options);
+
+/**
+ * An image running `script` (an ES module, as /srv/game-server.js) with the host's node: the node
+ * game server, or another test's own server program.
+ *
+ * @example
+ * const lobby = await nodeImage(docker, 'node-http', fileURLToPath(new URL('./lobby-server.js', import.meta.url)));
+ */
+export const nodeImage = async (docker: Dockerode, name: string, script: string, options: FixtureOptions = {}): Promise<GameServerArchives> => {
   const uid = options.uid ?? 1000;
   const gid = options.gid ?? 1000;
   const libs = await libraries(process.execPath);
@@ -187,9 +197,9 @@ export const nodeGameServer = async (docker: Dockerode, options: FixtureOptions 
     ...dirs.map((d): RootfsFile => ({ path: d, kind: 'dir' })),
     { path: 'usr/bin/node', kind: 'file', from: process.execPath },
     ...libs.map((l): RootfsFile => ({ path: l.slice(1), kind: 'file', from: l })),
-    { path: 'srv/game-server.js', kind: 'text', text: await readFile(GAME_SERVER_JS, 'utf8') },
+    { path: 'srv/game-server.js', kind: 'text', text: await readFile(script, 'utf8') },
     { path: 'srv/package.json', kind: 'text', text: '{ "type": "module" }\n' },
     ...passwd(uid, gid),
   ];
-  return archives(docker, 'node', files, { args: ['/usr/bin/node', '/srv/game-server.js'], env: ['PATH=/usr/bin:/bin', 'NODE_ENV=production'], cwd: '/srv', uid, gid }, options);
+  return archives(docker, name, files, { args: ['/usr/bin/node', '/srv/game-server.js'], env: ['PATH=/usr/bin:/bin', 'NODE_ENV=production'], cwd: '/srv', uid, gid }, options);
 };

@@ -14,7 +14,7 @@ import { FsBlobs } from '../../src/adapters/fs/blobs.js';
 import { MemoryCatalogStore } from '../../src/adapters/memory/catalog.js';
 import { MemoryMatchStore } from '../../src/adapters/memory/match-store.js';
 import type { Blobs, DirectUploads } from '../../src/io/blobs.js';
-import type { Clock, Random, Timers } from '../../src/io/index.js';
+import type { Clock, ProxyRoutes, Random, Timers } from '../../src/io/index.js';
 import { createApp, type App } from '../../src/server/app.js';
 import type { AppConfig, Logger } from '../../src/server/deps.js';
 import { withLobbyEnv } from '../../src/server/lobby-env.js';
@@ -84,6 +84,8 @@ export interface HarnessOptions {
   readonly blobs?: Blobs;
   readonly direct?: DirectUploads;
   readonly limits?: Partial<UploadLimits>;
+  /** The game proxy's routes (default: none kept). */
+  readonly routes?: ProxyRoutes;
 }
 
 export interface Call {
@@ -147,7 +149,7 @@ export function harness(options: HarnessOptions = {}) {
     verifier: { verify: (c) => (verifications.push(c), Promise.resolve(verify.answer(c))) },
     captcha: { verify: (c) => (captchas.push(c), Promise.resolve(captcha.answer(c))) },
     ...(options.runtime === false ? {} : { runtime: withLobbyEnv(runtime, { tokens, catalog, publicOrigin: origin }) }),
-    routes: { bind: () => Promise.resolve(), unbind: () => Promise.resolve() },
+    routes: options.routes ?? { bind: () => Promise.resolve(), unbind: () => Promise.resolve() },
     logs: logBook,
   });
   runtime.attach(matchmaker);

@@ -289,4 +289,9 @@ export interface ValidationContext {
    * `verify.internal`). The egress guard gets the same list.
    */
   readonly verificationHostsAllowed?: readonly string[];
+  /**
+   * The protocols the operator's game proxy serves (`game_guard` ports); a port asking for another is
+   * `ports.*label*.protocol-not-served` (HTTPS without a certificate, for example). Absent: every protocol.
+   */
+  readonly proxyProtocols?: ReadonlySet<PortProtocol>;
 }

@@ -4,7 +4,7 @@
  * required; env names must not collide with what the container receives).
  */
 import type { ContainerConfig, GameModeConfig, MatchmakerConfig, PortConfig, Problem, ValidationContext } from './types.js';
-import { LIMITS, RESERVED_ENV_NAMES } from './defaults.js';
+import { DEFAULT_PORT_PROTOCOL, DEFAULT_PROXY_KIND, LIMITS, RESERVED_ENV_NAMES } from './defaults.js';
 import { named, problem, type Path } from './path.js';
 import { portEnvLabel } from '../ports/port-env.js';
 import { validatePorts } from './validate-ports.js';
@@ -40,7 +40,8 @@ function validateEnv(env: Readonly<Record<string, string>>, base: Path, out: Pro
  * Validates one container block written at `base` (a game mode or the matchmaker), with Rivet's
  * flattened paths: `args-too-many`, `args.<i>.invalid|too-long|not-unique`, `env-vars-too-many`,
  * `env-vars.*KEY*.key|value.invalid|too-long`, `image-id.not-found|upload-incomplete` (when
- * `ctx.build` is given), and the port rules of {@link validatePorts}.
+ * `ctx.build` is given), the port rules of {@link validatePorts}, and `ports.*label*.protocol-not-served`
+ * for a game-proxy port whose protocol the operator's proxy does not serve (`ctx.proxyProtocols`).
  *
  * @example
  * validateContainer({ args: [''] }, ['config', 'matchmaker'], ctx, out);
@@ -54,6 +55,12 @@ export function validateContainer(container: ContainerConfig, base: Path, ctx: V
   if (build === 'missing') out.push(problem(base, 'image-id', 'not-found'));
   if (build === 'incomplete') out.push(problem(base, 'image-id', 'upload-incomplete'));
   validatePorts(container, base, out);
+  const served = ctx.proxyProtocols;
+  if (served === undefined) return;
+  for (const [label, port] of Object.entries(container.ports ?? {})) {
+    const protocol = port.protocol ?? DEFAULT_PORT_PROTOCOL;
+    if ((port.proxy ?? DEFAULT_PROXY_KIND) === 'game_guard' && !served.has(protocol)) out.push(problem(base, 'ports', named(label), 'protocol-not-served'));
+  }
 }
 
 /**

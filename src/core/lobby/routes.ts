@@ -13,3 +13,13 @@ export const proxyRoutes = (lobby: Lobby): ProxyRoute[] =>
       ? [{ lobbyId: lobby.id, region: lobby.region, label: p.label, protocol: p.protocol, publicPort: p.publicPort, hostPort: p.hostPort }]
       : [],
   );
+
+/**
+ * The game-proxy hostname of a lobby's port (wire.md §5.1): `<lobby>-<label>.lobby.<region>.<job domain>`,
+ * lowercase (hostnames compare case-insensitively; the proxy looks them up lowercased).
+ *
+ * @example
+ * routeHostname({ lobbyId: 'l1', label: 'default', region: 'local' }, 'example.test') // 'l1-default.lobby.local.example.test'
+ */
+export const routeHostname = (route: Pick<ProxyRoute, 'lobbyId' | 'label' | 'region'>, jobDomain: string): string =>
+  `${route.lobbyId}-${route.label}.lobby.${route.region}.${jobDomain}`.toLowerCase();

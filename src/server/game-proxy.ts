@@ -1,0 +1,189 @@
+/**
+ * The server's game proxy (wire.md §5): its settings (`TAVERN_PROXY_*`), and starting it. HAProxy
+ * is the data plane (measured fastest here, see the `proxy` benchmark); Tavern decides the routes.
+ * Without HAProxy (not installed, `TAVERN_PROXY=off`, or it cannot start) the server still runs:
+ * routes are only logged and the log says which ports are not served.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ProxyLimits, RateLimit } from '../adapters/haproxy/config.js';
+import { HaproxyGameProxy, type ProxyStatus, type RouteStats } from '../adapters/haproxy/proxy.js';
+import type { PortProtocol } from '../core/config/types.js';
+import type { ProxyRoute } from '../core/effects.js';
+import { isActive } from '../core/lobby/flags.js';
+import { proxyRoutes } from '../core/lobby/routes.js';
+import type { World } from '../core/world.js';
+import type { ProxyRoutes } from '../io/index.js';
+
+export interface ProxyEnv {
+  /** `auto`: HAProxy when it is installed and `TAVERN_JOB_DOMAIN` is set; `haproxy`: required; `off`. */
+  readonly mode: 'auto' | 'haproxy' | 'off';
+  /** `TAVERN_HAPROXY_BIN`; default `haproxy` on the PATH, else /usr/sbin/haproxy. */
+  readonly binary?: string;
+  readonly host: string;
+  readonly httpPort: number;
+  readonly httpsPort: number;
+  readonly tls?: { readonly certFile: string; readonly keyFile: string };
+  readonly limits: ProxyLimits;
+  /** Routes at once at most (`TAVERN_PROXY_MAX_ROUTES`, default 1024). */
+  readonly maxRoutes: number;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const opt = (v: string | undefined): string | undefined => (v === undefined || v.trim() === '' ? undefined : v.trim());
+
+const whole = (env: Env, name: string, fallback: number, min: number, max: number): number => {
+  const raw = opt(env[name]);
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n < min || n > max) throw new Error(`${name} must be a whole number from ${min} to ${max}`);
+  return n;
+};
+
+const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+
+/**
+ * `TAVERN_PROXY_RATE_LIMIT`: `<average>/<period>+<burst>` (Game Guard's `100/5m+256`, the default) or `off`.
+ *
+ * @example
+ * parseProxyRate('100/5m+256') // { average: 100, periodMs: 300000, burst: 256 }
+ */
+export function parseProxyRate(raw: string | undefined): RateLimit | undefined {
+  const value = opt(raw) ?? '100/5m+256';
+  if (value === 'off') return undefined;
+  const m = /^(\d+)\/(\d+)(ms|s|m|h)\+(\d+)$/.exec(value);
+  const periodMs = m === null ? 0 : Number(m[2]) * (UNIT_MS[m[3] ?? ''] ?? 0);
+  if (m === null || Number(m[1]) < 1 || periodMs < 1_000) throw new Error('TAVERN_PROXY_RATE_LIMIT must be "off" or <average>/<period>+<burst> with a period of at least 1s, e.g. 100/5m+256');
+  return { average: Number(m[1]), periodMs, burst: Number(m[4]) };
+}
+
+/** Reads `TAVERN_PROXY*`; `host` is the API's listen address (the proxy's default). */
+export function parseProxyEnv(env: Env, host: string): ProxyEnv {
+  const mode = opt(env['TAVERN_PROXY']) ?? 'auto';
+  if (mode !== 'auto' && mode !== 'haproxy' && mode !== 'off') throw new Error('TAVERN_PROXY must be "auto", "haproxy" or "off"');
+  const certFile = opt(env['TAVERN_PROXY_TLS_CERT']);
+  const keyFile = opt(env['TAVERN_PROXY_TLS_KEY']);
+  if ((certFile === undefined) !== (keyFile === undefined)) throw new Error('TAVERN_PROXY_TLS_CERT and TAVERN_PROXY_TLS_KEY go together');
+  const inFlightRaw = opt(env['TAVERN_PROXY_MAX_IN_FLIGHT']);
+  const rate = parseProxyRate(env['TAVERN_PROXY_RATE_LIMIT']);
+  const inFlight = inFlightRaw === 'off' ? undefined : whole(env, 'TAVERN_PROXY_MAX_IN_FLIGHT', 4, 1, 1_000_000);
+  const binary = opt(env['TAVERN_HAPROXY_BIN']);
+  const maxConnections = opt(env['TAVERN_PROXY_MAX_CONNECTIONS']) === undefined ? undefined : whole(env, 'TAVERN_PROXY_MAX_CONNECTIONS', 0, 1, 1_000_000);
+  return {
+    mode,
+    host: opt(env['TAVERN_PROXY_HOST']) ?? host,
+    httpPort: whole(env, 'TAVERN_PROXY_HTTP_PORT', 80, 1, 65_535),
+    httpsPort: whole(env, 'TAVERN_PROXY_HTTPS_PORT', 443, 1, 65_535),
+    maxRoutes: whole(env, 'TAVERN_PROXY_MAX_ROUTES', 1_024, 1, 100_000),
+    ...(binary === undefined ? {} : { binary }),
+    ...(certFile === undefined || keyFile === undefined ? {} : { tls: { certFile, keyFile } }),
+    limits: {
+      ...(rate === undefined ? {} : { rate }),
+      ...(inFlight === undefined ? {} : { inFlight }),
+      headerTimeoutMs: whole(env, 'TAVERN_PROXY_HEADERS_TIMEOUT_MS', 10_000, 100, 3_600_000),
+      idleTimeoutMs: whole(env, 'TAVERN_PROXY_IDLE_TIMEOUT_MS', 30_000, 1_000, 43_200_000),
+      connectTimeoutMs: 5_000,
+      ...(maxConnections === undefined ? {} : { maxConnections }),
+    },
+  };
+}
+
+/** The `haproxy` binary to run, or undefined when none is installed. */
+const findHaproxy = (configured: string | undefined): string | undefined => {
+  const candidates = configured === undefined ? ['haproxy', '/usr/sbin/haproxy', '/usr/local/sbin/haproxy'] : [configured];
+  return candidates.find((bin) => (bin.includes('/') ? existsSync(bin) : true) && spawnSync(bin, ['-v']).status === 0);
+};
+
+const hasUser = (name: string): boolean => {
+  try {
+    return new RegExp(`^${name}:`, 'm').test(readFileSync('/etc/passwd', 'utf8'));
+  } catch {
+    return false;
+  }
+};
+
+interface Log {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+  debug(obj: object, msg?: string): void;
+}
+
+export interface ServerProxy {
+  readonly routes: ProxyRoutes;
+  /** For the app: the ports find returns and the protocols a version may ask for (absent when off). */
+  readonly settings?: { readonly proxyPorts: { readonly http: number; readonly https?: number }; readonly proxyProtocols: ReadonlySet<PortProtocol> };
+  status(): ProxyStatus | { readonly running: false; readonly off: string };
+  routeStats(): Promise<RouteStats[]>;
+  listenerStats(): ReturnType<HaproxyGameProxy['listenerStats']>;
+  /** Binds the routes of every active lobby (after a restart of Tavern). */
+  restore(world: World): Promise<void>;
+  close(): Promise<void>;
+}
+
+const logged = (log: Log): ProxyRoutes => ({
+  bind: (route) => Promise.resolve(log.debug({ route }, 'proxy route not served (no game proxy)')),
+  unbind: (route) => Promise.resolve(log.debug({ route }, 'proxy route unbound')),
+});
+
+const off = (log: Log, why: string): ServerProxy => {
+  log.warn({ why }, 'game proxy off: ports with protocol http, https and tcp_tls are not served (tcp and udp are)');
+  return {
+    routes: logged(log),
+    status: () => ({ running: false, off: why }),
+    routeStats: () => Promise.resolve([]),
+    listenerStats: () => Promise.resolve([]),
+    restore: () => Promise.resolve(),
+    close: () => Promise.resolve(),
+  };
+};
+
+/**
+ * Starts the game proxy the environment asks for. `TAVERN_PROXY=haproxy` that cannot start is an
+ * error; `auto` falls back to no proxy and says why.
+ *
+ * @example
+ * const proxy = await startGameProxy({ env: env.proxy, jobDomain, dataDir, upstreamHost: env.publishHost, log: logger });
+ */
+export async function startGameProxy(deps: { env: ProxyEnv; jobDomain: string | undefined; dataDir: string; upstreamHost: string; log: Log }): Promise<ServerProxy> {
+  const { env, log } = deps;
+  if (env.mode === 'off') return off(log, 'TAVERN_PROXY=off');
+  if (env.mode === 'auto' && deps.jobDomain === undefined) return off(log, 'no TAVERN_JOB_DOMAIN (set it, or TAVERN_PROXY=haproxy, to run the game proxy)');
+  const binary = findHaproxy(env.binary);
+  if (binary === undefined) {
+    if (env.mode === 'haproxy') throw new Error(`TAVERN_PROXY=haproxy but ${env.binary ?? 'haproxy'} is not installed (apt-get install haproxy)`);
+    return off(log, 'HAProxy is not installed (apt-get install haproxy)');
+  }
+  const jobDomain = deps.jobDomain ?? '127.0.0.1';
+  // As root (to bind 80/443), HAProxy drops to Debian's `haproxy` user once its ports are bound.
+  const user = process.getuid?.() === 0 && hasUser('haproxy') ? 'haproxy' : undefined;
+  let proxy: HaproxyGameProxy;
+  try {
+    proxy = await HaproxyGameProxy.start({
+      binary, dir: join(deps.dataDir, 'proxy'), host: env.host, httpPort: env.httpPort, jobDomain, upstreamHost: deps.upstreamHost, limits: env.limits, log, maxRoutes: env.maxRoutes,
+      ...(user === undefined ? {} : { user }),
+      ...(env.tls === undefined ? {} : { tls: { port: env.httpsPort, ...env.tls } }),
+    });
+  } catch (error) {
+    if (env.mode === 'haproxy') throw error;
+    return off(log, `HAProxy could not start: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (env.tls === undefined) log.warn({}, 'game proxy: no certificate (TAVERN_PROXY_TLS_CERT/KEY), so HTTPS is off and versions with https or tcp_tls ports are refused');
+  const protocols: PortProtocol[] = ['http', 'tcp', 'udp', ...(env.tls === undefined ? [] : ['https' as const])];
+  return {
+    routes: proxy,
+    settings: { proxyPorts: { http: env.httpPort, ...(env.tls === undefined ? {} : { https: env.httpsPort }) }, proxyProtocols: new Set(protocols) },
+    status: () => proxy.status(),
+    routeStats: () => proxy.routeStats(),
+    listenerStats: () => proxy.listenerStats(),
+    restore: async (world) => {
+      const routes: ProxyRoute[] = [];
+      for (const ns of world.namespaces.values()) for (const lobby of ns.lobbies.values()) if (isActive(lobby)) routes.push(...proxyRoutes(lobby));
+      await Promise.all(routes.map((r) => proxy.bind(r)));
+      if (routes.length > 0) log.info({ routes: routes.length }, 'game proxy routes restored');
+    },
+    close: () => proxy.close(),
+  };
+}

@@ -1,0 +1,81 @@
+/**
+ * `npm start` with the game proxy: the server process starts HAProxy on the configured port,
+ * reports it in /health and /metrics, stops it on SIGTERM, and after a `kill -9` of Tavern (HAProxy
+ * left running) the next start replaces the orphan. Without HAProxy the server starts anyway and
+ * says what is off.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeNeeding } from '../needs.js';
+import { exited, getWithHost, startServer, type Server } from '../server/process.js';
+import { freePort, HAPROXY, haproxyProblem, NEED } from './helpers.js';
+
+/** Whether `pid` runs (a zombie waiting for its reaper does not: its command line is empty). */
+const running = (pid: number): boolean => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8') !== '';
+  } catch {
+    return false;
+  }
+};
+
+describeNeeding(NEED, 'the server process with its game proxy', haproxyProblem(), () => {
+  let dir: string;
+  const servers: Server[] = [];
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'tavern-proxy-process-'));
+  });
+
+  afterAll(async () => {
+    await Promise.all(servers.map((s) => s.stop()));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const health = async (origin: string): Promise<{ proxy: { running: boolean; pid?: number; off?: string } }> =>
+    (await (await fetch(`${origin}/health`)).json()) as { proxy: { running: boolean; pid?: number; off?: string } };
+
+  it('runs HAProxy on TAVERN_PROXY_HTTP_PORT, reports it, replaces an orphan after kill -9, stops it on SIGTERM', async () => {
+    const proxyPort = await freePort();
+    const env = {
+      TAVERN_RUNTIME: 'fake', TAVERN_PORT: '0', TAVERN_DATA_DIR: join(dir, 'data'), TAVERN_ADMIN_TOKEN: 'admin-token-for-proxy-test',
+      TAVERN_JOB_DOMAIN: 'example.test', TAVERN_PROXY_HTTP_PORT: String(proxyPort), TAVERN_HAPROXY_BIN: HAPROXY,
+    };
+    const first = await startServer('tavern (proxy)', env);
+    servers.push(first);
+    expect(first.listening['proxy']).toEqual({ http: proxyPort });
+    const { proxy } = await health(first.origin);
+    expect(proxy).toMatchObject({ running: true, https: false, restarts: 0 });
+    expect(await getWithHost(`http://127.0.0.1:${proxyPort}`, 'nobody-web.lobby.local.example.test', '/')).toEqual({ status: 404, body: 'no lobby at this address' });
+    const metrics = await (await fetch(`${first.origin}/metrics`)).text();
+    expect(metrics).toMatch(/^tavern_proxy_up 1$/m);
+    expect(metrics).toMatch(/^tavern_proxy_listener_requests_total\{listener="http"\} 1$/m);
+
+    // kill -9: HAProxy outlives Tavern, holding the port; the next start stops it and runs its own.
+    first.child.kill('SIGKILL');
+    await exited(first.child);
+    expect(running(proxy.pid!)).toBe(true);
+    const second = await startServer('tavern (proxy, restarted)', env);
+    servers.push(second);
+    const after = (await health(second.origin)).proxy;
+    expect(after.running).toBe(true);
+    expect(after.pid).not.toBe(proxy.pid);
+    expect(running(proxy.pid!)).toBe(false);
+    await second.stop();
+    expect(running(after.pid!)).toBe(false);
+  }, 90_000);
+
+  it('starts without HAProxy and says the game proxy is off and why', async () => {
+    const server = await startServer('tavern (no haproxy)', {
+      TAVERN_RUNTIME: 'fake', TAVERN_PORT: '0', TAVERN_DATA_DIR: join(dir, 'data-off'), TAVERN_ADMIN_TOKEN: 'admin-token-for-proxy-test',
+      TAVERN_JOB_DOMAIN: 'example.test', TAVERN_HAPROXY_BIN: join(dir, 'no-such-haproxy'),
+    });
+    servers.push(server);
+    expect(server.listening['proxy']).toBe('off');
+    expect(server.tail()).toMatch(/game proxy off: ports with protocol http, https and tcp_tls are not served/);
+    expect((await health(server.origin)).proxy).toEqual({ running: false, off: 'HAProxy is not installed (apt-get install haproxy)' });
+    expect(await (await fetch(`${server.origin}/metrics`)).text()).toMatch(/^tavern_proxy_up 0$/m);
+  }, 90_000);
+});
