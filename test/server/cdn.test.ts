@@ -292,10 +292,14 @@ describe('version switch', () => {
       }
     };
     const loaders = Array.from({ length: 8 }, load);
-    await new Promise((r) => setTimeout(r, 150));
+    // Counts, not durations: a busy machine serves fewer requests in a given time. Bounded waits.
+    const until = async (enough: () => boolean): Promise<void> => {
+      for (let i = 0; i < 600 && !enough(); i++) await new Promise((r) => setTimeout(r, 50));
+    };
+    await until(() => seen.length >= 40);
     await w.publish(next);
     switchedAt = performance.now();
-    await new Promise((r) => setTimeout(r, 150));
+    await until(() => seen.filter((s) => s.started > switchedAt).length >= 40);
     stop = true;
     await Promise.all(loaders);
     const version = (s: { body: string; path: string }): string => {
