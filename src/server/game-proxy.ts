@@ -15,6 +15,7 @@ import { isActive } from '../core/lobby/flags.js';
 import { proxyRoutes } from '../core/lobby/routes.js';
 import type { World } from '../core/world.js';
 import type { ProxyRoutes } from '../io/index.js';
+import type { Logger } from './deps.js';
 
 export interface ProxyEnv {
   /** `auto`: HAProxy when it is installed and `TAVERN_JOB_DOMAIN` is set; `haproxy`: required; `off`. */
@@ -104,12 +105,8 @@ const hasUser = (name: string): boolean => {
   }
 };
 
-interface Log {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-  debug(obj: object, msg?: string): void;
-}
+/** The edge's logger, and debug for the routes logged while the proxy is off. */
+type Log = Logger & { debug(obj: object, msg?: string): void };
 
 export interface ServerProxy {
   readonly routes: ProxyRoutes;
