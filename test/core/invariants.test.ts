@@ -122,14 +122,14 @@ describe('inconsistencies', () => {
     const off = { ...w, namespaces: w.namespaces.set(NS, { ...ns, activeLobbies: 4 }) };
     expect(inconsistencies(off)).toEqual([`namespace ${NS}: activeLobbies 4, 3 active`]);
     // Stopping: no longer active, still holding its ports.
-    const stopping = withLobby(w, 'B', (l) => ({ ...l, lifecycle: { status: 'stopping', stoppingAt: 6000, reason: 'closed' } }) as Lobby);
+    const stopping = withLobby(w, 'B', (l) => ({ ...l, lifecycle: { status: 'stopping', stoppingAt: 6000, reason: 'requested' } }));
     expect(inconsistencies(stopping)).toEqual([`namespace ${NS}: activeLobbies 3, 2 active`]);
   });
 
   it('does not count the ports of a stopped lobby as held', () => {
     const w = sound();
     const b = lobbyIn(w, 'B');
-    const stopped = withLobby(w, 'B', (l) => ({ ...l, lifecycle: { status: 'stopped', stoppedAt: 6000, reason: 'closed' } }) as Lobby);
+    const stopped = withLobby(w, 'B', (l) => ({ ...l, lifecycle: { status: 'stopped', stoppedAt: 6000, reason: 'requested', failed: false } }));
     const a = held(lobbyIn(w, 'A'));
     const both = a + held(b);
     expect(inconsistencies(stopped)).toEqual([
