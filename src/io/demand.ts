@@ -50,8 +50,9 @@ export interface DemandLobbyFact {
   readonly at: number;
   readonly lobbyId: string;
   readonly step: 'created' | 'ready' | 'stopped';
-  readonly gameMode: string;
-  readonly region: string;
+  /** Absent on a ready or stopped fact of a lobby another instance created (its created fact has them). */
+  readonly gameMode?: string;
+  readonly region?: string;
   /** Stopped: why (`crashed`, `idle`, ...). */
   readonly reason?: string;
   /** Stopped: whether it stopped for a failure (crash, start failure, ready timeout). */

@@ -8,7 +8,7 @@ import type { NamespaceRecord } from '../io/catalog.js';
 import type { Matchmaker, MatchOutcome } from '../services/matchmaker.js';
 import { ensureNamespace } from '../services/publish.js';
 import type { Ctx } from './context.js';
-import { fail, failWith } from './errors.js';
+import { fail, failWith, HttpError } from './errors.js';
 import { joinResponse } from './join-response.js';
 import { SeatWatch, type SeatOutcome } from './seat-wait.js';
 
@@ -21,12 +21,46 @@ async function seatState(matchmaker: Matchmaker, namespaceId: string, lobbyId: s
 
 const unwrapOutcome = (outcome: MatchOutcome): Extract<MatchOutcome, { ok: true }> => (outcome.ok ? outcome : failWith(outcome.error));
 
+/** What a request asked for, as recorded when refused (an admitted one records its lobby's mode and region). */
+export interface Asked {
+  readonly kind: 'find' | 'join' | 'create';
+  readonly gameMode?: string;
+  readonly region?: string;
+}
+
 /**
- * @effects matchmaker, timers, catalog (player token)
+ * Admits the request and, when the server records demand, records it with its answer (a push onto
+ * the recorder's buffer: nothing is awaited).
+ *
+ * @effects matchmaker, timers, catalog (player token), demand recorder
  * @example
- * return admit(ctx, ns, (mm) => mm.find({ namespaceId: ns.id, gameModes, client }));
+ * return admit(ctx, ns, { kind: 'find', gameMode: 'default' }, (mm) => mm.find({ namespaceId: ns.id, gameModes, client }));
  */
-export async function admit(ctx: Ctx, ns: NamespaceRecord, run: (mm: Matchmaker) => Promise<MatchOutcome>): Promise<unknown> {
+export async function admit(ctx: Ctx, ns: NamespaceRecord, asked: Asked, run: (mm: Matchmaker) => Promise<MatchOutcome>): Promise<unknown> {
+  const recorder = ctx.services.demand?.recorder;
+  if (recorder === undefined) return seatAndAnswer(ctx, ns, run);
+  const { clock } = ctx.services;
+  const at = clock.now();
+  let outcome: MatchOutcome | undefined;
+  let code = 'ok';
+  try {
+    return await seatAndAnswer(ctx, ns, async (mm) => (outcome = await run(mm)));
+  } catch (e) {
+    code = e instanceof HttpError ? e.error.code : 'ERROR';
+    throw e;
+  } finally {
+    const admitted = outcome?.ok === true ? outcome : undefined;
+    recorder.request({
+      namespaceId: ns.id, at,
+      ...(admitted === undefined ? asked : { kind: asked.kind, gameMode: admitted.lobby.gameMode, region: admitted.lobby.region }),
+      party: admitted?.seat.playerIds.length ?? 1,
+      ...(outcome?.gates === undefined ? {} : { gates: outcome.gates }),
+      outcome: code, waitMs: clock.now() - at, playerIds: admitted?.seat.playerIds ?? [],
+    });
+  }
+}
+
+async function seatAndAnswer(ctx: Ctx, ns: NamespaceRecord, run: (mm: Matchmaker) => Promise<MatchOutcome>): Promise<unknown> {
   const { matchmaker, timers, settings, tokens, regions } = ctx.services;
   await ensureNamespace(ctx.services, ns);
   const watch = new SeatWatch(matchmaker.hub);
