@@ -143,7 +143,13 @@ export class DemandRecorder {
       case 'player-removed':
         out.push({ type: 'seat', namespaceId: e.namespaceId, at: e.at, seat: this.#digest(e.playerId), step: e.type === 'player-connected' ? 'connected' : 'removed' });
         return;
-      default:
+      case 'captcha-verified':
+      case 'lobby-closed-set':
+      case 'lobby-stopping':
+      case 'seat-failed':
+      case 'seat-ready':
+      case 'version-published':
+        return;
     }
   }
 

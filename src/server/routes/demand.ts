@@ -70,6 +70,8 @@ async function observedRoute(ctx: Ctx): Promise<unknown> {
     start_ts: ts(window.from),
     end_ts: ts(window.to),
     version_id: ns.versionId,
+    lobby_count_max: ns.settings.lobbyCountMax,
+    regions_info: ctx.services.regions.map((r) => ({ id: r.id, display_name: r.displayName, ...(r.coords === undefined ? {} : { coords: r.coords }) })),
     regions: Object.fromEntries(Object.entries(seen.regions).map(([id, r]) => [id, {
       lobby_start_delay_ms: summary(r.lobbyStartDelayMs),
       crashes: r.crashes,
