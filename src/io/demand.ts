@@ -24,23 +24,24 @@ export interface DemandRequestFact {
   readonly region?: string;
   /** Players seated by the request (asked for, when refused). */
   readonly party: number;
-  readonly gates: DemandGates;
+  /** Absent: neither ran. */
+  readonly gates?: DemandGates;
   /** `ok`, or the error code of the refusal. */
   readonly outcome: string;
   /** From arrival to the answer (a seat in a starting lobby waits for it to be ready). */
   readonly waitMs: number;
-  /** The seats it got, as keyed digests of their player ids. */
+  /** The seats it reserved (each seat's session starts here), as keyed digests of their player ids. */
   readonly seats: readonly string[];
 }
 
-/** A step of one seat's session: reserved → connected → removed. */
+/** A later step of a seat's session (reserved by its request → connected → removed). */
 export interface DemandSeatFact {
   readonly type: 'seat';
   readonly namespaceId: string;
   readonly at: number;
   /** A keyed digest of the player id. */
   readonly seat: string;
-  readonly step: 'reserved' | 'connected' | 'removed';
+  readonly step: 'connected' | 'removed';
 }
 
 /** A step of one lobby's life, with where it runs. */

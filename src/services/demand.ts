@@ -50,7 +50,7 @@ interface Session {
 async function sessions(store: DemandStore, namespaceId: string, from: number, until: number): Promise<Map<string, Session>> {
   const seats = new Map<string, Session>();
   for await (const f of facts(store, namespaceId, { from, to: until })) {
-    if (f.type !== 'seat' || f.step === 'reserved') continue;
+    if (f.type !== 'seat') continue;
     const s = seats.get(f.seat) ?? {};
     if (f.step === 'connected') s.connectedAt ??= f.at;
     else s.removedAt ??= f.at;

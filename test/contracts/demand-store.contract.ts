@@ -13,7 +13,7 @@ export interface DemandUnderTest {
   close(): Promise<void>;
 }
 
-const seat = (namespaceId: string, at: number, step: 'reserved' | 'connected' | 'removed' = 'reserved'): DemandFact => ({
+const seat = (namespaceId: string, at: number, step: 'connected' | 'removed' = 'connected'): DemandFact => ({
   type: 'seat', namespaceId, at, seat: `s-${at}`, step,
 });
 
@@ -74,10 +74,28 @@ export const demandStoreContract = (name: string, open: () => Promise<DemandUnde
       await demand.appendDemand([seat(ns, 500, 'removed'), seat(ns, 100), seat(ns, 900), seat(ns, 1_000)]);
       const all = await readAll(demand, ns, { from: 100, to: 1_000 }, 2);
       expect(all.map((r) => [r.fact.at, (r.fact as { step: string }).step])).toEqual([
-        [100, 'reserved'], [500, 'connected'], [500, 'removed'], [700, 'reserved'], [900, 'reserved'],
+        [100, 'connected'], [500, 'connected'], [500, 'removed'], [700, 'connected'], [900, 'connected'],
       ]);
       expect(await demand.readDemand(ns, { from: 2_000, to: 3_000 }, undefined, 10)).toEqual([]);
       expect(await demand.readDemand(ns, { from: 0, to: 5_000 }, undefined, 0)).toEqual([]);
+    });
+
+    it('a large append over minutes, interleaved with another namespace and a later append, reads back whole and in order', async () => {
+      const { demand, twin } = await fresh();
+      const ns = randomUUID();
+      const other = randomUUID();
+      // 12,000 facts over 4 minutes (more than one chunk holds, in count and in time), appended out of order.
+      const big = Array.from({ length: 12_000 }, (_, i) => seat(i % 2 === 0 ? ns : other, 1_000 + ((i * 7_919) % 12_000) * 20));
+      await demand.appendDemand(big);
+      const late = [seat(ns, 1_000), seat(ns, 120_000, 'removed')];
+      await demand.appendDemand(late);
+      const all = await readAll(twin, ns, { from: 0, to: 1_000_000 }, 1_000);
+      const expected = [...big.filter((f) => f.namespaceId === ns), ...late].map((f) => f.at).sort((a, b) => a - b);
+      expect(all.map((r) => r.fact.at)).toEqual(expected);
+      // Ties in time keep append order: the late fact at 120,000 comes after the big append's.
+      const at120k = all.filter((r) => r.fact.at === 120_000).map((r) => (r.fact as { step: string }).step);
+      expect(at120k[at120k.length - 1]).toBe('removed');
+      expect(new Set(all.map((r) => r.seq)).size).toBe(all.length);
     });
 
     it('prunes facts older than the retention bound, across namespaces, and says how many', async () => {

@@ -92,8 +92,10 @@ describe('demand recording and export', () => {
     expect(requests).toMatchObject([
       { kind: 'find', gameMode: 'default', party: 1, outcome: 'MATCHMAKER_VERIFICATION_FAILED', gates: verified, seats: [] },
       { kind: 'find', gameMode: 'default', region: 'local', party: 1, outcome: 'ok', waitMs: 0, gates: verified },
-      { kind: 'join', party: 1, outcome: 'MATCHMAKER_LOBBY_NOT_FOUND', gates: { captcha: false, verification: false } },
+      { kind: 'join', party: 1, outcome: 'MATCHMAKER_LOBBY_NOT_FOUND' },
     ]);
+    // A request no gate held records none.
+    expect(requests[2]).not.toHaveProperty('gates');
     expect(requests[0]).not.toHaveProperty('region');
     expect(requests[2]).not.toHaveProperty('gameMode');
     expect(facts.map((f) => f.fact).filter((f) => f.type === 'lobby').map((f) => (f as { step: string }).step)).toEqual(['created', 'ready']);
