@@ -156,12 +156,13 @@ async function main(): Promise<void> {
     },
   });
   hosted.attach(matchmaker);
-  // Demand recording (TAVERN_DEMAND_RETENTION, default 7 days; off: none): buffered, written every second.
+  // Demand recording (TAVERN_DEMAND_RETENTION, default 7 days; off: none): buffered, written four times
+  // a second (a flush holds the event loop for the chunk it encodes: small ones keep that short).
   const demandKey = await catalog.putSettingIfAbsent(DEMAND_KEY_SETTING, Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url'));
   const recorder = env.demandRetentionMs === undefined
     ? undefined
     : new DemandRecorder({
-        store: stores.demand, clock, timers: systemTimers, key: demandKey, retentionMs: env.demandRetentionMs,
+        store: stores.demand, clock, timers: systemTimers, key: demandKey, retentionMs: env.demandRetentionMs, flushEveryMs: 250,
         onError: (error) => logger.warn({ err: error }, 'recorded demand could not be written: kept to retry'),
       });
   recorder?.attach(matchmaker.hub);
