@@ -59,7 +59,11 @@ export const demandStoreContract = (name: string, open: () => Promise<DemandUnde
     it('keeps each kind of fact as appended, and another connection reads them', async () => {
       const { demand, twin } = await fresh();
       const ns = randomUUID();
-      const facts = [request(ns, 1_000), seat(ns, 1_001), lobby(ns, 1_002)];
+      // Optional members absent too: a join to an unknown lobby (no mode, region, gates), another instance's lobby.
+      const bare: DemandFact = { type: 'request', namespaceId: ns, at: 1_003, kind: 'join', party: 1, outcome: 'MATCHMAKER_LOBBY_NOT_FOUND', waitMs: 0, seats: [] };
+      const elsewhere: DemandFact = { type: 'lobby', namespaceId: ns, at: 1_004, lobbyId: randomUUID(), step: 'ready' };
+      const verified: DemandFact = { ...request(ns, 1_005), gates: { captcha: false, verification: true } } as DemandFact;
+      const facts = [request(ns, 1_000), seat(ns, 1_001), lobby(ns, 1_002), bare, elsewhere, verified];
       await demand.appendDemand(facts);
       const read = await twin.readDemand(ns, { from: 0, to: 10_000 }, undefined, 100);
       expect(read.map((r) => r.fact)).toEqual(facts);
