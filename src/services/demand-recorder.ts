@@ -52,9 +52,6 @@ type Pending =
 /** The events a recorder keeps facts of. */
 const RECORDED_EVENTS: ReadonlySet<MatchEvent['type']> = new Set(['lobby-created', 'lobby-ready', 'lobby-stopped', 'player-connected', 'player-removed']);
 
-/** Digests cached at most (a cache: players removed through another instance are never evicted otherwise). */
-const MAX_CACHED_DIGESTS = 100_000;
-
 /** SHA-256, one shot where Node has it (20.12+: a third of `createHash`'s cost). */
 const sha256 = (text: string): string =>
   typeof crypto.hash === 'function' ? crypto.hash('sha256', text, 'base64url') : crypto.createHash('sha256').update(text).digest('base64url');
@@ -76,7 +73,6 @@ export class DemandRecorder {
   #closed = false;
   /** Lobbies this instance saw created: their game mode and region (ready and stopped facts carry them). */
   readonly #lobbies = new Map<string, { readonly gameMode: string; readonly region: string }>();
-  readonly #digests = new Map<string, string>();
   /** Facts dropped because the store kept failing and the buffer was full. */
   dropped = 0;
 
@@ -108,31 +104,23 @@ export class DemandRecorder {
   }
 
   /**
-   * A player's seat key: SHA-256 of the server's secret key and the player id (22 characters);
-   * cached from the request to the player's removal, since each seat is digested up to three times.
+   * A player's seat key: SHA-256 of the server's secret key and the player id (22 characters), the
+   * same on every instance sharing the key, so a session links to its request wherever it ran.
    */
-  #digest(playerId: string, done = false): string {
-    let digest = this.#digests.get(playerId);
-    if (digest === undefined) {
-      digest = sha256(`${this.#o.key}:${playerId}`).slice(0, 22);
-      if (!done) {
-        if (this.#digests.size >= MAX_CACHED_DIGESTS) this.#digests.clear();
-        this.#digests.set(playerId, digest);
-      }
-    }
-    if (done) this.#digests.delete(playerId);
-    return digest;
+  #digest(playerId: string): string {
+    return sha256(`${this.#o.key}:${playerId}`).slice(0, 22);
   }
 
   #facts(item: Pending, out: DemandFact[]): void {
     if ('request' in item) {
       const r = item.request;
-      const fact: DemandRequestFact = {
-        type: 'request', namespaceId: r.namespaceId, at: r.at, kind: r.kind,
-        ...(r.gameMode === undefined ? {} : { gameMode: r.gameMode }),
-        ...(r.region === undefined ? {} : { region: r.region }),
-        party: r.party, ...(r.gates === undefined ? {} : { gates: r.gates }), outcome: r.outcome, waitMs: r.waitMs, seats: r.playerIds.map((id) => this.#digest(id)),
+      // Assigned member by member: spreads of optional members cost an object each, per request.
+      const fact: { -readonly [K in keyof DemandRequestFact]: DemandRequestFact[K] } = {
+        type: 'request', namespaceId: r.namespaceId, at: r.at, kind: r.kind, party: r.party, outcome: r.outcome, waitMs: r.waitMs, seats: r.playerIds.map((id) => this.#digest(id)),
       };
+      if (r.gameMode !== undefined) fact.gameMode = r.gameMode;
+      if (r.region !== undefined) fact.region = r.region;
+      if (r.gates !== undefined) fact.gates = r.gates;
       out.push(fact);
       return;
     }
@@ -159,7 +147,7 @@ export class DemandRecorder {
         out.push({ type: 'seat', namespaceId: e.namespaceId, at: e.at, seat: this.#digest(e.playerId), step: 'connected' });
         return;
       case 'player-removed':
-        out.push({ type: 'seat', namespaceId: e.namespaceId, at: e.at, seat: this.#digest(e.playerId, true), step: 'removed' });
+        out.push({ type: 'seat', namespaceId: e.namespaceId, at: e.at, seat: this.#digest(e.playerId), step: 'removed' });
         return;
       case 'captcha-verified':
       case 'player-reserved':
