@@ -5,6 +5,7 @@
 import { matchError, type MatchError } from '../core/errors.js';
 import { isActive, isReady } from '../core/lobby/flags.js';
 import type { NamespaceRecord } from '../io/catalog.js';
+import type { RequestRecord } from '../services/demand-recorder.js';
 import type { Matchmaker, MatchOutcome } from '../services/matchmaker.js';
 import { ensureNamespace } from '../services/publish.js';
 import type { Ctx } from './context.js';
@@ -37,35 +38,16 @@ export interface Asked {
  * return admit(ctx, ns, { kind: 'find', gameMode: 'default' }, (mm) => mm.find({ namespaceId: ns.id, gameModes, client }));
  */
 export async function admit(ctx: Ctx, ns: NamespaceRecord, asked: Asked, run: (mm: Matchmaker) => Promise<MatchOutcome>): Promise<unknown> {
+  const { matchmaker, timers, settings, tokens, regions, clock } = ctx.services;
   const recorder = ctx.services.demand?.recorder;
-  if (recorder === undefined) return seatAndAnswer(ctx, ns, run);
-  const { clock } = ctx.services;
-  const at = clock.now();
+  const at = recorder === undefined ? 0 : clock.now();
   let outcome: MatchOutcome | undefined;
   let code = 'ok';
-  try {
-    return await seatAndAnswer(ctx, ns, async (mm) => (outcome = await run(mm)));
-  } catch (e) {
-    code = e instanceof HttpError ? e.error.code : 'ERROR';
-    throw e;
-  } finally {
-    const admitted = outcome?.ok === true ? outcome : undefined;
-    recorder.request({
-      namespaceId: ns.id, at,
-      ...(admitted === undefined ? asked : { kind: asked.kind, gameMode: admitted.lobby.gameMode, region: admitted.lobby.region }),
-      party: admitted?.seat.playerIds.length ?? 1,
-      ...(outcome?.gates === undefined ? {} : { gates: outcome.gates }),
-      outcome: code, waitMs: clock.now() - at, playerIds: admitted?.seat.playerIds ?? [],
-    });
-  }
-}
-
-async function seatAndAnswer(ctx: Ctx, ns: NamespaceRecord, run: (mm: Matchmaker) => Promise<MatchOutcome>): Promise<unknown> {
-  const { matchmaker, timers, settings, tokens, regions } = ctx.services;
   await ensureNamespace(ctx.services, ns);
   const watch = new SeatWatch(matchmaker.hub);
   try {
-    const { seat, lobby } = unwrapOutcome(await run(matchmaker));
+    outcome = await run(matchmaker);
+    const { seat, lobby } = unwrapOutcome(outcome);
     const playerId = seat.playerIds[0];
     if (playerId === undefined) throw new Error('an admitted seat has no player');
     if (!seat.ready) {
@@ -82,9 +64,27 @@ async function seatAndAnswer(ctx: Ctx, ns: NamespaceRecord, run: (mm: Matchmaker
     }
     const token = await tokens.issue({ kind: 'player', namespaceId: ns.id, lobbyId: lobby.id, playerId }, ns.nameId);
     return joinResponse(lobby, regions, settings, token);
+  } catch (e) {
+    code = e instanceof HttpError ? e.error.code : 'ERROR';
+    throw e;
   } finally {
     watch.close();
+    if (recorder !== undefined) recorder.request(recordOf(ns.id, asked, at, outcome, code, clock.now() - at));
   }
+}
+
+/** What the recorder keeps of an answered request: the admitted lobby's mode and region, else what was asked. */
+function recordOf(namespaceId: string, asked: Asked, at: number, outcome: MatchOutcome | undefined, code: string, waitMs: number): RequestRecord {
+  const admitted = outcome?.ok === true ? outcome : undefined;
+  const record: { -readonly [K in keyof RequestRecord]: RequestRecord[K] } = {
+    namespaceId, at, kind: asked.kind, party: admitted?.seat.playerIds.length ?? 1, outcome: code, waitMs, playerIds: admitted?.seat.playerIds ?? [],
+  };
+  const gameMode = admitted?.lobby.gameMode ?? asked.gameMode;
+  const region = admitted?.lobby.region ?? asked.region;
+  if (gameMode !== undefined) record.gameMode = gameMode;
+  if (region !== undefined) record.region = region;
+  if (outcome?.gates !== undefined) record.gates = outcome.gates;
+  return record;
 }
 
 /** A matchmaker result as a handler's answer (`{}`), or its error. */
