@@ -6,11 +6,10 @@
 import { currentVersion } from '../../core/world.js';
 import { exportDemand, observeDemand, type DemandWindow, type Summary } from '../../services/demand.js';
 import { requireNamespace } from '../auth.js';
-import { param, ts, type Ctx } from '../context.js';
+import { param, ts, type Ctx, type Handler } from '../context.js';
 import type { DemandPort } from '../deps.js';
 import { fail } from '../errors.js';
 import type { Router } from '../router.js';
-import type { Handler } from '../context.js';
 import { RawAnswer } from './dashboard.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
