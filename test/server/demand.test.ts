@@ -149,6 +149,27 @@ describe('demand recording and export', () => {
 });
 
 describe('demand export over a real socket', () => {
+  it('a store that fails mid-export cuts the connection: the client never takes a truncated body for a whole one', async () => {
+    const { pub, cloud, base, t0 } = await start();
+    await findReady(pub);
+    await h.recorder?.flush();
+    // The first read (the sessions) works; the next (the requests) fails.
+    const read = h.demand.store.readDemand.bind(h.demand.store);
+    let reads = 0;
+    h.demand.store.readDemand = (...args) => (++reads > 1 ? Promise.reject(new Error('disk gone')) : read(...args));
+    const server = createHttpServer(h.app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      // Cut before the headers went out or after: either way the read fails.
+      const body = fetch(`http://127.0.0.1:${port}${base}?start=${t0}&end=${h.clock.now() + 1}`, { headers: { authorization: `Bearer ${cloud}` } }).then((res) => res.text());
+      await expect(body).rejects.toThrow();
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
   it('streams the lines (chunked, no content-length)', async () => {
     const { pub, cloud, base, t0 } = await start();
     for (let i = 0; i < 3; i++) await findReady(pub, { game_modes: ['default'], regions: ['lnd-atl'] });
