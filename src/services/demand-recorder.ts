@@ -52,6 +52,9 @@ type Pending =
 /** The events a recorder keeps facts of. */
 const RECORDED_EVENTS: ReadonlySet<MatchEvent['type']> = new Set(['lobby-created', 'lobby-ready', 'lobby-stopped', 'player-connected', 'player-removed']);
 
+/** Lobbies whose mode and region a recorder remembers at most (their created facts hold them too). */
+const MAX_KNOWN_LOBBIES = 100_000;
+
 /** SHA-256, one shot where Node has it (20.12+: a third of `createHash`'s cost). */
 const sha256 = (text: string): string =>
   typeof crypto.hash === 'function' ? crypto.hash('sha256', text, 'base64url') : crypto.createHash('sha256').update(text).digest('base64url');
@@ -131,6 +134,8 @@ export class DemandRecorder {
     switch (e.type) {
       case 'lobby-created': {
         const { lobby } = e;
+        // A lobby stopped through another instance is never deleted here: the map is bounded instead.
+        if (this.#lobbies.size >= MAX_KNOWN_LOBBIES) this.#lobbies.clear();
         this.#lobbies.set(lobby.id, { gameMode: lobby.gameMode, region: lobby.region });
         out.push({ type: 'lobby', namespaceId: lobby.namespaceId, at: e.at, lobbyId: lobby.id, step: 'created', gameMode: lobby.gameMode, region: lobby.region });
         return;
