@@ -32,6 +32,8 @@ export interface TavernOptions {
   readonly profileDir?: string;
   /** `TAVERN_RATE_LIMITS` (default `off`). */
   readonly rateLimits?: string;
+  /** `TAVERN_DEMAND_RETENTION` (default the server's: recording on, kept 7 days); `off` records nothing. */
+  readonly demandRetention?: string;
   /** Run the server under this command (`wrapper... node main.js`), with this long to start (ms). */
   readonly wrapper?: { readonly command: readonly string[]; readonly startMs: number };
 }
@@ -229,7 +231,7 @@ export async function spawnTavern(opts: SpawnTavernOptions): Promise<TavernProce
  */
 export async function startTavern(opts: TavernOptions): Promise<TavernServer> {
   const tavern = await spawnTavern({
-    env: { TAVERN_RUNTIME: 'fake', TAVERN_TRUST_PROXY: 'true' },
+    env: { TAVERN_RUNTIME: 'fake', TAVERN_TRUST_PROXY: 'true', ...(opts.demandRetention === undefined ? {} : { TAVERN_DEMAND_RETENTION: opts.demandRetention }) },
     ...(opts.rateLimits === undefined ? {} : { rateLimits: opts.rateLimits }),
     ...(opts.cpu === undefined ? {} : { cpu: opts.cpu }),
     ...(opts.profileDir === undefined ? {} : { profileDir: opts.profileDir }),

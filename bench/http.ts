@@ -45,6 +45,11 @@
  * each round: every find comes from another address, so none is refused but each is counted
  * (the limiter's worst case for memory); the run prints the rate with limits over without
  * (`limits_ratio` in `--json`).
+ *
+ * Tavern records demand (the default, `TAVERN_DEMAND_RETENTION` unset). `--servers
+ * tavern,tavern-no-demand` adds Tavern with recording off (`TAVERN_DEMAND_RETENTION=off`), back to
+ * back in each round; the run prints the rate with recording over without (`demand_ratio` in
+ * `--json`; the issue's bound: at least 0.97).
  */
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -98,7 +103,9 @@ const parseSettings = (args: readonly string[]): Settings => {
     ...(profile === undefined ? {} : { profileDir: resolve(profile) }),
     pin: !args.includes('--no-pin'),
     servers: (value(args, '--servers') ?? 'tavern,colyseus').split(',').map((name) => {
-      if (name !== 'tavern' && name !== 'tavern-limits' && name !== 'colyseus') throw new RangeError(`--servers lists tavern, tavern-limits and/or colyseus, got ${name}`);
+      if (name !== 'tavern' && name !== 'tavern-limits' && name !== 'tavern-no-demand' && name !== 'colyseus') {
+        throw new RangeError(`--servers lists tavern, tavern-limits, tavern-no-demand and/or colyseus, got ${name}`);
+      }
       return name;
     }),
   };
@@ -127,7 +134,7 @@ const expectKeys = (what: string, paths: readonly (readonly string[])[]) => (bod
 };
 
 interface Run extends LoadResult {
-  readonly server: 'tavern' | 'tavern-limits' | 'colyseus';
+  readonly server: 'tavern' | 'tavern-limits' | 'tavern-no-demand' | 'colyseus';
 }
 
 /** The median of some numbers (the mean of the middle two for an even count); NaN for none. */
@@ -161,12 +168,17 @@ const summarize = (runs: readonly Run[]): Summary => {
   };
 };
 
-/** Tavern, with its rate limits off (`tavern`) or on at their defaults (`tavern-limits`: every find comes from another address, so none is refused, but each is counted). */
-const measureTavern = async (s: Settings, concurrency: number, cpu: number | undefined, server: 'tavern' | 'tavern-limits'): Promise<Run> => {
+/**
+ * Tavern, with its rate limits off (`tavern`) or on at their defaults (`tavern-limits`: every find
+ * comes from another address, so none is refused, but each is counted), or with demand recording
+ * off (`tavern-no-demand`).
+ */
+const measureTavern = async (s: Settings, concurrency: number, cpu: number | undefined, server: 'tavern' | 'tavern-limits' | 'tavern-no-demand'): Promise<Run> => {
   const tavern = await startTavern({
     maxPlayers: s.maxPlayers,
     idleLobbies: s.idleLobbies,
     rateLimits: server === 'tavern-limits' ? 'on' : 'off',
+    ...(server === 'tavern-no-demand' ? { demandRetention: 'off' } : {}),
     ...(cpu === undefined ? {} : { cpu }),
     ...(s.profileDir === undefined ? {} : { profileDir: s.profileDir }),
   });
@@ -260,6 +272,8 @@ export const httpBench = async (args: readonly string[]): Promise<void> => {
     });
   /** With limits on over off, when both ran. */
   const limitsRatios = ratiosAt(s.clients.includes(64) ? 64 : Math.max(...s.clients), 'tavern-limits', 'tavern');
+  /** With demand recording on over off, when both ran. */
+  const demandRatios = ratiosAt(s.clients.includes(64) ? 64 : Math.max(...s.clients), 'tavern', 'tavern-no-demand');
   const headline = s.clients.includes(64) ? 64 : Math.max(...s.clients);
   const tavern = at('tavern', headline);
   const colyseus = at('colyseus', headline);
@@ -284,6 +298,7 @@ export const httpBench = async (args: readonly string[]): Promise<void> => {
       ratio: Number.isFinite(ratio) ? ratio : null,
       ratios,
       ...(limitsRatios.length === 0 ? {} : { limits_ratio: median(limitsRatios), limits_ratios: limitsRatios }),
+      ...(demandRatios.length === 0 ? {} : { demand_ratio: median(demandRatios), demand_ratios: demandRatios }),
       rounds: s.rounds,
       targets: { ratio: TARGET_RATIO, p99_ms: TARGET_P99_MS, ...targets },
       settings: { duration_ms: s.durationMs, warmup_ms: s.warmupMs, max_players: s.maxPlayers, idle_lobbies: s.idleLobbies, pinned },
@@ -305,6 +320,9 @@ export const httpBench = async (args: readonly string[]): Promise<void> => {
     }
     if (limitsRatios.length > 0) {
       process.stdout.write(`tavern with rate limits on / off at ${headline} clients: ${median(limitsRatios).toFixed(3)}x (rounds: ${limitsRatios.map((x) => `${x.toFixed(3)}x`).join(', ')})\n`);
+    }
+    if (demandRatios.length > 0) {
+      process.stdout.write(`tavern with demand recording on / off at ${headline} clients: ${median(demandRatios).toFixed(3)}x (rounds: ${demandRatios.map((x) => `${x.toFixed(3)}x`).join(', ')})\n`);
     }
     process.stdout.write(
       `target at ${headline} clients: >= ${TARGET_RATIO}x colyseus (${Number.isFinite(ratio) ? ratio.toFixed(2) : '-'}x: ${targets.ratio_ok ? 'met' : 'NOT met'}), ` +

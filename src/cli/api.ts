@@ -32,6 +32,8 @@ export type Json = Record<string, unknown>;
 export interface Api {
   readonly origin: string;
   call<T = Json>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T>;
+  /** A GET whose body is not JSON (a streamed export): the response once its status is 2xx; a wire error as {@link ApiError}. */
+  download(path: string): Promise<Response>;
 }
 
 /**
@@ -41,30 +43,41 @@ export interface Api {
  */
 export function createApi(origin: string, token: string | undefined): Api {
   const base = origin.replace(/\/+$/, '');
-  return {
+  const send = async (method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Response> => {
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (token !== undefined) headers['authorization'] = `Bearer ${token}`;
+    try {
+      return await fetch(`${base}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }), ...(signal === undefined ? {} : { signal }) });
+    } catch (e) {
+      const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+      throw new ApiError('NETWORK', `cannot reach ${base}: ${cause?.code ?? cause?.message ?? (e as Error).message}`, 0);
+    }
+  };
+  /** The answer's JSON; a non-2xx answer throws its wire error. */
+  const read = async (res: Response, method: string, path: string): Promise<unknown> => {
+    const text = await res.text();
+    let parsed: unknown;
+    try {
+      parsed = text === '' ? {} : JSON.parse(text);
+    } catch {
+      throw new ApiError('BAD_RESPONSE', `${method} ${path} answered ${res.status} with a body that is not JSON`, res.status);
+    }
+    if (!res.ok) {
+      const e = parsed as { code?: unknown; message?: unknown; metadata?: unknown };
+      throw new ApiError(typeof e.code === 'string' ? e.code : `HTTP_${res.status}`, typeof e.message === 'string' ? e.message : text, res.status, errorPaths(e.metadata));
+    }
+    return parsed;
+  };
+  const api: Api = {
     origin: base,
+    async download(path: string): Promise<Response> {
+      const res = await send('GET', path);
+      if (!res.ok) await read(res, 'GET', path);
+      return res;
+    },
     async call<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
-      const headers: Record<string, string> = { 'content-type': 'application/json' };
-      if (token !== undefined) headers['authorization'] = `Bearer ${token}`;
-      let res: Response;
-      try {
-        res = await fetch(`${base}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }), ...(signal === undefined ? {} : { signal }) });
-      } catch (e) {
-        const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-        throw new ApiError('NETWORK', `cannot reach ${base}: ${cause?.code ?? cause?.message ?? (e as Error).message}`, 0);
-      }
-      const text = await res.text();
-      let parsed: unknown;
-      try {
-        parsed = text === '' ? {} : JSON.parse(text);
-      } catch {
-        throw new ApiError('BAD_RESPONSE', `${method} ${path} answered ${res.status} with a body that is not JSON`, res.status);
-      }
-      if (!res.ok) {
-        const e = parsed as { code?: unknown; message?: unknown; metadata?: unknown };
-        throw new ApiError(typeof e.code === 'string' ? e.code : `HTTP_${res.status}`, typeof e.message === 'string' ? e.message : text, res.status, errorPaths(e.metadata));
-      }
-      return parsed as T;
+      return (await read(await send(method, path, body, signal), method, path)) as T;
     },
   };
+  return api;
 }

@@ -7,6 +7,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import Docker from 'dockerode';
 import { simCommand } from '../sim/cli.js';
 import { registerCloudCommands, apiFor, type CommandIo } from './commands.js';
+import { calibrateCommand, registerDemand } from './demand.js';
 import { deploy } from './deploy.js';
 import { report } from './errors.js';
 import { createProgress } from './progress.js';
@@ -32,7 +33,11 @@ program.command('serve').description('run the Tavern server (configured by TAVER
 
 program.command('sim').description('run a matchmaking scenario on virtual time (tavern sim --help)')
   .argument('[args...]').allowUnknownOption().helpOption(false)
-  .action(async (args: string[]) => {
+  .action(async (args: string[], _o: unknown, cmd: Command) => {
+    if (args[0] === 'calibrate') {
+      await calibrateCommand(args.slice(1), cmd, io);
+      return;
+    }
     process.exitCode = await simCommand(args, {
       stdout: (text: string) => void process.stdout.write(`${text}\n`),
       stderr: (text: string) => void process.stderr.write(text),
@@ -69,6 +74,7 @@ program.command('deploy').description('build and upload the images and site of r
   });
 
 registerCloudCommands(program, io);
+registerDemand(program, io);
 
 try {
   await program.parseAsync(process.argv);

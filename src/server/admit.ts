@@ -5,10 +5,11 @@
 import { matchError, type MatchError } from '../core/errors.js';
 import { isActive, isReady } from '../core/lobby/flags.js';
 import type { NamespaceRecord } from '../io/catalog.js';
+import type { RequestRecord } from '../services/demand-recorder.js';
 import type { Matchmaker, MatchOutcome } from '../services/matchmaker.js';
 import { ensureNamespace } from '../services/publish.js';
 import type { Ctx } from './context.js';
-import { fail, failWith } from './errors.js';
+import { fail, failWith, HttpError } from './errors.js';
 import { joinResponse } from './join-response.js';
 import { SeatWatch, type SeatOutcome } from './seat-wait.js';
 
@@ -21,17 +22,32 @@ async function seatState(matchmaker: Matchmaker, namespaceId: string, lobbyId: s
 
 const unwrapOutcome = (outcome: MatchOutcome): Extract<MatchOutcome, { ok: true }> => (outcome.ok ? outcome : failWith(outcome.error));
 
+/** What a request asked for, as recorded when refused (an admitted one records its lobby's mode and region). */
+export interface Asked {
+  readonly kind: 'find' | 'join' | 'create';
+  readonly gameMode?: string;
+  readonly region?: string;
+}
+
 /**
- * @effects matchmaker, timers, catalog (player token)
+ * Admits the request and, when the server records demand, records it with its answer (a push onto
+ * the recorder's buffer: nothing is awaited).
+ *
+ * @effects matchmaker, timers, catalog (player token), demand recorder
  * @example
- * return admit(ctx, ns, (mm) => mm.find({ namespaceId: ns.id, gameModes, client }));
+ * return admit(ctx, ns, { kind: 'find', gameMode: 'default' }, (mm) => mm.find({ namespaceId: ns.id, gameModes, client }));
  */
-export async function admit(ctx: Ctx, ns: NamespaceRecord, run: (mm: Matchmaker) => Promise<MatchOutcome>): Promise<unknown> {
-  const { matchmaker, timers, settings, tokens, regions } = ctx.services;
+export async function admit(ctx: Ctx, ns: NamespaceRecord, asked: Asked, run: (mm: Matchmaker) => Promise<MatchOutcome>): Promise<unknown> {
+  const { matchmaker, timers, settings, tokens, regions, clock } = ctx.services;
+  const recorder = ctx.services.demand?.recorder;
+  const at = recorder === undefined ? 0 : clock.now();
+  let outcome: MatchOutcome | undefined;
+  let code = 'ok';
   await ensureNamespace(ctx.services, ns);
   const watch = new SeatWatch(matchmaker.hub);
   try {
-    const { seat, lobby } = unwrapOutcome(await run(matchmaker));
+    outcome = await run(matchmaker);
+    const { seat, lobby } = unwrapOutcome(outcome);
     const playerId = seat.playerIds[0];
     if (playerId === undefined) throw new Error('an admitted seat has no player');
     if (!seat.ready) {
@@ -48,9 +64,27 @@ export async function admit(ctx: Ctx, ns: NamespaceRecord, run: (mm: Matchmaker)
     }
     const token = await tokens.issue({ kind: 'player', namespaceId: ns.id, lobbyId: lobby.id, playerId }, ns.nameId);
     return joinResponse(lobby, regions, settings, token);
+  } catch (e) {
+    code = e instanceof HttpError ? e.error.code : 'ERROR';
+    throw e;
   } finally {
     watch.close();
+    if (recorder !== undefined) recorder.request(recordOf(ns.id, asked, at, outcome, code, clock.now() - at));
   }
+}
+
+/** What the recorder keeps of an answered request: the admitted lobby's mode and region, else what was asked. */
+function recordOf(namespaceId: string, asked: Asked, at: number, outcome: MatchOutcome | undefined, code: string, waitMs: number): RequestRecord {
+  const admitted = outcome?.ok === true ? outcome : undefined;
+  const record: { -readonly [K in keyof RequestRecord]: RequestRecord[K] } = {
+    namespaceId, at, kind: asked.kind, party: admitted?.seat.playerIds.length ?? 1, outcome: code, waitMs, playerIds: admitted?.seat.playerIds ?? [],
+  };
+  const gameMode = admitted?.lobby.gameMode ?? asked.gameMode;
+  const region = admitted?.lobby.region ?? asked.region;
+  if (gameMode !== undefined) record.gameMode = gameMode;
+  if (region !== undefined) record.region = region;
+  if (outcome?.gates !== undefined) record.gates = outcome.gates;
+  return record;
 }
 
 /** A matchmaker result as a handler's answer (`{}`), or its error. */

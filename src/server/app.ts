@@ -22,6 +22,7 @@ import { fromRequest, toResponse, type Incoming, type Outgoing } from './incomin
 import { syncNamespaces } from '../services/publish.js';
 import { rateLimitGate } from './rate-limit.js';
 import { canonicalPath, Router } from './router.js';
+import { registerDemand } from './routes/demand.js';
 import { registerDevices } from './routes/devices.js';
 import { registerDomains } from './routes/domains.js';
 import { RawAnswer, registerDashboard } from './routes/dashboard.js';
@@ -91,6 +92,7 @@ const servicesOf = (deps: AppDeps): Services => ({
   settings: settingsOf(deps.config),
   health: deps.health ?? (() => ({})),
   ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
+  ...(deps.demand === undefined ? {} : { demand: deps.demand }),
 });
 
 const buildRouter = (): Router<Handler> => {
@@ -104,6 +106,7 @@ const buildRouter = (): Router<Handler> => {
   for (const register of [
     registerGames, registerNamespaces, registerNamespaceTokens, registerDomains, registerVersions, registerCloudLobbies,
     registerUploads, registerDevices, registerMatchmakerLobbies, registerMatchmakerLobbySide, registerMatchmakerInfo, registerDashboard,
+    registerDemand,
   ]) register(router);
   return router;
 };

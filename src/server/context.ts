@@ -9,7 +9,7 @@ import type { Clock, Random, Timers } from '../io/index.js';
 import type { LogBook } from '../services/lobby-logs.js';
 import type { Matchmaker } from '../services/matchmaker.js';
 import type { Agent } from './auth.js';
-import type { Logger, UploadsPort } from './deps.js';
+import type { DemandPort, Logger, UploadsPort } from './deps.js';
 import type { Incoming } from './incoming.js';
 import type { TokenIssuer } from './tokens.js';
 
@@ -55,6 +55,8 @@ export interface Services {
   readonly health: () => Readonly<Record<string, unknown>>;
   /** `GET /metrics` (Prometheus text), when the server has metrics. */
   readonly metrics?: () => Promise<string>;
+  /** Recorded demand, when the server records it. */
+  readonly demand?: DemandPort;
 }
 
 export interface Ctx {

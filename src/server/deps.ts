@@ -4,7 +4,9 @@
 import type { PortProtocol } from '../core/config/types.js';
 import type { RegionInfo } from '../core/world.js';
 import type { CatalogStore } from '../io/catalog.js';
+import type { DemandStore } from '../io/demand.js';
 import type { Clock, Random, Timers } from '../io/index.js';
+import type { DemandRecorder } from '../services/demand-recorder.js';
 import type { LogBook } from '../services/lobby-logs.js';
 import type { Matchmaker } from '../services/matchmaker.js';
 import type { Uploads } from '../services/uploads.js';
@@ -13,6 +15,12 @@ import type { TokenIssuer } from './tokens.js';
 
 /** The uploads service (`src/services/uploads.ts`), as the edge uses it. */
 export type UploadsPort = Pick<Uploads, 'prepare' | 'put' | 'complete'>;
+
+/** Recorded demand: where it is read from (the export), and the recorder (absent: nothing is recorded). */
+export interface DemandPort {
+  readonly store: DemandStore;
+  readonly recorder?: Pick<DemandRecorder, 'request'>;
+}
 
 /** The subset of a pino logger the edge writes to. */
 export interface Logger {
@@ -89,4 +97,6 @@ export interface AppDeps {
   readonly health?: () => Readonly<Record<string, unknown>>;
   /** `GET /metrics` (Prometheus text); absent: 404. */
   readonly metrics?: () => Promise<string>;
+  /** Recorded demand; absent: nothing is recorded and the export answers 404. */
+  readonly demand?: DemandPort;
 }

@@ -3,6 +3,7 @@
  */
 import type { S3Options } from '../adapters/s3/blobs.js';
 import { isHumanText } from '../core/config/validate-text.js';
+import { parseDuration } from '../core/duration.js';
 import { LOCAL_REGION, type RegionInfo } from '../core/world.js';
 import { parseProxyEnv, type ProxyEnv } from './game-proxy.js';
 import { HTTP_DEFAULTS, type HttpOptions } from './http.js';
@@ -62,6 +63,11 @@ export interface ServerEnv {
   readonly s3?: S3Env;
   /** The game proxy (`TAVERN_PROXY*`, `game-proxy.ts`). */
   readonly proxy: ProxyEnv;
+  /**
+   * `TAVERN_DEMAND_RETENTION`: how long recorded demand is kept (`7d` by default, e.g. `24h`,
+   * `30d`); `off`: nothing is recorded.
+   */
+  readonly demandRetentionMs?: number;
 }
 
 export interface CdnListenEnv {
@@ -174,6 +180,15 @@ function parseS3(env: Readonly<Record<string, string | undefined>>): S3Env | und
   };
 }
 
+/** `TAVERN_DEMAND_RETENTION`: a duration (default 7 days), or undefined for `off`. */
+function parseRetention(raw: string | undefined): number | undefined {
+  const text = opt(raw) ?? '7d';
+  if (text === 'off') return undefined;
+  const ms = parseDuration(text);
+  if (ms === undefined || ms < 3_600_000) throw new Error('TAVERN_DEMAND_RETENTION must be a duration of at least an hour (e.g. 24h, 7d) or "off"');
+  return ms;
+}
+
 /** Reads the environment; throws with a clear message on a bad value. */
 export function parseEnv(env: Readonly<Record<string, string | undefined>>): ServerEnv {
   const port = Number(env['TAVERN_PORT'] ?? 8080);
@@ -218,6 +233,7 @@ export function parseEnv(env: Readonly<Record<string, string | undefined>>): Ser
   const host = opt(env['TAVERN_HOST']) ?? '127.0.0.1';
   const cdn = parseCdn(env, host);
   const s3 = parseS3(env);
+  const demandRetentionMs = parseRetention(env['TAVERN_DEMAND_RETENTION']);
   return {
     host,
     port,
@@ -239,6 +255,7 @@ export function parseEnv(env: Readonly<Record<string, string | undefined>>): Ser
     ...(rateLimits === undefined ? {} : { rateLimits }),
     ...(cdn === undefined ? {} : { cdn }),
     ...(s3 === undefined ? {} : { s3 }),
+    ...(demandRetentionMs === undefined ? {} : { demandRetentionMs }),
     ...Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)),
   };
 }

@@ -129,6 +129,31 @@ const shuttingDown = (): Outgoing => {
 };
 
 /**
+ * Writes a streamed answer (chunked), waiting for the socket to drain when it is behind; stops
+ * reading the stream when the client goes away, and cuts the connection if the stream fails.
+ */
+async function writeStream(res: ServerResponse, status: number, headers: Record<string, string>, stream: AsyncIterable<string>): Promise<void> {
+  res.writeHead(status, headers);
+  try {
+    for await (const piece of stream) {
+      if (res.destroyed) break;
+      if (!res.write(piece)) await new Promise<void>((resolve) => {
+        const done = (): void => {
+          res.off('drain', done).off('close', done);
+          resolve();
+        };
+        res.once('drain', done).once('close', done);
+      });
+    }
+  } catch (error) {
+    // Cut the connection: a clean end would pass a truncated body off as complete.
+    res.destroy();
+    throw error;
+  }
+  res.end();
+}
+
+/**
  * Serves one request through `app` (a crash still gets an answer). Once the server is shutting
  * down, an answer closes its connection, and a request that arrives then is refused
  * (`SERVER_SHUTTING_DOWN`) without reaching the app.
@@ -141,6 +166,10 @@ export async function serve(app: Pick<App, 'respond'>, req: IncomingMessage, res
     const answer = lifecycle?.closing === true ? shuttingDown() : await app.respond(fromNode(req, res));
     // The answer's headers are its own: completed in place.
     const headers = answer.headers;
+    if (answer.stream !== undefined) {
+      await writeStream(res, answer.status, headers, answer.stream);
+      return;
+    }
     headers['content-length'] = String(Buffer.byteLength(answer.body));
     // A body the app did not read (refused before reading it) would stall a kept-alive connection:
     // close it instead (GET and HEAD bodies are never handed to the app: node discards them

@@ -31,6 +31,8 @@ export interface Outgoing {
   readonly status: number;
   readonly headers: Record<string, string>;
   readonly body: string;
+  /** A body written piece by piece as it is produced (an export), instead of `body`. */
+  readonly stream?: AsyncIterable<string>;
 }
 
 async function readAll(body: ReadableStream<Uint8Array> | null, max: number): Promise<BodyRead> {
@@ -101,4 +103,20 @@ export const fromRequest = (request: Request, conn: { readonly remoteAddress?: s
  * @example
  * toResponse({ status: 200, headers: { 'content-type': 'application/json' }, body: '{}' });
  */
-export const toResponse = (answer: Outgoing): Response => new Response(answer.body, { status: answer.status, headers: answer.headers });
+export const toResponse = (answer: Outgoing): Response => {
+  const { stream } = answer;
+  if (stream === undefined) return new Response(answer.body, { status: answer.status, headers: answer.headers });
+  const pieces = stream[Symbol.asyncIterator]();
+  const encoder = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await pieces.next();
+      if (next.done === true) controller.close();
+      else controller.enqueue(encoder.encode(next.value));
+    },
+    async cancel() {
+      await pieces.return?.();
+    },
+  });
+  return new Response(body, { status: answer.status, headers: answer.headers });
+};

@@ -16,7 +16,9 @@ import { SystemRandom } from '../adapters/system-random.js';
 import { TICK_INTERVAL_MS } from '../core/tick.js';
 import type { Blobs, DirectUploads } from '../io/blobs.js';
 import type { CatalogStore } from '../io/catalog.js';
+import type { DemandStore } from '../io/demand.js';
 import type { Clock, MatchStore, Timers } from '../io/index.js';
+import { DemandRecorder } from '../services/demand-recorder.js';
 import { LogBook } from '../services/lobby-logs.js';
 import { Matchmaker } from '../services/matchmaker.js';
 import { CdnSites } from '../services/cdn-sites.js';
@@ -36,6 +38,7 @@ import { TokenIssuer } from './tokens.js';
 interface Stores {
   readonly catalog: CatalogStore;
   readonly match: MatchStore;
+  readonly demand: DemandStore;
   close(): void | Promise<void>;
 }
 
@@ -63,6 +66,9 @@ const systemTimers: Timers = {
 };
 
 const UPLOAD_KEY_SETTING = 'upload-signing-key';
+/** The key of recorded demand's player-id digests. */
+const DEMAND_KEY_SETTING = 'demand-digest-key';
+const HOUR_MS = 3_600_000;
 
 /** Builds and sites live in the S3 bucket of `TAVERN_S3_*` (uploaded to it directly), else on the local disk. */
 async function openBlobs(env: ServerEnv): Promise<{ blobs: Blobs; direct?: DirectUploads }> {
@@ -150,10 +156,21 @@ async function main(): Promise<void> {
     },
   });
   hosted.attach(matchmaker);
+  // Demand recording (TAVERN_DEMAND_RETENTION, default 7 days; off: none): buffered, written four times
+  // a second (a flush holds the event loop for the chunk it encodes: small ones keep that short).
+  const demandKey = await catalog.putSettingIfAbsent(DEMAND_KEY_SETTING, Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url'));
+  const recorder = env.demandRetentionMs === undefined
+    ? undefined
+    : new DemandRecorder({
+        store: stores.demand, clock, timers: systemTimers, key: demandKey, retentionMs: env.demandRetentionMs, flushEveryMs: 250,
+        onError: (error) => logger.warn({ err: error }, 'recorded demand could not be written: kept to retry'),
+      });
+  recorder?.attach(matchmaker.hub);
   const started = createApp({
     catalog, matchmaker, clock, random, timers: systemTimers, regions: env.regions, tokens, logBook, uploads, logger,
     health: () => ({ runtime: hosted.status(), proxy: proxy.status() }),
     metrics: () => proxyMetrics(proxy),
+    demand: { store: stores.demand, ...(recorder === undefined ? {} : { recorder }) },
     config: {
       publicOrigin,
       trustProxyHeaders: env.trustProxyHeaders,
@@ -187,6 +204,12 @@ async function main(): Promise<void> {
     uploads.sweepExpired().catch((error: unknown) => logger.warn({ err: error }, 'sweeping expired uploads failed'));
   }, 60_000);
   sweep.unref();
+  const prune = (): void => {
+    recorder?.prune().catch((error: unknown) => logger.warn({ err: error }, 'pruning recorded demand failed'));
+  };
+  prune();
+  const pruning = setInterval(prune, HOUR_MS);
+  pruning.unref();
 
   let stopping = false;
   const shutdown = (signal: string): void => {
@@ -195,12 +218,14 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down');
     clearInterval(tick);
     clearInterval(sweep);
+    clearInterval(pruning);
     stopRouteErrors();
     hosted.close();
     // Long polls and seat waits answer now; each answer closes its connection.
     started.close();
     Promise.all(servers.map((s) => closeHttpServer(s, env.shutdownGraceMs)))
       .then(() => Promise.allSettled([...background]))
+      .then(() => recorder?.close())
       .then(() => proxy.close())
       .then(() => stores.close())
       .then(

@@ -70,14 +70,21 @@ export interface MatchmakerDeps {
   readonly background?: (task: () => Promise<unknown>) => void;
 }
 
+/** The gates a request went through (absent from an outcome when it went through none). */
+export interface GatesRun {
+  readonly captcha: boolean;
+  readonly verification: boolean;
+}
+
 /** An admitted request: where its players sit, and the lobby as committed. */
 export interface Admitted {
   readonly ok: true;
   readonly seat: Seat;
   readonly lobby: Lobby;
+  readonly gates?: GatesRun;
 }
 
-export type MatchOutcome = Admitted | { readonly ok: false; readonly error: MatchError };
+export type MatchOutcome = Admitted | { readonly ok: false; readonly error: MatchError; readonly gates?: GatesRun };
 
 type WithoutIds<C> = Omit<C, 'playerIds' | 'playerId' | 'newLobbyId' | 'verified'>;
 
@@ -233,6 +240,18 @@ export class Matchmaker implements RuntimeListener {
     decide: (world: World, ctx: Ctx) => Admission<Seat>,
     verified: VerificationPass[],
   ): Promise<MatchOutcome> {
+    const gates = { captcha: false, verification: false };
+    const outcome = await this.#gate(namespaceId, decide, verified, gates);
+    return gates.captcha || gates.verification ? { ...outcome, gates } : outcome;
+  }
+
+  /** {@link #admit}'s rounds; `gates` learns which gates ran. */
+  async #gate(
+    namespaceId: string,
+    decide: (world: World, ctx: Ctx) => Admission<Seat>,
+    verified: VerificationPass[],
+    gates: { captcha: boolean; verification: boolean },
+  ): Promise<MatchOutcome> {
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const admission = await this.#run((world, ctx): Transaction<Admission<Seat>> => {
         const a = decide(world, ctx);
@@ -260,12 +279,14 @@ export class Matchmaker implements RuntimeListener {
         case 'rejected':
           return { ok: false, error: admission.error };
         case 'captcha': {
+          gates.captcha = true;
           const verdict = await this.#deps.captcha.verify(admission.check);
           const recorded = await this.#run((world, ctx) => asTransaction(recordCaptcha(world, admission.check, verdict, ctx)));
           if (!recorded.ok) return { ok: false, error: recorded.error };
           break;
         }
         case 'verify': {
+          gates.verification = true;
           const responses = await Promise.all(admission.checks.map((check) => this.#deps.verifier.verify(check)));
           for (const [i, check] of admission.checks.entries()) {
             const verdict = verificationVerdict(check, responses[i] ?? { kind: 'failed', reason: 'no response' });

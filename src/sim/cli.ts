@@ -31,7 +31,8 @@ export const SIM_USAGE = `usage: tavern sim <scenario.json | ${BUILTIN_NAMES.joi
   --sweep path=v1,v2  one run per value (same seed), a comparison table and sweep.svg
   --recorded FILE     replay a recorded demand (JSONL) instead of the synthetic one
   --out DIR           write SVG charts to DIR
-  --json              print one JSON object instead of the tables`;
+  --json              print one JSON object instead of the tables
+tavern sim calibrate -n NS [--since 24h] -o scenario.json   fit a scenario to what a server observed`;
 
 class UsageError extends Error {}
 

@@ -1,7 +1,9 @@
 import { MemoryCatalogStore } from '../../src/adapters/memory/catalog.js';
+import { MemoryDemandStore } from '../../src/adapters/memory/demand-store.js';
 import { MemoryMatchStore } from '../../src/adapters/memory/match-store.js';
 import { createWorld } from '../../src/core/world.js';
 import { catalogContract } from './catalog.contract.js';
+import { demandStoreContract } from './demand-store.contract.js';
 import { matchStoreContract } from './match-store.contract.js';
 
 // Process memory is one database: the "other process" and the "reopened" store are the same store.
@@ -13,4 +15,9 @@ catalogContract('memory', () => {
 matchStoreContract('memory', () => {
   const match = new MemoryMatchStore(createWorld());
   return Promise.resolve({ match, reopen: () => Promise.resolve(match), close: () => Promise.resolve() });
+});
+
+demandStoreContract('memory', () => {
+  const demand = new MemoryDemandStore();
+  return Promise.resolve({ demand, twin: demand, close: () => Promise.resolve() });
 });

@@ -5,6 +5,7 @@ import { MIGRATIONS, migrate, PgMatchStore } from '../../src/adapters/postgres/i
 import { createWorld } from '../../src/core/world.js';
 import { DATABASE_URL, dropSchema, freshSchema, postgresProblem, schemaUnderTest } from '../storage/postgres-harness.js';
 import { catalogContract } from './catalog.contract.js';
+import { demandStoreContract } from './demand-store.contract.js';
 import { canonicalRows, inconsistencies, legacyWorld } from './fakes.js';
 import { matchStoreContract } from './match-store.contract.js';
 
@@ -26,6 +27,11 @@ if (problem !== undefined && process.env['CI'] !== undefined) {
   catalogContract('postgres', async () => {
     const s = schemaUnderTest();
     return { catalog: (await s.open()).catalog, twin: (await s.open()).catalog, close: s.close };
+  });
+
+  demandStoreContract('postgres', async () => {
+    const s = schemaUnderTest();
+    return { demand: (await s.open()).demand, twin: (await s.open()).demand, close: s.close };
   });
 
   matchStoreContract('postgres', async () => {

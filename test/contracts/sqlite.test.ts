@@ -7,6 +7,7 @@ import { MemoryMatchStore } from '../../src/adapters/memory/match-store.js';
 import { MIGRATIONS, migrate, openSqlite, SqliteMatchStore, type SqliteStores } from '../../src/adapters/sqlite/index.js';
 import { createWorld } from '../../src/core/world.js';
 import { catalogContract } from './catalog.contract.js';
+import { demandStoreContract } from './demand-store.contract.js';
 import { canonicalRows, inconsistencies, legacyWorld } from './fakes.js';
 import { matchStoreContract } from './match-store.contract.js';
 
@@ -29,6 +30,11 @@ const dataDir = () => {
 catalogContract('sqlite', () => {
   const d = dataDir();
   return Promise.resolve({ catalog: d.open().catalog, twin: d.open().catalog, close: d.close });
+});
+
+demandStoreContract('sqlite', () => {
+  const d = dataDir();
+  return Promise.resolve({ demand: d.open().demand, twin: d.open().demand, close: d.close });
 });
 
 matchStoreContract('sqlite', () => {

@@ -52,6 +52,13 @@ describe('parseEnv', () => {
     expect(() => parseEnv({ TAVERN_DOCKER_READ_ONLY_ROOT: 'no' })).toThrow(/TAVERN_DOCKER_READ_ONLY_ROOT/);
     expect(() => parseEnv({ TAVERN_REGIONS: 'Bad Region' })).toThrow(/TAVERN_REGIONS/);
   });
+
+  it('records demand for 7 days by default; TAVERN_DEMAND_RETENTION sets how long, off records nothing', () => {
+    expect(parseEnv({}).demandRetentionMs).toBe(7 * 86_400_000);
+    expect(parseEnv({ TAVERN_DEMAND_RETENTION: '36h' }).demandRetentionMs).toBe(36 * 3_600_000);
+    expect(parseEnv({ TAVERN_DEMAND_RETENTION: 'off' }).demandRetentionMs).toBeUndefined();
+    for (const bad of ['7', '30m', '1.5d', 'forever']) expect(() => parseEnv({ TAVERN_DEMAND_RETENTION: bad })).toThrow(/TAVERN_DEMAND_RETENTION must be a duration of at least an hour/);
+  });
 });
 
 describe('the CDN and S3 variables', () => {

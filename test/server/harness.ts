@@ -12,6 +12,7 @@ import { createWorld, type RegionInfo } from '../../src/core/world.js';
 import { FakeRuntime } from '../../src/adapters/fake/runtime.js';
 import { FsBlobs } from '../../src/adapters/fs/blobs.js';
 import { MemoryCatalogStore } from '../../src/adapters/memory/catalog.js';
+import { MemoryDemandStore } from '../../src/adapters/memory/demand-store.js';
 import { MemoryMatchStore } from '../../src/adapters/memory/match-store.js';
 import type { Blobs, DirectUploads } from '../../src/io/blobs.js';
 import type { Clock, ProxyRoutes, Random, Timers } from '../../src/io/index.js';
@@ -19,6 +20,7 @@ import { createApp, type App } from '../../src/server/app.js';
 import type { AppConfig, Logger } from '../../src/server/deps.js';
 import { withLobbyEnv } from '../../src/server/lobby-env.js';
 import { TokenIssuer } from '../../src/server/tokens.js';
+import { DemandRecorder } from '../../src/services/demand-recorder.js';
 import { LogBook } from '../../src/services/lobby-logs.js';
 import { Matchmaker } from '../../src/services/matchmaker.js';
 import { Uploads, type UploadLimits } from '../../src/services/uploads.js';
@@ -86,6 +88,8 @@ export interface HarnessOptions {
   readonly limits?: Partial<UploadLimits>;
   /** The game proxy's routes (default: none kept). */
   readonly routes?: ProxyRoutes;
+  /** Record demand (a memory demand store and a recorder on the manual timers); default off. */
+  readonly demand?: boolean;
 }
 
 export interface Call {
@@ -159,8 +163,13 @@ export function harness(options: HarnessOptions = {}) {
     catalog, blobs, clock, random, secret: new Uint8Array(32).fill(7), publicOrigin: origin,
     ...(options.direct === undefined ? {} : { direct: options.direct }), ...(options.limits === undefined ? {} : { limits: options.limits }),
   });
+  const demandStore = new MemoryDemandStore();
+  const recorder = options.demand === true ? new DemandRecorder({ store: demandStore, clock, timers, key: 'test-digest-key' }) : undefined;
+  recorder?.attach(matchmaker.hub);
+  const demand = { store: demandStore, ...(recorder === undefined ? {} : { recorder }) };
   const app: App = createApp({
     catalog, matchmaker, clock, random, timers, regions, tokens, logBook, uploads,
+    ...(recorder === undefined ? {} : { demand }),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
     config: { publicOrigin: origin, adminToken: ADMIN, ...options.config },
   });
@@ -220,7 +229,7 @@ export function harness(options: HarnessOptions = {}) {
     rmSync(blobDir, { recursive: true, force: true });
   };
 
-  return { origin, app, call, request, setup, completeBuild, blobs, blobDir, clock, timers, random, catalog, store, matchmaker, runtime, tokens, logBook, uploads, verify, verifications, captcha, captchas, cleanup };
+  return { origin, app, call, request, setup, demand, recorder, completeBuild, blobs, blobDir, clock, timers, random, catalog, store, matchmaker, runtime, tokens, logBook, uploads, verify, verifications, captcha, captchas, cleanup };
 }
 
 export type Harness = ReturnType<typeof harness>;

@@ -5,11 +5,13 @@
 import pg from 'pg';
 import { LOCAL_REGION, type RegionInfo } from '../../core/world.js';
 import { PgCatalogStore } from './catalog.js';
+import { PgDemandStore } from './demand-store.js';
 import { PgMatchStore } from './match-store.js';
 import { checkSchemaName, migrate } from './schema.js';
 
 export { PgCatalogStore } from './catalog.js';
 export { PgMatchStore } from './match-store.js';
+export { PgDemandStore } from './demand-store.js';
 export { MIGRATIONS, checkSchemaName, inTransaction, migrate } from './schema.js';
 
 /**
@@ -36,6 +38,8 @@ export interface PostgresOptions {
 export interface PostgresStores {
   readonly catalog: PgCatalogStore;
   readonly match: PgMatchStore;
+  /** Recorded demand (`src/io/demand.ts`). */
+  readonly demand: PgDemandStore;
   readonly close: () => Promise<void>;
 }
 
@@ -59,6 +63,7 @@ export const openPostgres = async (url: string, options: PostgresOptions = {}): 
   return {
     catalog: new PgCatalogStore(pool),
     match: new PgMatchStore(pool, options.regions ?? [LOCAL_REGION]),
+    demand: new PgDemandStore(pool),
     close: () => pool.end(),
   };
 };

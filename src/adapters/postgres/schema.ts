@@ -61,6 +61,13 @@ export const MIGRATIONS: readonly string[] = [
   // 7: uploads still open (neither completed nor abandoned) by expiry, for the sweep of expired ones.
   `CREATE INDEX uploads_open_by_expiry ON uploads (((doc->>'expiresAt')::bigint))
      WHERE doc->>'completedAt' IS NULL AND doc->>'abandonedAt' IS NULL;`,
+  // 8: recorded demand (requests, seats, lobbies) in chunks: one row per namespace per append, its
+  // facts a JSON array spanning at most a minute (see demand-chunks.ts); read by time, pruned by time.
+  `CREATE TABLE demand_chunks (
+     seq bigserial PRIMARY KEY, namespace_id text NOT NULL, first_at bigint NOT NULL, last_at bigint NOT NULL,
+     count integer NOT NULL, facts text NOT NULL);
+   CREATE INDEX demand_chunks_by_namespace ON demand_chunks (namespace_id, first_at, seq);
+   CREATE INDEX demand_chunks_by_end ON demand_chunks (last_at);`,
 ];
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;

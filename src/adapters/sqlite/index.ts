@@ -4,12 +4,14 @@
  */
 import { LOCAL_REGION, type RegionInfo } from '../../core/world.js';
 import { SqliteCatalogStore } from './catalog.js';
+import { SqliteDemandStore } from './demand-store.js';
 import { startCheckpointer } from './checkpointer.js';
 import { SqliteMatchStore } from './match-store.js';
 import { busyTimeout, openDatabase, type SqliteConnectionOptions } from './schema.js';
 
 export { SqliteCatalogStore } from './catalog.js';
 export { SqliteMatchStore } from './match-store.js';
+export { SqliteDemandStore } from './demand-store.js';
 export { startCheckpointer, type CheckpointerOptions } from './checkpointer.js';
 export { MIGRATIONS, migrate, openDatabase, type SqliteConnectionOptions } from './schema.js';
 
@@ -41,6 +43,8 @@ export interface SqliteOptions extends SqliteConnectionOptions {
 export interface SqliteStores {
   readonly catalog: SqliteCatalogStore;
   readonly match: SqliteMatchStore;
+  /** Recorded demand (`src/io/demand.ts`). */
+  readonly demand: SqliteDemandStore;
   /** Commits what is queued, stops the checkpointer and closes the database. */
   readonly close: () => Promise<void>;
 }
@@ -65,6 +69,7 @@ export const openSqlite = (dataDir: string, options: SqliteOptions = {}): Sqlite
   return {
     catalog: new SqliteCatalogStore(db),
     match,
+    demand: new SqliteDemandStore(db),
     close: () => {
       closing ??= (async () => {
         match.flush();

@@ -59,6 +59,13 @@ export const MIGRATIONS: readonly string[] = [
   // 7: uploads still open (neither completed nor abandoned) by expiry, for the sweep of expired ones.
   `CREATE INDEX uploads_open_by_expiry ON uploads (json_extract(doc, '$.expiresAt'))
      WHERE json_extract(doc, '$.completedAt') IS NULL AND json_extract(doc, '$.abandonedAt') IS NULL;`,
+  // 8: recorded demand (requests, seats, lobbies) in chunks: one row per namespace per append, its
+  // facts a JSON array spanning at most a minute (see demand-chunks.ts); read by time, pruned by time.
+  `CREATE TABLE demand_chunks (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT, namespace_id TEXT NOT NULL, first_at INTEGER NOT NULL, last_at INTEGER NOT NULL,
+     count INTEGER NOT NULL, facts TEXT NOT NULL);
+   CREATE INDEX demand_chunks_by_namespace ON demand_chunks (namespace_id, first_at, seq);
+   CREATE INDEX demand_chunks_by_end ON demand_chunks (last_at);`,
 ];
 
 /**

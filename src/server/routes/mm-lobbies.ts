@@ -71,7 +71,8 @@ async function find(ctx: Ctx): Promise<unknown> {
   if (agent.kind === 'dev') return devAnswer(ctx, agent);
   const client = clientOf(ctx);
   const ns = agent.ns;
-  return admit(ctx, ns, (mm) =>
+  const asked = { kind: 'find', ...(body.game_modes[0] === undefined ? {} : { gameMode: body.game_modes[0] }), ...(body.regions?.[0] === undefined ? {} : { region: body.regions[0] }) } as const;
+  return admit(ctx, ns, asked, (mm) =>
     mm.find({
       namespaceId: ns.id,
       gameModes: body.game_modes,
@@ -95,7 +96,7 @@ async function join(ctx: Ctx): Promise<unknown> {
   const client = clientOf(ctx);
   const state = await ctx.services.matchmaker.lobbyState(lobbyId);
   const ns = agent.ns;
-  return admit(ctx, ns, (mm) =>
+  return admit(ctx, ns, { kind: 'join' }, (mm) =>
     mm.join({ namespaceId: ns.id, lobbyId, client, ...(state === undefined ? {} : { lobbyState: JSON.parse(state) as unknown }), ...credentials(body) }),
   );
 }
@@ -106,7 +107,7 @@ async function create(ctx: Ctx): Promise<unknown> {
   if (agent.kind === 'dev') return devAnswer(ctx, agent);
   const client = clientOf(ctx);
   const ns = agent.ns;
-  return admit(ctx, ns, (mm) =>
+  return admit(ctx, ns, { kind: 'create', gameMode: body.game_mode, ...(body.region === undefined ? {} : { region: body.region }) }, (mm) =>
     mm.create({
       namespaceId: ns.id,
       gameMode: body.game_mode,

@@ -1,0 +1,171 @@
+/**
+ * How the SQL demand stores keep facts: one row per namespace per append ("chunk": its facts as
+ * one JSON array, in time order, spanning at most {@link MAX_CHUNK_SPAN_MS}), so a flush of
+ * thousands of facts is a few inserts, not thousands. Reads merge chunks back into the
+ * {@link DemandStore} order (time, then append order); a fact's `seq` is its chunk's times 65,536
+ * plus its index in the chunk.
+ */
+import type { DemandCursor, DemandFact, DemandLobbyFact, DemandRequestFact, DemandSeatFact, StoredDemandFact } from '../io/demand.js';
+
+/**
+ * A fact as stored: a tuple without its namespace (the chunk's) and without key names, which
+ * halves what a flush encodes and writes. `r`: request, `s`: seat step, `l`: lobby step.
+ */
+type Encoded =
+  | readonly ['r', number, DemandRequestFact['kind'], string | null, string | null, number, string, number, readonly string[], number]
+  | readonly ['s', number, string, DemandSeatFact['step']]
+  | readonly ['l', number, string, DemandLobbyFact['step'], string | null, string | null, string | null, number];
+
+const GATE_CAPTCHA = 1;
+const GATE_VERIFICATION = 2;
+
+const encode = (f: DemandFact): Encoded => {
+  switch (f.type) {
+    case 'request': {
+      const gates = (f.gates?.captcha === true ? GATE_CAPTCHA : 0) | (f.gates?.verification === true ? GATE_VERIFICATION : 0);
+      return ['r', f.at, f.kind, f.gameMode ?? null, f.region ?? null, f.party, f.outcome, f.waitMs, f.seats, gates];
+    }
+    case 'seat':
+      return ['s', f.at, f.seat, f.step];
+    case 'lobby':
+      return ['l', f.at, f.lobbyId, f.step, f.gameMode ?? null, f.region ?? null, f.reason ?? null, f.failed === undefined ? -1 : Number(f.failed)];
+  }
+};
+
+const decode = (e: Encoded, namespaceId: string): DemandFact => {
+  switch (e[0]) {
+    case 'r': {
+      const [, at, kind, gameMode, region, party, outcome, waitMs, seats, gates] = e;
+      return {
+        type: 'request', namespaceId, at, kind, ...(gameMode === null ? {} : { gameMode }), ...(region === null ? {} : { region }), party,
+        ...(gates === 0 ? {} : { gates: { captcha: (gates & GATE_CAPTCHA) !== 0, verification: (gates & GATE_VERIFICATION) !== 0 } }),
+        outcome, waitMs, seats,
+      };
+    }
+    case 's':
+      return { type: 'seat', namespaceId, at: e[1], seat: e[2], step: e[3] };
+    case 'l': {
+      const [, at, lobbyId, step, gameMode, region, reason, failed] = e;
+      return {
+        type: 'lobby', namespaceId, at, lobbyId, step, ...(gameMode === null ? {} : { gameMode }), ...(region === null ? {} : { region }),
+        ...(reason === null ? {} : { reason }), ...(failed === -1 ? {} : { failed: failed === 1 }),
+      };
+    }
+  }
+};
+
+/** The longest time a chunk covers: a read starts this long before its window. */
+export const MAX_CHUNK_SPAN_MS = 60_000;
+/** Facts per chunk at most (below the 65,536 of a fact's seq). */
+export const MAX_CHUNK_FACTS = 10_000;
+const SEQ_SHIFT = 65_536;
+
+/** A chunk to insert. */
+export interface NewChunk {
+  readonly namespaceId: string;
+  readonly firstAt: number;
+  readonly lastAt: number;
+  readonly count: number;
+  /** The facts, as a JSON array of compact tuples ({@link encode}). */
+  readonly facts: string;
+}
+
+/** A stored chunk as a read sees it. */
+export interface ChunkRow {
+  readonly seq: number;
+  readonly namespaceId: string;
+  readonly firstAt: number;
+  readonly facts: string;
+}
+
+/**
+ * The chunks of an append: per namespace, facts in time order (stable), cut at
+ * {@link MAX_CHUNK_SPAN_MS} and {@link MAX_CHUNK_FACTS}.
+ *
+ * @example
+ * toChunks(facts).forEach((c) => insert.run(c.namespaceId, c.firstAt, c.lastAt, c.count, c.facts));
+ */
+export function toChunks(facts: readonly DemandFact[]): NewChunk[] {
+  const byNamespace = new Map<string, DemandFact[]>();
+  for (const f of facts) {
+    const list = byNamespace.get(f.namespaceId);
+    if (list === undefined) byNamespace.set(f.namespaceId, [f]);
+    else list.push(f);
+  }
+  const chunks: NewChunk[] = [];
+  for (const [namespaceId, list] of byNamespace) {
+    // A recorder's batch is in time order already but for a few ties across instances' clocks.
+    if (!list.every((f, i) => i === 0 || (list[i - 1] as DemandFact).at <= f.at)) list.sort((a, b) => a.at - b.at);
+    let start = 0;
+    for (let i = 1; i <= list.length; i++) {
+      const first = list[start] as DemandFact;
+      const next = list[i];
+      if (next !== undefined && next.at - first.at <= MAX_CHUNK_SPAN_MS && i - start < MAX_CHUNK_FACTS) continue;
+      const part = list.slice(start, i);
+      chunks.push({ namespaceId, firstAt: first.at, lastAt: (part[part.length - 1] as DemandFact).at, count: part.length, facts: JSON.stringify(part.map(encode)) });
+      start = i;
+    }
+  }
+  return chunks;
+}
+
+/** The facts of a chunk, each with its seq. */
+export const factsOf = (row: ChunkRow): StoredDemandFact[] =>
+  (JSON.parse(row.facts) as Encoded[]).map((e, i) => ({ seq: row.seq * SEQ_SHIFT + i, fact: decode(e, row.namespaceId) }));
+
+const after = (a: DemandCursor, f: StoredDemandFact): boolean => f.fact.at > a.at || (f.fact.at === a.at && f.seq > a.seq);
+
+/**
+ * One page of a read: fetches chunks in (first_at, seq) order from `MAX_CHUNK_SPAN_MS` before the
+ * page's start (`fetch(fromFirstAt, afterChunk, n)`: chunks of the namespace with `first_at >=
+ * fromFirstAt`, after the chunk `afterChunk` in that order, `first_at < window.to`, at most `n`),
+ * and stops once no later chunk can hold a fact before the `limit`-th found.
+ *
+ * @example
+ * return readPage(window, after, limit, (from, afterChunk, n) => query(ns, from, afterChunk, window.to, n));
+ */
+export async function readPage(
+  window: { readonly from: number; readonly to: number },
+  cursor: DemandCursor | undefined,
+  limit: number,
+  fetch: (fromFirstAt: number, afterChunk: { readonly firstAt: number; readonly seq: number } | undefined, n: number) => Promise<readonly ChunkRow[]>,
+): Promise<StoredDemandFact[]> {
+  const max = Math.max(0, Math.floor(limit));
+  if (max === 0) return [];
+  const start = cursor ?? { at: window.from, seq: 0 };
+  const found: StoredDemandFact[] = [];
+  let last: { firstAt: number; seq: number } | undefined;
+  for (;;) {
+    const rows = await fetch(start.at - MAX_CHUNK_SPAN_MS, last, 16);
+    for (const row of rows) {
+      for (const f of factsOf(row)) if (f.fact.at >= window.from && f.fact.at < window.to && after(start, f)) found.push(f);
+    }
+    const end = rows[rows.length - 1];
+    if (end === undefined) break;
+    last = { firstAt: end.firstAt, seq: end.seq };
+    found.sort((a, b) => a.fact.at - b.fact.at || a.seq - b.seq);
+    // Chunks not read yet start after `end.firstAt`: none holds a fact before the limit-th found.
+    if (found.length >= max && (found[max - 1] as StoredDemandFact).fact.at < end.firstAt) break;
+    if (rows.length < 16) break;
+  }
+  found.sort((a, b) => a.fact.at - b.fact.at || a.seq - b.seq);
+  return found.slice(0, max);
+}
+
+/**
+ * A chunk straddling the retention bound, rewritten: the facts it keeps (as a new chunk body) and
+ * how many it drops.
+ *
+ * @example
+ * const { kept, dropped } = trimChunk(row, before);
+ */
+export function trimChunk(row: ChunkRow, before: number): { readonly kept: NewChunk | undefined; readonly dropped: number } {
+  const facts = factsOf(row).map((f) => f.fact);
+  const kept = facts.filter((f) => f.at >= before);
+  const dropped = facts.length - kept.length;
+  if (kept.length === 0) return { kept: undefined, dropped };
+  return {
+    kept: { namespaceId: row.namespaceId, firstAt: (kept[0] as DemandFact).at, lastAt: (kept[kept.length - 1] as DemandFact).at, count: kept.length, facts: JSON.stringify(kept.map(encode)) },
+    dropped,
+  };
+}

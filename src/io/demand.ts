@@ -1,0 +1,92 @@
+/**
+ * Recorded demand, persisted: what players asked the matchmaker for and what became of their seats
+ * and lobbies, as small append-only facts per namespace. The export and the simulator's calibration
+ * fold them (`src/services/demand.ts`). No client address is ever stored, and players appear only
+ * by a keyed digest of their id (`seat`), never by the id itself.
+ */
+
+/** Which gates a request went through before its answer. */
+export interface DemandGates {
+  readonly captcha: boolean;
+  readonly verification: boolean;
+}
+
+/** One find, join or create, as answered. */
+export interface DemandRequestFact {
+  readonly type: 'request';
+  readonly namespaceId: string;
+  /** When the request arrived (epoch ms). */
+  readonly at: number;
+  readonly kind: 'find' | 'join' | 'create';
+  /** The admitted lobby's game mode, else the one asked for (absent: a join to an unknown lobby). */
+  readonly gameMode?: string;
+  /** The admitted lobby's region, else the one asked for (absent: the request named none). */
+  readonly region?: string;
+  /** Players seated by the request (asked for, when refused). */
+  readonly party: number;
+  /** Absent: neither ran. */
+  readonly gates?: DemandGates;
+  /** `ok`, or the error code of the refusal. */
+  readonly outcome: string;
+  /** From arrival to the answer (a seat in a starting lobby waits for it to be ready). */
+  readonly waitMs: number;
+  /** The seats it reserved (each seat's session starts here), as keyed digests of their player ids. */
+  readonly seats: readonly string[];
+}
+
+/** A later step of a seat's session (reserved by its request → connected → removed). */
+export interface DemandSeatFact {
+  readonly type: 'seat';
+  readonly namespaceId: string;
+  readonly at: number;
+  /** A keyed digest of the player id. */
+  readonly seat: string;
+  readonly step: 'connected' | 'removed';
+}
+
+/** A step of one lobby's life, with where it runs. */
+export interface DemandLobbyFact {
+  readonly type: 'lobby';
+  readonly namespaceId: string;
+  readonly at: number;
+  readonly lobbyId: string;
+  readonly step: 'created' | 'ready' | 'stopped';
+  /** Absent on a ready or stopped fact of a lobby another instance created (its created fact has them). */
+  readonly gameMode?: string;
+  readonly region?: string;
+  /** Stopped: why (`crashed`, `idle`, ...). */
+  readonly reason?: string;
+  /** Stopped: whether it stopped for a failure (crash, start failure, ready timeout). */
+  readonly failed?: boolean;
+}
+
+export type DemandFact = DemandRequestFact | DemandSeatFact | DemandLobbyFact;
+
+/** A stored fact and its position in the store's order (at, then seq). */
+export interface StoredDemandFact {
+  readonly seq: number;
+  readonly fact: DemandFact;
+}
+
+/** Where a page of {@link DemandStore.readDemand} ended: pass it back to read on. */
+export interface DemandCursor {
+  readonly at: number;
+  readonly seq: number;
+}
+
+/**
+ * @example
+ * await store.appendDemand([{ type: 'seat', namespaceId, at: Date.now(), seat, step: 'connected' }]);
+ * const page = await store.readDemand(namespaceId, { from: 0, to: Date.now() }, undefined, 1000);
+ */
+export interface DemandStore {
+  /** Appends facts (one commit). */
+  appendDemand(facts: readonly DemandFact[]): Promise<void>;
+  /**
+   * A namespace's facts with `from <= at < to`, ordered by time then by append order, after
+   * `after` (exclusive), at most `limit`.
+   */
+  readDemand(namespaceId: string, window: { readonly from: number; readonly to: number }, after: DemandCursor | undefined, limit: number): Promise<readonly StoredDemandFact[]>;
+  /** Deletes every fact older than `before` (retention); returns how many. */
+  pruneDemand(before: number): Promise<number>;
+}

@@ -1,0 +1,132 @@
+/** The demand recorder: buffered off the request path, flushed in batches, retried on failure, ids digested, retention. */
+import { describe, expect, it } from 'vitest';
+import { MemoryDemandStore } from '../../src/adapters/memory/demand-store.js';
+import type { MatchEvent } from '../../src/core/events.js';
+import type { DemandFact, DemandStore } from '../../src/io/demand.js';
+import { DemandRecorder, type RequestRecord } from '../../src/services/demand-recorder.js';
+import { EventHub } from '../../src/services/hub.js';
+import { ManualClock, ManualTimers } from '../server/harness.js';
+
+const NS = 'ns-1';
+
+const request = (at: number, playerIds: readonly string[] = ['player-a']): RequestRecord => ({
+  namespaceId: NS, at, kind: 'find', gameMode: 'default', region: 'eu', party: playerIds.length, outcome: 'ok', waitMs: 5, playerIds,
+});
+
+/** A store that fails while `failing` is set and counts the appends it was asked for. */
+class FlakyStore implements DemandStore {
+  readonly inner = new MemoryDemandStore();
+  failing = false;
+  appends: number[] = [];
+  appendDemand(facts: readonly DemandFact[]): Promise<void> {
+    this.appends.push(facts.length);
+    return this.failing ? Promise.reject(new Error('disk full')) : this.inner.appendDemand(facts);
+  }
+  readDemand(...args: Parameters<DemandStore['readDemand']>): ReturnType<DemandStore['readDemand']> {
+    return this.inner.readDemand(...args);
+  }
+  pruneDemand(before: number): Promise<number> {
+    return this.inner.pruneDemand(before);
+  }
+}
+
+const setup = (options: { batch?: number; maxBuffered?: number } = {}) => {
+  const clock = new ManualClock();
+  const timers = new ManualTimers(clock);
+  const store = new FlakyStore();
+  const errors: unknown[] = [];
+  const recorder = new DemandRecorder({ store, clock, timers, key: 'k', onError: (e) => errors.push(e), ...options });
+  const all = async () => (await store.readDemand(NS, { from: 0, to: Number.MAX_SAFE_INTEGER }, undefined, 10_000)).map((r) => r.fact);
+  return { clock, timers, store, recorder, errors, all };
+};
+
+describe('DemandRecorder', () => {
+  it('records nothing synchronously: the timer flushes the buffer a second later, in one append', async () => {
+    const { timers, store, recorder, all } = setup();
+    recorder.request(request(1));
+    recorder.request(request(2));
+    expect(store.appends).toEqual([]);
+    expect(timers.pending).toBe(1);
+    timers.advance(1_000);
+    await recorder.flush();
+    expect(store.appends).toEqual([2]);
+    expect((await all()).map((f) => f.at)).toEqual([1, 2]);
+  });
+
+  it('stores player ids only as keyed digests: the same player gets the same digest, another key another one', async () => {
+    const { recorder, all } = setup();
+    const hub = new EventHub();
+    recorder.attach(hub);
+    recorder.request(request(1, ['3f1c0b7e-aaaa-4bbb-8ccc-000000000001']));
+    hub.publish([{ type: 'player-connected', at: 2, namespaceId: NS, playerId: '3f1c0b7e-aaaa-4bbb-8ccc-000000000001', lobbyId: 'l1' }]);
+    await recorder.flush();
+    const facts = await all();
+    expect(JSON.stringify(facts)).not.toContain('3f1c0b7e');
+    const [req, seat] = facts as [Extract<DemandFact, { type: 'request' }>, Extract<DemandFact, { type: 'seat' }>];
+    expect(req.seats).toEqual([seat.seat]);
+    const other = setup();
+    const otherRecorder = new DemandRecorder({ store: other.store, clock: other.clock, timers: other.timers, key: 'another' });
+    otherRecorder.request(request(1, ['3f1c0b7e-aaaa-4bbb-8ccc-000000000001']));
+    await otherRecorder.flush();
+    expect((await other.all())[0]).not.toMatchObject({ seats: req.seats });
+  });
+
+  it('lobby facts carry the mode and region of lobbies this instance saw created; events it does not keep are skipped', async () => {
+    const { recorder, all } = setup();
+    const hub = new EventHub();
+    recorder.attach(hub);
+    const lobby = { id: 'l1', namespaceId: NS, gameMode: 'duel', region: 'us' } as unknown as Extract<MatchEvent, { type: 'lobby-created' }>['lobby'];
+    hub.publish([{ type: 'lobby-created', at: 1, lobby }, { type: 'lobby-closed-set', at: 1, namespaceId: NS, lobbyId: 'l1', closed: true }]);
+    hub.publish([{ type: 'version-published', at: 2, namespaceId: NS, versionId: 'v' }]);
+    hub.publish([{ type: 'lobby-ready', at: 3, namespaceId: NS, lobbyId: 'l1' }, { type: 'lobby-stopped', at: 4, namespaceId: NS, lobbyId: 'l1', reason: 'crashed', failed: true }]);
+    hub.publish([{ type: 'lobby-stopped', at: 5, namespaceId: NS, lobbyId: 'elsewhere', reason: 'idle', failed: false }]);
+    await recorder.flush();
+    expect(await all()).toEqual([
+      { type: 'lobby', namespaceId: NS, at: 1, lobbyId: 'l1', step: 'created', gameMode: 'duel', region: 'us' },
+      { type: 'lobby', namespaceId: NS, at: 3, lobbyId: 'l1', step: 'ready', gameMode: 'duel', region: 'us' },
+      { type: 'lobby', namespaceId: NS, at: 4, lobbyId: 'l1', step: 'stopped', gameMode: 'duel', region: 'us', reason: 'crashed', failed: true },
+      { type: 'lobby', namespaceId: NS, at: 5, lobbyId: 'elsewhere', step: 'stopped', reason: 'idle', failed: false },
+    ]);
+  });
+
+  it('writes in batches; a failed write keeps what is left and retries it (nothing lost, nothing twice)', async () => {
+    const { timers, store, recorder, errors, all } = setup({ batch: 2 });
+    for (let i = 0; i < 5; i++) recorder.request(request(i));
+    await recorder.flush();
+    expect(store.appends).toEqual([2, 2, 1]);
+    store.failing = true;
+    for (let i = 5; i < 8; i++) recorder.request(request(i));
+    await recorder.flush();
+    expect(errors).toHaveLength(1);
+    expect(timers.pending).toBe(1);
+    store.failing = false;
+    recorder.request(request(8));
+    timers.advance(1_000);
+    await recorder.flush();
+    expect((await all()).map((f) => f.at)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(recorder.dropped).toBe(0);
+  });
+
+  it('while the store keeps failing, holds at most maxBuffered facts and counts the oldest it drops', async () => {
+    const { store, recorder, all } = setup({ maxBuffered: 3 });
+    store.failing = true;
+    for (let i = 0; i < 5; i++) recorder.request(request(i));
+    await recorder.flush();
+    expect(recorder.dropped).toBe(2);
+    store.failing = false;
+    await recorder.close();
+    expect((await all()).map((f) => f.at)).toEqual([2, 3, 4]);
+  });
+
+  it('close writes what is buffered, then records nothing more; prune drops what is older than the retention', async () => {
+    const { clock, recorder, all } = setup();
+    recorder.request(request(clock.now() - 8 * 86_400_000));
+    recorder.request(request(clock.now() - 60_000));
+    await recorder.close();
+    recorder.request(request(clock.now()));
+    await recorder.flush();
+    expect(await all()).toHaveLength(2);
+    expect(await recorder.prune()).toBe(1);
+    expect((await all()).map((f) => f.at)).toEqual([clock.now() - 60_000]);
+  });
+});
