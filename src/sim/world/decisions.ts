@@ -7,7 +7,8 @@
 import { MemoryMatchStore } from '../../adapters/memory/match-store.js';
 import type { Clock, Random, Transaction } from '../../io/index.js';
 import type { Decision } from '../../core/tx.js';
-import type { World } from '../../core/world.js';
+import { addNamespace } from '../../core/namespace.js';
+import { createWorld, DEFAULT_NAMESPACE_SETTINGS, type World } from '../../core/world.js';
 
 interface DecisionRecord {
   readonly decide: (world: World) => Transaction<unknown>;
@@ -28,13 +29,17 @@ interface DecisionRecord {
 export class DecisionLog {
   /** Virtual ms from which decisions are kept (the run's warm-up is left out). */
   readonly from: number;
-  readonly #records: DecisionRecord[] = [];
+  /** Emptied as they are replayed (see {@link replay}). */
+  #records: (DecisionRecord | undefined)[] = [];
   #start: World | undefined;
   #events = 0;
   /** Draws of the transaction being decided (recording), or undefined between transactions. */
   #drawing: (number | string)[] | undefined;
   #replaying: DecisionRecord | undefined;
   #next = 0;
+  /** The run's namespaces with nothing in them: a kept decide function runs once more on it, to let go of what it read. */
+  #empty: World | undefined;
+  #releasing = false;
 
   constructor(from = 0) {
     this.from = from;
@@ -57,26 +62,39 @@ export class DecisionLog {
 
   /** The services' random source: draws made while deciding are noted, and served from the record while replaying. */
   random(inner: Random): Random {
-    const draw = <T extends number | string>(fresh: () => T): T => {
+    const draw = <T extends number | string>(fresh: () => T, none: T): T => {
       if (this.#replaying !== undefined) return this.#replaying.drawn[this.#next++] as T;
+      if (this.#releasing) return none;
       const value = fresh();
       this.#drawing?.push(value);
       return value;
     };
-    return { uuid: () => draw(() => inner.uuid()), u32: () => draw(() => inner.u32()) };
+    return { uuid: () => draw(() => inner.uuid(), ''), u32: () => draw(() => inner.u32(), 0) };
   }
 
   /** A memory store that keeps each transaction decided at virtual time `from` or later. */
   store(world: World, virtualNow: () => number, clock: Clock): MemoryMatchStore {
     const from = this.from;
     const begin = (w: World): void => {
-      this.#start ??= w;
+      if (this.#start === undefined) {
+        this.#start = w;
+        this.#empty = [...w.namespaces.keys()].reduce((empty, id) => addNamespace(empty, id, DEFAULT_NAMESPACE_SETTINGS), createWorld([]));
+      }
       this.#drawing = [];
     };
     const keep = (decide: (world: World) => Transaction<unknown>, t: Transaction<unknown>): void => {
       this.#records.push({ decide, now: clock.now(), drawn: this.#drawing ?? [] });
       this.#drawing = undefined;
       this.#events += t.decision?.events.length ?? 0;
+      // A decide function keeps the namespace it last read (the services compare it with the one
+      // after): run it on empty namespaces (it refuses: no lobby, no version), so that the log
+      // does not keep every world of the run.
+      this.#releasing = true;
+      try {
+        decide(this.#empty as World);
+      } finally {
+        this.#releasing = false;
+      }
     };
     return new (class extends MemoryMatchStore {
       override transact<T>(decide: (world: World) => Transaction<T>): Promise<{ readonly result: T; readonly decision?: Decision<unknown> }> {
@@ -94,13 +112,20 @@ export class DecisionLog {
   /**
    * Decide every kept transaction again, in order, each on the world the one before it left;
    * returns the events committed (equal to {@link events} when the replay made the same decisions).
+   * Once only: each record is let go once decided, because the services' decide functions hold on
+   * to the namespace they last read, and a log that kept them would keep every world of the replay.
    */
   replay(): number {
     let world = this.#start;
     if (world === undefined) return 0;
     let events = 0;
+    const records = this.#records;
+    this.#records = [];
+    this.#start = undefined;
     try {
-      for (const record of this.#records) {
+      for (let i = 0; i < records.length; i++) {
+        const record = records[i] as DecisionRecord;
+        records[i] = undefined;
         this.#replaying = record;
         this.#next = 0;
         const t = record.decide(world);

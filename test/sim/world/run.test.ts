@@ -158,8 +158,10 @@ describe('runScenario', () => {
     expect(logged.trace.hash).toBe(plain.trace.hash);
     expect(log.decisions).toBeGreaterThan(100);
     expect(log.events).toBeGreaterThan(log.decisions / 2);
+    const kept = log.decisions;
     expect(log.replay()).toBe(log.events);
-    expect(log.replay()).toBe(log.events);
+    expect([log.decisions, log.replay()]).toEqual([0, 0]);
+    expect(kept).toBeGreaterThan(100);
     expect(new DecisionLog().replay()).toBe(0);
   });
 
