@@ -92,6 +92,8 @@ export class DecisionLog {
       this.#releasing = true;
       try {
         decide(this.#empty as World);
+      } catch {
+        // Its answer does not matter, only what it lets go of.
       } finally {
         this.#releasing = false;
       }
