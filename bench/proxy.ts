@@ -9,7 +9,9 @@
  *   the cost of the per-address stick tables), and through **nginx configured by hand** with the
  *   same routes (a `map` of Host to one `upstream` per route, keep-alive to the lobby, one worker);
  * - TLS handshakes/s: fresh connections (no session reuse, ECDSA P-256 certificate, TLS 1.3), each
- *   with one request, through Tavern's proxy and through nginx with the same certificate.
+ *   with one request, through Tavern's proxy (HAProxy, an `https` route; and Tavern's `tcp_tls`
+ *   listener, in a process of its own as in the server, the request going through as plain bytes)
+ *   and through nginx with the same certificate.
  * Rounds interleave the targets; figures are medians over the rounds, ratios the median of the
  * rounds' ratios. `--pin`: the load generator on core 1 and every server on core 0 (default: the
  * kernel places them: a proxy shares the host's cores with its lobbies).
@@ -21,6 +23,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
+import { fileURLToPath } from 'node:url';
 import { HaproxyGameProxy } from '../src/adapters/haproxy/proxy.js';
 import type { ProxyLimits } from '../src/adapters/haproxy/config.js';
 import type { ProxyRoute } from '../src/core/effects.js';
@@ -35,6 +38,28 @@ const BODY = 'hello from a lobby\n';
 const CONNECTIONS = 64;
 const TLS_CLIENTS = 8;
 const hostOf = (i: number): string => `lobby-${i}-web.lobby.local.${DOMAIN}`;
+const TLS_PORTS = fileURLToPath(new URL('../src/adapters/tls-ports.js', import.meta.url));
+
+/** Tavern's `tcp_tls` listener for one route, in a child process (the server runs it beside its API, not in the load generator's loop). */
+async function startTlsPorts(work: string, publicPort: number, hostPort: number, cpu: number | undefined): Promise<() => Promise<void>> {
+  const route = { lobbyId: 'tls', region: 'local', label: 'raw', protocol: 'tcp_tls', publicPort, hostPort };
+  const script = `import(${JSON.stringify(TLS_PORTS)}).then(async ({ TlsPorts }) => {
+    const log = { info() {}, warn() {}, error(o, m) { process.stderr.write(m + '\\n'); } };
+    const ports = await TlsPorts.start({ host: '127.0.0.1', upstreamHost: '127.0.0.1', certFile: ${JSON.stringify(join(work, 'lobby.crt'))}, keyFile: ${JSON.stringify(join(work, 'lobby.key'))}, idleTimeoutMs: 30000, log });
+    await ports.bind(${JSON.stringify(route)});
+    process.stdout.write('ready\\n');
+  });`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.setEncoding('utf8').on('data', (c: string) => c.includes('ready') && resolve());
+    child.once('exit', (code) => reject(new Error(`the tcp_tls listener exited (${String(code)})`)));
+  });
+  if (cpu !== undefined) pinProcess(child.pid ?? 0, cpu);
+  return async () => {
+    child.kill();
+    await new Promise((r) => child.once('exit', r));
+  };
+}
 
 const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {
@@ -206,6 +231,10 @@ export async function proxyBench(args: readonly string[]): Promise<void> {
       tavern[name] = { http, https };
     }
 
+    // Tavern's tcp_tls listener in front of the nginx lobby.
+    const tcpTls = await freePort();
+    stops.push(await startTlsPorts(work, tcpTls, nginxLobbyPort, serverCpu));
+
     // nginx by hand: the same routes, a map of Host to one upstream per route.
     const nginxHttp = await freePort();
     const nginxHttps = await freePort();
@@ -236,7 +265,7 @@ export async function proxyBench(args: readonly string[]): Promise<void> {
           loads.set(key, [...(loads.get(key) ?? []), load]);
         }
       }
-      for (const [name, port] of [['Tavern proxy', tavern['Tavern proxy']!.https], ['nginx by hand', nginxHttps]] as const) {
+      for (const [name, port] of [['Tavern proxy', tavern['Tavern proxy']!.https], ['Tavern tcp_tls listener', tcpTls], ['nginx by hand', nginxHttps]] as const) {
         tls.set(name, [...(tls.get(name) ?? []), await handshakes(port, hostOf(target), ca, seconds * 1_000)]);
       }
     }
@@ -260,6 +289,7 @@ export async function proxyBench(args: readonly string[]): Promise<void> {
     rows: rows.map((r) => (r.target === 'direct' ? r : { ...r, vs_direct: ratioTo(r.lobby, r.target), p99_added_ms: addedP99(r.lobby, r.target) })),
     tls: tlsRows,
     tls_ratio_tavern_to_nginx: median((tls.get('Tavern proxy') ?? []).map((t, i) => t / (tls.get('nginx by hand')?.[i] ?? NaN))),
+    tcp_tls_ratio_to_nginx: median((tls.get('Tavern tcp_tls listener') ?? []).map((t, i) => t / (tls.get('nginx by hand')?.[i] ?? NaN))),
   };
   if (json) {
     process.stdout.write(`${JSON.stringify(result)}\n`);
@@ -275,5 +305,5 @@ export async function proxyBench(args: readonly string[]): Promise<void> {
   for (const l of ['nginx lobby', 'node lobby']) {
     process.stdout.write(`${l}: Tavern proxy / direct ${f(ratioTo(l, 'Tavern proxy'))}× (goal ≥ 0.85), p99 added ${f(addedP99(l, 'Tavern proxy'))} ms (goal ≤ 1); nginx by hand / direct ${f(ratioTo(l, 'nginx by hand'))}×\n`);
   }
-  process.stdout.write(`TLS handshakes Tavern / nginx ${f(result.tls_ratio_tavern_to_nginx)}×\n`);
+  process.stdout.write(`TLS handshakes Tavern / nginx ${f(result.tls_ratio_tavern_to_nginx)}× (https, HAProxy), ${f(result.tcp_tls_ratio_to_nginx)}× (tcp_tls, Node)\n`);
 }

@@ -9,10 +9,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ProxyLimits, RateLimit } from '../adapters/haproxy/config.js';
 import { HaproxyGameProxy, type ProxyStatus, type RouteStats } from '../adapters/haproxy/proxy.js';
+import { TlsPorts } from '../adapters/tls-ports.js';
 import type { PortProtocol } from '../core/config/types.js';
 import type { ProxyRoute } from '../core/effects.js';
 import { isActive } from '../core/lobby/flags.js';
-import { proxyRoutes } from '../core/lobby/routes.js';
+import { proxyRoutes, routeHostname } from '../core/lobby/routes.js';
 import type { World } from '../core/world.js';
 import type { ProxyRoutes } from '../io/index.js';
 import type { Logger } from './deps.js';
@@ -157,6 +158,7 @@ export async function startGameProxy(deps: { env: ProxyEnv; jobDomain: string | 
   // As root (to bind 80/443), HAProxy drops to Debian's `haproxy` user once its ports are bound.
   const user = process.getuid?.() === 0 && hasUser('haproxy') ? 'haproxy' : undefined;
   let proxy: HaproxyGameProxy;
+  let tlsPorts: TlsPorts | undefined;
   try {
     proxy = await HaproxyGameProxy.start({
       binary, dir: join(deps.dataDir, 'proxy'), host: env.host, httpPort: env.httpPort, jobDomain, upstreamHost: deps.upstreamHost, limits: env.limits, log, maxRoutes: env.maxRoutes,
@@ -167,13 +169,35 @@ export async function startGameProxy(deps: { env: ProxyEnv; jobDomain: string | 
     if (env.mode === 'haproxy') throw error;
     return off(log, `HAProxy could not start: ${error instanceof Error ? error.message : String(error)}`);
   }
+  if (env.tls !== undefined) {
+    // tcp_tls ports: a TLS listener per route on its own public port (see src/adapters/tls-ports.ts).
+    const { connectTimeoutMs, idleTimeoutMs, maxConnections } = env.limits;
+    tlsPorts = await TlsPorts.start({
+      host: env.host, upstreamHost: deps.upstreamHost, ...env.tls, idleTimeoutMs, connectTimeoutMs, log,
+      ...(maxConnections === undefined ? {} : { maxConnections }),
+    }).catch(async (error: unknown) => {
+      await proxy.close();
+      throw error;
+    });
+  }
   if (env.tls === undefined) log.warn({}, 'game proxy: no certificate (TAVERN_PROXY_TLS_CERT/KEY), so HTTPS is off and versions with https or tcp_tls ports are refused');
-  const protocols: PortProtocol[] = ['http', 'tcp', 'udp', ...(env.tls === undefined ? [] : ['https' as const])];
+  const protocols: PortProtocol[] = ['http', 'tcp', 'udp', ...(env.tls === undefined ? [] : (['https', 'tcp_tls'] as const))];
+  const tls = tlsPorts;
+  const forRoute = (route: ProxyRoute) => (route.protocol === 'tcp_tls' && tls !== undefined ? tls : proxy);
   return {
-    routes: proxy,
+    routes: { bind: (route) => forRoute(route).bind(route), unbind: (route) => forRoute(route).unbind(route) },
     settings: { proxyPorts: { http: env.httpPort, ...(env.tls === undefined ? {} : { https: env.httpsPort }) }, proxyProtocols: new Set(protocols) },
-    status: () => proxy.status(),
-    routeStats: () => proxy.routeStats(),
+    status: () => {
+      const s = proxy.status();
+      return { ...s, routes: s.routes + (tls?.size ?? 0) };
+    },
+    routeStats: async () => [
+      ...(await proxy.routeStats()),
+      ...(tls?.stats() ?? []).map((t): RouteStats => ({
+        route: t.route, hostname: routeHostname(t.route, jobDomain),
+        requests: t.connections, bytesIn: t.bytesIn, bytesOut: t.bytesOut, clientErrors: t.handshakeErrors, serverErrors: 0, limited: 0, connectErrors: t.connectErrors,
+      })),
+    ],
     listenerStats: () => proxy.listenerStats(),
     restore: async (world) => {
       const routes: ProxyRoute[] = [];
@@ -181,6 +205,9 @@ export async function startGameProxy(deps: { env: ProxyEnv; jobDomain: string | 
       await Promise.all(routes.map((r) => proxy.bind(r)));
       if (routes.length > 0) log.info({ routes: routes.length }, 'game proxy routes restored');
     },
-    close: () => proxy.close(),
+    close: async () => {
+      await tls?.close();
+      await proxy.close();
+    },
   };
 }

@@ -11,12 +11,12 @@ const escape = (v: string): string => v.replace(/[\\"\n]/g, (c) => (c === '\n' ?
 type Counter = 'requests' | 'bytesIn' | 'bytesOut' | 'clientErrors' | 'serverErrors' | 'limited' | 'connectErrors';
 
 const ROUTE_COUNTERS: ReadonlyArray<readonly [Counter, string, string]> = [
-  ['requests', 'tavern_proxy_route_requests_total', 'Requests through the game proxy to this route.'],
+  ['requests', 'tavern_proxy_route_requests_total', 'Requests through the game proxy to this route (tcp_tls: connections).'],
   ['bytesIn', 'tavern_proxy_route_received_bytes_total', 'Bytes received from clients for this route.'],
   ['bytesOut', 'tavern_proxy_route_sent_bytes_total', 'Bytes sent to clients from this route.'],
-  ['clientErrors', 'tavern_proxy_route_client_errors_total', 'Requests HAProxy counted as client errors (4xx, invalid requests).'],
+  ['clientErrors', 'tavern_proxy_route_client_errors_total', 'Requests HAProxy counted as client errors (4xx, invalid requests; tcp_tls: failed handshakes).'],
   ['serverErrors', 'tavern_proxy_route_server_errors_total', '5xx answers of the game server (the proxy\'s own 503: tavern_proxy_route_connect_errors_total).'],
-  ['connectErrors', 'tavern_proxy_route_connect_errors_total', 'Connections to the lobby that failed (nothing listening on its port: 503).'],
+  ['connectErrors', 'tavern_proxy_route_connect_errors_total', 'Connections to the lobby that failed (nothing listening on its port: 503, or a closed tcp_tls connection).'],
   ['limited', 'tavern_proxy_route_limited_total', 'Requests refused by a per-address limit (429).'],
 ];
 
@@ -76,7 +76,8 @@ export function watchRouteErrors(proxy: Pick<ServerProxy, 'routeStats'>, write: 
       seen.set(s.hostname, { server: s.serverErrors, connect: s.connectErrors });
       const failed = s.connectErrors - before.connect;
       const answered = s.serverErrors - before.server;
-      if (failed > 0) write(s.route.lobbyId, `tavern: game proxy: ${failed} request(s) to ${s.hostname} (port ${s.route.label}) could not reach the lobby (503); is the game server listening on that port?`);
+      const what = s.route.protocol === 'tcp_tls' ? 'TLS connection(s) (closed)' : 'request(s) (503)';
+      if (failed > 0) write(s.route.lobbyId, `tavern: game proxy: ${failed} ${what} to ${s.hostname} (port ${s.route.label}) could not reach the lobby; is the game server listening on that port?`);
       if (answered > 0) write(s.route.lobbyId, `tavern: game proxy: ${answered} request(s) to ${s.hostname} (port ${s.route.label}) answered 5xx by the game server`);
     }
   };

@@ -152,6 +152,55 @@ describe('PMap', () => {
     );
   });
 
+  /** The trie itself (white box): a canonical layout is what makes iteration order, diff and first() depend on contents alone. */
+  const rootOf = (m: PMap<string | number, number>): unknown => (m as unknown as { root: unknown }).root;
+
+  it('builds the same trie for the same contents, whatever the history (deletes compact, collisions sort)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.boolean(), wideKey), { minLength: 100, maxLength: 1500 }), (ops) => {
+        let m = PMap.empty<string | number, number>();
+        const model = new Map<string | number, number>();
+        for (const [del, k] of ops) {
+          if (del) {
+            m = m.delete(k);
+            model.delete(k);
+          } else {
+            m = m.set(k, 1);
+            model.set(k, 1);
+          }
+        }
+        // The same contents inserted fresh, in trie order and in reverse: the same nodes.
+        const keys = [...model.keys()].sort(trieBefore);
+        expect(rootOf(m)).toEqual(rootOf(PMap.from(keys.map((k) => [k, 1] as const))));
+        expect(rootOf(m)).toEqual(rootOf(PMap.from([...keys].reverse().map((k) => [k, 1] as const))));
+        // Everything deleted again: the empty map.
+        let emptied = m;
+        for (const k of keys) emptied = emptied.delete(k);
+        expect(emptied.size).toBe(0);
+        expect(rootOf(emptied)).toBeUndefined();
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('keeps every entry inline at the shallowest level its hash allows', () => {
+    // Two keys whose hashes differ in their first 5 bits sit side by side in the root; a third
+    // sharing a chunk with one of them pushes both one level down, and deleting it pulls the other back up.
+    const keys = Array.from({ length: 200 }, (_, i) => `key-${i}`);
+    const chunk = (k: string, level: number): number => (hashKey(k) >>> (5 * level)) & 31;
+    const a = keys[0] ?? '';
+    const b = keys.find((k) => chunk(k, 0) !== chunk(a, 0)) ?? '';
+    const c = keys.find((k) => k !== a && chunk(k, 0) === chunk(a, 0)) ?? '';
+    const two = PMap.from([[a, 1], [b, 2]]);
+    const root = rootOf(two) as unknown[];
+    expect(root.length).toBe(2 + 4);
+    expect(root[1]).toBe(0);
+    const three = two.set(c, 3);
+    expect((rootOf(three) as unknown[]).length).toBe(2 + 2 + 1);
+    expect(rootOf(three.delete(c))).toEqual(root);
+    expect(rootOf(three.delete(c).delete(b).delete(a))).toBeUndefined();
+  });
+
   it('diff reports exactly the keys whose values differ', () => {
     const op = fc.tuple(fc.boolean(), wideKey, fc.integer({ min: 0, max: 2 }));
     fc.assert(

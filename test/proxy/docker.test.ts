@@ -2,20 +2,24 @@
  * The game proxy end to end with real lobbies: a server process (Docker runtime, HAProxy on a free
  * port), a build whose game server answers HTTP and WebSocket on its `http` port; a player's find
  * returns `<lobby>-web.lobby.local.<job domain>:<proxy port>`; the client reaches the container
- * there (Host header to 127.0.0.1), holds a WebSocket; once the lobby is stopped its hostname is 404.
+ * there (Host header to 127.0.0.1), holds a WebSocket; its `tcp_tls` port answers over TLS with the
+ * wildcard certificate (a CA of the test) on the proxied port find returns; once the lobby is
+ * stopped its hostname is 404 and its TLS port refuses connections.
  */
 import { RivetClient } from '@rivet-gg/api';
 import { randomUUID } from 'node:crypto';
-import { createReadStream, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { docker, dockerProblem } from '../docker/engine.js';
 import { nodeImage } from '../docker/images.js';
 import { describeNeeding } from '../needs.js';
 import { api, startServer, type Server } from '../server/process.js';
+import { makeCa, writeLeaf } from './certs.js';
 import { echo, freePort, get, HAPROXY, haproxyProblem, openWebSocket } from './helpers.js';
 
 const ADMIN = `proxy-docker-admin-${randomUUID()}`;
@@ -40,14 +44,32 @@ describeNeeding({ what: 'the Docker Engine and HAProxy', start: 'start dockerd a
   let proxyPort: number;
   let player: RivetClient;
   let gameId: string;
+  let ca: Buffer;
+
+  /** A TLS connection to the proxied port with SNI `servername`, trusting the test's CA only: what it answers to `text`. */
+  const askTls = (port: number, servername: string, text: string): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const socket: TLSSocket = tlsConnect({ host: '127.0.0.1', port, servername, ca }, () => socket.write(text));
+      let got = '';
+      socket.on('data', (c: Buffer) => {
+        got += c.toString();
+        if (got.endsWith(text)) socket.end();
+      });
+      socket.on('close', () => resolve(got));
+      socket.on('error', reject);
+    });
 
   beforeAll(async () => {
     const image = await nodeImage(docker, 'node-http', fileURLToPath(new URL('./lobby-server.js', import.meta.url)));
     dataDir = mkdtempSync(join(tmpdir(), 'tavern-proxy-docker-'));
+    makeCa(dataDir, 'ca');
+    writeLeaf(dataDir, 'ca', '0x3003');
+    ca = readFileSync(join(dataDir, 'ca.crt'));
     proxyPort = await freePort();
     server = await startServer('tavern (docker, proxy)', {
       TAVERN_RUNTIME: 'docker', TAVERN_ADMIN_TOKEN: ADMIN, TAVERN_HOST: '127.0.0.1', TAVERN_PORT: '0', TAVERN_DATA_DIR: dataDir, TAVERN_INSTANCE_ID: INSTANCE,
       TAVERN_PROXY: 'haproxy', TAVERN_HAPROXY_BIN: HAPROXY, TAVERN_JOB_DOMAIN: DOMAIN, TAVERN_PROXY_HTTP_PORT: String(proxyPort),
+      TAVERN_PROXY_HTTPS_PORT: String(await freePort()), TAVERN_PROXY_TLS_CERT: join(dataDir, 'lobby.crt'), TAVERN_PROXY_TLS_KEY: join(dataDir, 'lobby.key'),
     });
     const admin = new RivetClient({ environment: server.origin, token: ADMIN });
     gameId = (await admin.cloud.games.games.createGame({ nameId: `proxy-${randomUUID().slice(0, 8)}`, displayName: 'Proxy E2E', developerGroupId: randomUUID() })).gameId;
@@ -62,7 +84,7 @@ describeNeeding({ what: 'the Docker Engine and HAProxy', start: 'start dockerd a
     const config = {
       matchmaker: {
         regions: { local: {} }, max_players: 8,
-        docker: { image_id: build.buildId, ports: { web: { port: 8080, protocol: 'http' } } },
+        docker: { image_id: build.buildId, ports: { web: { port: 8080, protocol: 'http' }, raw: { port: 9000, protocol: 'tcp_tls' } } },
         game_modes: { default: {} },
       },
     };
@@ -79,7 +101,7 @@ describeNeeding({ what: 'the Docker Engine and HAProxy', start: 'start dockerd a
     if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true });
   }, 60_000);
 
-  it('find → the container answers HTTP and a WebSocket at the returned hostname:port; a stopped lobby is 404', async () => {
+  it('find → the container answers HTTP, a WebSocket and TLS (tcp_tls) at the returned hostname:port; a stopped lobby is 404 and refuses TLS', async () => {
     const found = await player.matchmaker.lobbies.find({ gameModes: ['default'] });
     const lobbyId = found.lobby.lobbyId;
     const web = found.ports['web'];
@@ -92,9 +114,20 @@ describeNeeding({ what: 'the Docker Engine and HAProxy', start: 'start dockerd a
     expect(await echo(socket, 'over the proxy')).toBe('over the proxy');
     socket.destroy();
 
+    const raw = found.ports['raw'];
+    expect(raw).toMatchObject({ hostname: `${lobbyId}-raw.lobby.local.${DOMAIN}`, isTls: true });
+    expect(raw!.port).toBeGreaterThanOrEqual(26000);
+    expect(raw!.port).toBeLessThanOrEqual(31999);
+    expect(await askTls(raw!.port!, raw!.hostname, 'over tls')).toBe(`lobby ${lobbyId}:over tls`);
+
     await api(server.origin, 'DELETE', `/cloud/games/${gameId}/matchmaker/lobbies/${lobbyId}`, { token: ADMIN });
     const deadline = Date.now() + 30_000;
     while ((await get(proxyPort, web!.hostname, '/')).status !== 404 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     expect(await get(proxyPort, web!.hostname, '/')).toEqual(expect.objectContaining({ status: 404, body: 'no lobby at this address' }));
+    const refusedBy = Date.now() + 10_000;
+    while ((await askTls(raw!.port!, raw!.hostname, 'after stop').then(() => 'open', (e: Error) => e.message)) === 'open' && Date.now() < refusedBy) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await expect(askTls(raw!.port!, raw!.hostname, 'after stop')).rejects.toThrow(/ECONNREFUSED/);
   }, 120_000);
 });

@@ -1,9 +1,12 @@
 // A game server for the game proxy's Docker test, run by the host's `node` inside an image built
 // FROM scratch (test/docker/images.ts): serves HTTP on $PORT_WEB (answering `lobby <RIVET_LOBBY_ID>
 // <method> <path> host=<Host> xff=<X-Forwarded-For>`) and echoes every byte of a WebSocket upgrade,
-// then calls `POST $RIVET_API_ENDPOINT/matchmaker/lobbies/ready` with its lobby token. SIGTERM: exit 0.
+// then calls `POST $RIVET_API_ENDPOINT/matchmaker/lobbies/ready` with its lobby token. With
+// $PORT_RAW (a tcp_tls port: the game proxy terminates TLS), answers each chunk there with
+// `lobby <RIVET_LOBBY_ID>:<chunk>` over plain TCP. SIGTERM: exit 0.
 import { createHash } from 'node:crypto';
 import { createServer, request } from 'node:http';
+import { createServer as createTcpServer } from 'node:net';
 import process from 'node:process';
 import { URL } from 'node:url';
 
@@ -30,4 +33,10 @@ server.listen(Number(env.PORT_WEB), () => {
   ready.on('error', (error) => process.stderr.write(`lobbies/ready failed: ${error.message}\n`));
   ready.end('{}');
 });
+if (env.PORT_RAW !== undefined) {
+  createTcpServer((socket) => {
+    socket.on('data', (chunk) => socket.write(`lobby ${env.RIVET_LOBBY_ID}:${chunk.toString()}`));
+    socket.on('error', () => undefined);
+  }).listen(Number(env.PORT_RAW));
+}
 process.on('SIGTERM', () => process.exit(0));

@@ -4,8 +4,8 @@
  * lobby's plain HTTP port (X-Forwarded-Proto https); an http route is not reachable over HTTPS; a
  * new certificate pair written over the files is served without a restart.
  */
-import { execFileSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,25 +14,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { HaproxyGameProxy } from '../../src/adapters/haproxy/proxy.js';
 import type { ProxyRoute } from '../../src/core/effects.js';
 import { describeNeeding } from '../needs.js';
+import { makeCa, writeLeaf } from './certs.js';
 import { freePort, HAPROXY, haproxyProblem, NEED, OPEN_LIMITS, QUIET, startUpstream } from './helpers.js';
-
-const openssl = (...args: string[]): void => {
-  execFileSync('openssl', args, { stdio: 'ignore' });
-};
-
-/** A CA (`ca.crt`/`ca.key`) in `dir`. */
-const makeCa = (dir: string, name: string): void =>
-  openssl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2', '-subj', `/CN=${name}`,
-    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign', '-keyout', join(dir, `${name}.key`), '-out', join(dir, `${name}.crt`));
-
-/** A leaf for `*.lobby.local.example.test` signed by the CA `ca`, written to `lobby.crt`/`lobby.key`. */
-const makeLeaf = (dir: string, ca: string, serial: string): void => {
-  writeFileSync(join(dir, 'leaf.ext'), 'subjectAltName=DNS:*.lobby.local.example.test,DNS:lobby.local.example.test\n');
-  openssl('req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-subj', '/CN=*.lobby.local.example.test',
-    '-keyout', join(dir, 'next.key'), '-out', join(dir, 'next.csr'));
-  openssl('x509', '-req', '-in', join(dir, 'next.csr'), '-CA', join(dir, `${ca}.crt`), '-CAkey', join(dir, `${ca}.key`), '-set_serial', serial, '-days', '1',
-    '-extfile', join(dir, 'leaf.ext'), '-out', join(dir, 'next.crt'));
-};
 
 describeNeeding(NEED, 'game proxy TLS (HAProxy, openssl)', haproxyProblem(), () => {
   let dir: string;
@@ -52,18 +35,11 @@ describeNeeding(NEED, 'game proxy TLS (HAProxy, openssl)', haproxyProblem(), () 
       req.on('error', reject).end();
     });
 
-  const writeLeaf = (ca: string, serial: string): void => {
-    makeLeaf(dir, ca, serial);
-    // Written in place, as a certificate renewal would: the key first, then the chain.
-    execFileSync('cp', [join(dir, 'next.key'), join(dir, 'lobby.key')]);
-    execFileSync('cp', [join(dir, 'next.crt'), join(dir, 'lobby.crt')]);
-  };
-
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tavern-proxy-tls-'));
     makeCa(dir, 'ca-one');
     makeCa(dir, 'ca-two');
-    writeLeaf('ca-one', '0x1001');
+    writeLeaf(dir, 'ca-one', '0x1001');
     up = await freePort();
     upstream = await startUpstream([up]);
     httpsPort = await freePort();
@@ -94,7 +70,7 @@ describeNeeding(NEED, 'game proxy TLS (HAProxy, openssl)', haproxyProblem(), () 
 
   it('serves a rotated certificate pair without a restart', async () => {
     const pid = proxy.status().pid;
-    writeLeaf('ca-two', '0x2002');
+    writeLeaf(dir, 'ca-two', '0x2002');
     const ca = readFileSync(join(dir, 'ca-two.crt'));
     const deadline = Date.now() + 5_000;
     let serial = '';

@@ -1,0 +1,217 @@
+/**
+ * `tcp_tls` ports (wire.md §5.2): a TLS listener per route on its public port, with the wildcard
+ * certificate made by a CA of the test, forwarding plain TCP to the lobby's host port (an echo
+ * server here); unbound before its port is given to another lobby; counters, idle timeout,
+ * handshake failures and a rotated certificate without a restart.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect as netConnect, createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect as tlsConnect, type TLSSocket } from 'node:tls';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TlsPorts } from '../../src/adapters/tls-ports.js';
+import type { ProxyRoute } from '../../src/core/effects.js';
+import { makeCa, writeLeaf } from './certs.js';
+import { freePort, QUIET } from './helpers.js';
+
+/** A TCP server answering every chunk with `<name>:<chunk>`. */
+const echoServer = async (name: string): Promise<{ server: Server; port: number }> => {
+  const server = createServer((s) => {
+    s.on('data', (chunk) => s.write(`${name}:${chunk.toString()}`));
+    s.on('error', () => undefined);
+  });
+  const port = await freePort();
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return { server, port };
+};
+
+/** A plain TCP connection to `port`. */
+const createConnectionTo = (port: number, onConnect: () => void): Socket => {
+  const s = netConnect({ host: '127.0.0.1', port }, onConnect);
+  s.on('error', () => undefined);
+  return s;
+};
+
+const HOST = 'lobby-x-raw.lobby.local.example.test';
+
+/** A TLS connection to `port` trusting only `ca`, with SNI. */
+const open = (port: number, ca: Buffer): Promise<TLSSocket> =>
+  new Promise((resolve, reject) => {
+    const socket = tlsConnect({ host: '127.0.0.1', port, servername: HOST, ca }, () => resolve(socket));
+    socket.once('error', reject);
+  });
+
+/** Writes `text` and reads until the answer is complete (or the socket closes). */
+const ask = (socket: TLSSocket | Socket, text: string, expected: number): Promise<string> =>
+  new Promise((resolve, reject) => {
+    let got = '';
+    const onData = (c: Buffer): void => {
+      got += c.toString();
+      if (got.length >= expected) finish();
+    };
+    const finish = (): void => {
+      socket.off('data', onData);
+      resolve(got);
+    };
+    socket.on('data', onData);
+    socket.once('close', finish);
+    socket.once('error', reject);
+    socket.write(text);
+  });
+
+const closed = (socket: TLSSocket | Socket): Promise<void> =>
+  new Promise((resolve) => (socket.destroyed ? resolve() : socket.once('close', () => resolve())));
+
+const refused = (port: number): Promise<string> =>
+  new Promise((resolve) => {
+    const s = tlsConnect({ host: '127.0.0.1', port, servername: HOST, rejectUnauthorized: false }, () => resolve('connected'));
+    s.once('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? e.message));
+  });
+
+describe('tcp_tls ports (TLS listener per route)', () => {
+  let dir: string;
+  let ports: TlsPorts;
+  let one: { server: Server; port: number };
+  let two: { server: Server; port: number };
+  let caOne: Buffer;
+  const route = (lobbyId: string, publicPort: number, hostPort: number): ProxyRoute => ({ lobbyId, region: 'local', label: 'raw', protocol: 'tcp_tls', publicPort, hostPort });
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'tavern-tls-ports-'));
+    makeCa(dir, 'ca-one');
+    makeCa(dir, 'ca-two');
+    writeLeaf(dir, 'ca-one', '0x1001');
+    caOne = readFileSync(join(dir, 'ca-one.crt'));
+    one = await echoServer('one');
+    two = await echoServer('two');
+    ports = await TlsPorts.start({
+      host: '127.0.0.1', upstreamHost: '127.0.0.1', certFile: join(dir, 'lobby.crt'), keyFile: join(dir, 'lobby.key'),
+      idleTimeoutMs: 600, connectTimeoutMs: 1_000, handshakeTimeoutMs: 500, certPollMs: 100, log: QUIET,
+    });
+  });
+
+  afterAll(async () => {
+    await ports?.close();
+    one?.server.close();
+    two?.server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('refuses to start without a loadable certificate pair', async () => {
+    const base = { host: '127.0.0.1', upstreamHost: '127.0.0.1', idleTimeoutMs: 1_000, log: QUIET };
+    await expect(TlsPorts.start({ ...base, certFile: join(dir, 'missing.crt'), keyFile: join(dir, 'lobby.key') })).rejects.toThrow(/ENOENT/);
+    // A key that is not the certificate's.
+    await expect(TlsPorts.start({ ...base, certFile: join(dir, 'lobby.crt'), keyFile: join(dir, 'ca-two.key') })).rejects.toThrow(/key values mismatch/i);
+  });
+
+  it('terminates TLS on the public port and forwards the plain bytes to the lobby, counting them', async () => {
+    const publicPort = await freePort();
+    await ports.bind(route('lobby-a', publicPort, one.port));
+    const socket = await open(publicPort, caOne);
+    expect(socket.getPeerCertificate().serialNumber).toBe('1001');
+    expect(await ask(socket, 'hello', 9)).toBe('one:hello');
+    expect(await ask(socket, 'again', 9)).toBe('one:again');
+    socket.destroy();
+    const [stats] = ports.stats().filter((s) => s.route.publicPort === publicPort);
+    expect(stats).toMatchObject({ connections: 1, handshakeErrors: 0, connectErrors: 0, bytesIn: 10, bytesOut: 18 });
+    // Not trusted by another CA: the handshake fails on the client's side.
+    await expect(open(publicPort, readFileSync(join(dir, 'ca-two.crt')))).rejects.toThrow(/certificate/i);
+    await ports.unbind(route('lobby-a', publicPort, one.port));
+  });
+
+  it('ignores routes of other protocols', async () => {
+    const publicPort = await freePort();
+    await ports.bind({ ...route('lobby-h', publicPort, one.port), protocol: 'https' });
+    expect(ports.stats().some((s) => s.route.publicPort === publicPort)).toBe(false);
+    expect(await refused(publicPort)).toBe('ECONNREFUSED');
+  });
+
+  it('closes the port and its connections on unbind, before the port is given to another lobby', async () => {
+    const publicPort = await freePort();
+    await ports.bind(route('lobby-b', publicPort, one.port));
+    const held = await open(publicPort, caOne);
+    expect(await ask(held, 'x', 5)).toBe('one:x');
+    await ports.unbind(route('lobby-b', publicPort, one.port));
+    await closed(held);
+    expect(await refused(publicPort)).toBe('ECONNREFUSED');
+    // The port goes to lobby c: its lobby answers.
+    await ports.bind(route('lobby-c', publicPort, two.port));
+    const next = await open(publicPort, caOne);
+    expect(await ask(next, 'y', 5)).toBe('two:y');
+    next.destroy();
+    await ports.unbind(route('lobby-c', publicPort, two.port));
+  });
+
+  it('replaces the route of a port given to another lobby, and a late unbind of the old one leaves the new one', async () => {
+    const publicPort = await freePort();
+    await ports.bind(route('lobby-d', publicPort, one.port));
+    const old = await open(publicPort, caOne);
+    await ports.bind(route('lobby-e', publicPort, two.port));
+    await closed(old);
+    await ports.unbind(route('lobby-d', publicPort, one.port));
+    const now = await open(publicPort, caOne);
+    expect(await ask(now, 'z', 5)).toBe('two:z');
+    now.destroy();
+    // Binding the same route twice is one listener.
+    await ports.bind(route('lobby-e', publicPort, two.port));
+    expect(ports.stats().filter((s) => s.route.publicPort === publicPort)).toHaveLength(1);
+    await ports.unbind(route('lobby-e', publicPort, two.port));
+    expect(ports.stats().some((s) => s.route.publicPort === publicPort)).toBe(false);
+  });
+
+  it('counts a lobby that does not listen, and a client that does not speak TLS, and closes both', async () => {
+    const publicPort = await freePort();
+    const nobody = await freePort();
+    await ports.bind(route('lobby-f', publicPort, nobody));
+    const socket = await open(publicPort, caOne);
+    await closed(socket);
+    const plain = await new Promise<Socket>((resolve) => {
+      const s: Socket = createConnectionTo(publicPort, () => resolve(s));
+    });
+    plain.write('GET / HTTP/1.1\r\n\r\n');
+    await closed(plain);
+    const [stats] = ports.stats().filter((s) => s.route.publicPort === publicPort);
+    expect(stats).toMatchObject({ connections: 1, connectErrors: 1, handshakeErrors: 1 });
+    await ports.unbind(route('lobby-f', publicPort, nobody));
+  });
+
+  it('closes a connection idle for longer than the idle timeout, and one that never finishes its handshake', async () => {
+    const publicPort = await freePort();
+    await ports.bind(route('lobby-g', publicPort, one.port));
+    const socket = await open(publicPort, caOne);
+    expect(await ask(socket, 'w', 5)).toBe('one:w');
+    const idleStart = performance.now();
+    await closed(socket);
+    // Closed by the 600 ms idle timeout, not by anything else (bounded by the test's own timeout).
+    expect(performance.now() - idleStart).toBeGreaterThanOrEqual(500);
+    const silent = await new Promise<Socket>((resolve) => {
+      const s: Socket = createConnectionTo(publicPort, () => resolve(s));
+    });
+    await closed(silent);
+    await ports.unbind(route('lobby-g', publicPort, one.port));
+  });
+
+  it('serves a rotated certificate pair to new connections without a restart, and keeps the old one when the new pair is broken', async () => {
+    const publicPort = await freePort();
+    await ports.bind(route('lobby-r', publicPort, one.port));
+    writeLeaf(dir, 'ca-two', '0x2002');
+    const caTwo = readFileSync(join(dir, 'ca-two.crt'));
+    const serialOf = (ca: Buffer): Promise<string> => open(publicPort, ca).then((s) => {
+      const serial = s.getPeerCertificate().serialNumber;
+      s.destroy();
+      return serial;
+    }, () => '');
+    let serial = '';
+    for (let i = 0; i < 50 && serial !== '2002'; i++) {
+      serial = await serialOf(caTwo);
+      if (serial !== '2002') await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(serial).toBe('2002');
+    // A broken pair (a key that is not the certificate's): the last good pair is still served.
+    writeFileSync(join(dir, 'lobby.key'), readFileSync(join(dir, 'ca-one.key')));
+    await new Promise((r) => setTimeout(r, 400));
+    expect(await serialOf(caTwo)).toBe('2002');
+    await ports.unbind(route('lobby-r', publicPort, one.port));
+  });
+});
