@@ -1,8 +1,9 @@
 /**
- * `tavern sim <file|builtin> [--seed N] [--out DIR] [--json] [--set path=value]... [--sweep path=v1,v2,...]
- * [--recorded FILE]`: run a scenario, print its summary (or one JSON object), write SVG charts.
+ * `tavern sim <file|builtin> [--seed N] [--out DIR] [--json] [--trace FILE] [--set path=value]... [--sweep path=v1,v2,...]
+ * [--recorded FILE]`: run a scenario, print its summary (or one JSON object), write SVG charts and an HTML report.
  * Exit codes: 0 done, 1 an invariant broke during a run, 2 bad usage or an invalid scenario.
  */
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -12,7 +13,7 @@ import { applyOverrides, sweepValues } from './scenario/overrides.js';
 import { parseScenario } from './scenario/parse.js';
 import { checkRecordedDemand, parseRecordedDemand } from './scenario/recorded.js';
 import type { RecordedRequest, Scenario } from './scenario/types.js';
-import { runCharts, runJson, summaryTable, sweepChart, sweepTable, type SweepRun } from './report.js';
+import { runCharts, runJson, runReport, summaryTable, sweepChart, sweepReport, sweepTable, type SweepRun } from './report.js';
 import { runScenario, type RunResult } from './world/run.js';
 
 /** Where the command writes: injectable so tests run it in-process. */
@@ -30,8 +31,9 @@ export const SIM_USAGE = `usage: tavern sim <scenario.json | ${BUILTIN_NAMES.joi
   --set path=value    override a scenario value (repeatable), e.g. --set version.matchmaker.max_players=12
   --sweep path=v1,v2  one run per value (same seed), a comparison table and sweep.svg
   --recorded FILE     replay a recorded demand (JSONL) instead of the synthetic one
-  --out DIR           write SVG charts to DIR
-  --json              print one JSON object instead of the tables
+  --out DIR           write the SVG charts and report.html (summary and charts in one file) to DIR
+  --json              print one JSON object instead of the tables (metrics, per-minute series, trace hash)
+  --trace FILE        write the run's full event trace to FILE as JSONL (streamed; not with --sweep)
 tavern sim calibrate -n NS [--since 24h] -o scenario.json   fit a scenario to what a server observed`;
 
 class UsageError extends Error {}
@@ -104,16 +106,32 @@ const progress = (io: CliIo, label: string): { update: (f: number) => void; done
   };
 };
 
-const run = async (io: CliIo, scenario: Scenario, recorded: readonly RecordedRequest[] | undefined, seed: number | undefined, label: string) => {
+const run = async (io: CliIo, scenario: Scenario, recorded: readonly RecordedRequest[] | undefined, seed: number | undefined, label: string, tracePath?: string) => {
   const bar = progress(io, label);
   const started = io.now();
-  const result = await runScenario(scenario, {
-    ...(seed === undefined ? {} : { seed }),
-    ...(recorded === undefined ? {} : { recorded }),
-    onProgress: bar.update,
-  });
-  bar.done();
-  return { result, wallMs: io.now() - started };
+  // Written synchronously as the run goes: a run is one chain of microtasks, so a stream's
+  // asynchronous writes would wait for its end and hold the whole trace in memory.
+  let fd: number | undefined;
+  if (tracePath !== undefined) {
+    try {
+      fd = openSync(tracePath, 'w');
+    } catch (e) {
+      throw new UsageError(`cannot write the trace to ${tracePath}: ${(e as Error).message}`);
+    }
+  }
+  const traceFd = fd;
+  try {
+    const result = await runScenario(scenario, {
+      ...(seed === undefined ? {} : { seed }),
+      ...(recorded === undefined ? {} : { recorded }),
+      ...(traceFd === undefined ? {} : { traceSink: (chunk: string) => void writeSync(traceFd, chunk) }),
+      onProgress: bar.update,
+    });
+    return { result, wallMs: io.now() - started };
+  } finally {
+    bar.done();
+    if (traceFd !== undefined) closeSync(traceFd);
+  }
 };
 
 const broken = (r: RunResult): boolean => r.violations.length > 0 || !r.clockMonotone;
@@ -156,6 +174,7 @@ export async function simCommand(args: readonly string[], io: CliIo): Promise<nu
           recorded: { type: 'string' },
           out: { type: 'string' },
           json: { type: 'boolean' },
+          trace: { type: 'string' },
           help: { type: 'boolean', short: 'h' },
         },
       });
@@ -172,14 +191,17 @@ export async function simCommand(args: readonly string[], io: CliIo): Promise<nu
     const loaded = await loadJson(positionals[0] as string, io.cwd);
     const sets = values.set ?? [];
     const out = values.out === undefined ? undefined : resolve(io.cwd, values.out);
+    const tracePath = values.trace === undefined ? undefined : resolve(io.cwd, values.trace);
+    if (tracePath !== undefined && values.sweep !== undefined) throw new UsageError('--trace writes the trace of one run: not with --sweep');
 
     if (values.sweep === undefined) {
       const { scenario, recorded } = await prepare(loaded, sets, values.recorded, io.cwd);
-      const { result, wallMs } = await run(io, scenario, recorded, seed, scenario.name ?? 'scenario');
+      const { result, wallMs } = await run(io, scenario, recorded, seed, scenario.name ?? 'scenario', tracePath);
       if (values.json === true) io.stdout(JSON.stringify({ ...runJson(result), wall_ms: Math.round(wallMs) }));
       else io.stdout(summaryTable(result, wallMs));
       if (out !== undefined) {
-        const written = await writeFiles(out, runCharts(result));
+        const charts = runCharts(result);
+        const written = await writeFiles(out, { ...charts, 'report.html': runReport(result, charts, wallMs) });
         if (values.json !== true) io.stdout(`charts: ${written.join(', ')}`);
       }
       return broken(result) ? 1 : 0;
@@ -199,8 +221,8 @@ export async function simCommand(args: readonly string[], io: CliIo): Promise<nu
     if (values.json === true) io.stdout(JSON.stringify({ sweep: { path: sweep.value.path, runs: runs.map((r) => ({ value: r.value, ...runJson(r.result) })) } }));
     else io.stdout(sweepTable(sweep.value.path, runs));
     if (out !== undefined) {
-      const files: Record<string, string> = { 'sweep.svg': sweepChart(sweep.value.path, runs) };
-      const written = await writeFiles(out, files);
+      const chart = sweepChart(sweep.value.path, runs);
+      const written = await writeFiles(out, { 'sweep.svg': chart, 'report.html': sweepReport(sweep.value.path, runs, chart) });
       if (values.json !== true) io.stdout(`chart: ${written.join(', ')}`);
     }
     return runs.some((r) => broken(r.result)) ? 1 : 0;

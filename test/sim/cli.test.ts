@@ -30,12 +30,13 @@ describe('tavern sim (end to end)', () => {
     const lines = stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
     const out = JSON.parse(lines[0] ?? '') as Record<string, unknown>;
-    expect(Object.keys(out).sort()).toEqual(['clock_monotone', 'events', 'metrics', 'scenario', 'seed', 'trace_hash', 'trace_records', 'violations', 'wall_ms']);
+    expect(Object.keys(out).sort()).toEqual(['clock_monotone', 'events', 'fill_histogram', 'metrics', 'scenario', 'seed', 'series', 'trace_hash', 'trace_records', 'violations', 'wall_ms']);
+    expect((out['series'] as Record<string, unknown[]>)['waiting']).toHaveLength(3);
     expect(out['trace_hash']).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(out['seed']).toBe(5);
     expect(out['violations']).toEqual([]);
     const metrics = out['metrics'] as Record<string, unknown>;
-    for (const key of ['served', 'rejected', 'waiting', 'rejections', 'timeToSeatMs', 'timeToReadyMs', 'fillRatio', 'idleLobbyHours', 'cost', 'peakCcu', 'peakPortsInUse', 'verificationCalls']) {
+    for (const key of ['served', 'rejected', 'waiting', 'rejections', 'timeToSeatMs', 'timeToReadyMs', 'fillRatio', 'idleLobbyHours', 'cost', 'peakCcu', 'meanCcu', 'peakPortsInUse', 'verificationCalls']) {
       expect(metrics).toHaveProperty(key);
     }
     const again = await tavern('sim', 'steady', ...SHORT, '--json', '--seed', '5');
@@ -47,12 +48,15 @@ describe('tavern sim (end to end)', () => {
     const { code, stdout } = await tavern('sim', 'cold-start', ...SHORT, '--out', dir);
     expect(code).toBe(0);
     expect(stdout).toMatch(/^Tavern sim: cold-start \(seed \d+\), 2\.0 min simulated/);
-    for (const row of ['players', 'refusals', 'time to ready', 'lobby fill', 'lobby-hours', 'peak CCU', 'ports in use', 'verification', 'trace', 'invariants     ok']) {
+    for (const row of ['players', 'refusals', 'time to ready', 'lobby fill', 'lobby-hours', 'CCU            peak ', 'ports in use', 'verification', 'trace', 'invariants     ok']) {
       expect(stdout).toContain(row);
     }
     const files = (await readdir(dir)).sort();
-    expect(files).toEqual(['ccu-lobbies.svg', 'fill-ratio.svg', 'wait-percentiles.svg']);
-    for (const f of files) expect(await readFile(join(dir, f), 'utf8')).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    expect(files).toEqual(['ccu-lobbies.svg', 'fill-ratio.svg', 'report.html', 'wait-percentiles.svg']);
+    for (const f of files.filter((name) => name.endsWith('.svg'))) expect(await readFile(join(dir, f), 'utf8')).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    const report = await readFile(join(dir, 'report.html'), 'utf8');
+    expect(report).toContain('<td>invariants</td><td>ok</td>');
+    expect(report.match(/<svg /g)).toHaveLength(3);
   }, 60_000);
 
   it('--sweep runs one simulation per value and writes sweep.svg', async () => {
@@ -64,6 +68,9 @@ describe('tavern sim (end to end)', () => {
     expect(lines[2]).toMatch(/^\{"min":0,"max":0\}/);
     expect(lines[3]).toMatch(/^\{"min":4,"max":8\}/);
     expect(await readFile(join(dir, 'sweep.svg'), 'utf8')).toContain('idle lobby-hours');
+    const report = await readFile(join(dir, 'report.html'), 'utf8');
+    expect(report).toContain('<td>{&quot;min&quot;:4,&quot;max&quot;:8}</td>');
+    expect(report.match(/<svg /g)).toHaveLength(1);
   }, 60_000);
 
   it('exits 2 with the path of every problem for an invalid scenario, and for bad usage', async () => {
@@ -81,9 +88,25 @@ describe('tavern sim (end to end)', () => {
     expect((await tavern('sim', 'steady', '--seed', 'abc')).code).toBe(2);
     expect((await tavern('sim', 'steady', '--set', 'version.matchmaker.max_players=-3')).stderr).toContain('max-players');
     expect((await tavern('sim', 'steady', '--bogus')).code).toBe(2);
+    const traceWithSweep = await tavern('sim', 'steady', '--trace', join(dir, 't.jsonl'), '--sweep', 'seed=1,2');
+    expect([traceWithSweep.code, traceWithSweep.stderr.split('\n')[0]]).toEqual([2, '--trace writes the trace of one run: not with --sweep']);
     expect((await tavern('nope')).code).toBe(2);
     expect((await tavern('sim', '--help')).code).toBe(0);
   }, 60_000);
+});
+
+describe('tavern sim --trace', () => {
+  it('streams the full trace as JSONL: the first minutes of a built-in are its golden file, byte for byte', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tavern-trace-'));
+    const file = join(dir, 'steady.jsonl');
+    const out: string[] = [];
+    const io = { stdout: (s: string) => void out.push(s), stderr: () => undefined, tty: false, cwd: dir, now: () => 0 };
+    expect(await simCommand(['steady', '--set', 'duration_ms=180000', '--trace', 'steady.jsonl', '--json'], io)).toBe(0);
+    const text = await readFile(file, 'utf8');
+    expect(text).toBe(await readFile(new URL('./golden/steady.jsonl', import.meta.url), 'utf8'));
+    expect(text.split('\n').length - 1).toBe((JSON.parse(out[0] ?? '{}') as { trace_records: number }).trace_records);
+    expect(await simCommand(['steady', '--trace', join(dir, 'no-such-dir', 'x.jsonl')], io)).toBe(2);
+  });
 });
 
 describe('simCommand progress bar', () => {

@@ -1,5 +1,5 @@
 /**
- * Deterministic number and duration labels for axes: `1.2k`, `3.4M`, `6:00`, `1d 2:00`.
+ * Deterministic number and duration labels for axes: `1.2k`, `3.4M`, `6:00`, `1d 2:00`, `15 min`, `6 h`.
  */
 import type { Ticks } from './scale.js';
 
@@ -85,4 +85,36 @@ export function formatDuration(ms: number): string {
   const seconds = total % 60;
   const clock = `${hours}:${pad2(minutes)}${seconds === 0 ? '' : `:${pad2(seconds)}`}`;
   return `${sign}${days === 0 ? '' : `${days}d `}${clock}`;
+}
+
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+/**
+ * Elapsed time for a time axis, in the largest units that fit: `0`, `30 s`, `15 min`, `1 h 30 min`,
+ * `6 h`, `24 h`; whole days from 48 h (`2 d`, `3 d 12 h`). Values that are not whole seconds (axes
+ * under 5 s) are in ms.
+ *
+ * @example
+ * [0, 900_000, 5_400_000, 86_400_000].map(formatElapsed) // ['0', '15 min', '1 h 30 min', '24 h']
+ */
+export function formatElapsed(ms: number): string {
+  if (!Number.isFinite(ms)) return String(ms);
+  if (ms === 0) return '0';
+  if (ms < 0) return `-${formatElapsed(-ms)}`;
+  if (ms % SECOND !== 0) return `${formatCompact(ms)} ms`;
+  const parts: string[] = [];
+  let rest = ms;
+  const take = (unit: number, suffix: string): void => {
+    const n = Math.floor(rest / unit);
+    rest -= n * unit;
+    if (n > 0) parts.push(`${n} ${suffix}`);
+  };
+  if (ms >= 2 * DAY) take(DAY, 'd');
+  take(HOUR, 'h');
+  take(MINUTE, 'min');
+  take(SECOND, 's');
+  return parts.join(' ');
 }

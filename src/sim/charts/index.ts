@@ -8,7 +8,7 @@ export { histogram } from './histogram.js';
 export type { Bin, HistogramSpec } from './histogram.js';
 export { scatterChart } from './scatter.js';
 export type { LabelledPoint, ScatterSpec } from './scatter.js';
-export { formatCompact, formatDuration, tickFormatter } from './format.js';
+export { formatCompact, formatDuration, formatElapsed, tickFormatter } from './format.js';
 export { durationTicks, extent, linearScale, niceStep, niceTicks } from './scale.js';
 export type { Ticks } from './scale.js';
 export { PALETTE } from './frame.js';

@@ -3,6 +3,7 @@ import type { ChartBase } from './frame.js';
  * Line charts: one polyline per series over shared nice axes (e.g. CCU, active/idle lobbies or wait
  * percentiles over simulated time).
  */
+import { formatElapsed } from './format.js';
 import { frame, seriesStyle } from './frame.js';
 import { durationTicks, extent, niceTicks } from './scale.js';
 import { el, svgDocument } from './svg.js';
@@ -19,7 +20,7 @@ export interface Series {
 
 export interface LineChartSpec extends ChartBase {
   readonly series: readonly Series[];
-  /** `'duration'` puts x ticks on round durations in ms (pair it with `formatDuration`). Default `'linear'`. */
+  /** `'duration'` puts x ticks on round durations in ms, labelled by `formatElapsed` unless `xFormat` is given. Default `'linear'`. */
   readonly xScale?: 'linear' | 'duration' | undefined;
   /** Whether the y axis always includes 0. Default `true`. */
   readonly yIncludeZero?: boolean | undefined;
@@ -46,6 +47,7 @@ export function lineChart(spec: LineChartSpec): string {
   const yTicks = niceTicks(zero ? Math.min(0, yExtent[0]) : yExtent[0], zero ? Math.max(0, yExtent[1]) : yExtent[1]);
   const f = frame({
     ...spec,
+    xFormat: spec.xFormat ?? (spec.xScale === 'duration' ? formatElapsed : undefined),
     xTicks,
     yTicks,
     legend: spec.series.map((s) => s.name),

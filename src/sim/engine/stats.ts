@@ -18,6 +18,54 @@ export function percentiles(values: readonly number[], ps: readonly number[]): r
   return ps.map((p) => (n === 0 ? NaN : (sorted[Math.max(1, Math.ceil((p / 100) * n)) - 1] as number)));
 }
 
+/**
+ * Values counted by value, for exact nearest-rank percentiles of a long run in bounded memory: its
+ * size is the number of distinct values (waits in whole virtual milliseconds), not of values added.
+ *
+ * @example
+ * const c = new ValueCounts();
+ * c.add(5); c.add(1, 3);
+ * c.percentiles([50, 99]); // [1, 5], as percentiles([5, 1, 1, 1], [50, 99])
+ */
+export class ValueCounts {
+  readonly #counts = new Map<number, number>();
+  #total = 0;
+
+  /** Adds `value` `times` times. */
+  add(value: number, times = 1): void {
+    if (times <= 0) return;
+    this.#counts.set(value, (this.#counts.get(value) ?? 0) + times);
+    this.#total += times;
+  }
+
+  /** Values added (with repeats). */
+  get count(): number {
+    return this.#total;
+  }
+
+  /** Distinct values held. */
+  get distinct(): number {
+    return this.#counts.size;
+  }
+
+  /** The same as {@link percentiles} of every value added. */
+  percentiles(ps: readonly number[]): readonly number[] {
+    for (const p of ps) if (!(p >= 0 && p <= 100)) throw new RangeError(`percentile must be in [0, 100], got ${p}`);
+    const values = Float64Array.from(this.#counts.keys()).sort();
+    const ranks = ps.map((p) => Math.max(1, Math.ceil((p / 100) * this.#total)));
+    const out = ps.map(() => NaN);
+    let seen = 0;
+    let next = 0;
+    const order = ranks.map((_, i) => i).sort((a, b) => (ranks[a] as number) - (ranks[b] as number));
+    for (const value of values) {
+      seen += this.#counts.get(value) as number;
+      while (next < order.length && (ranks[order[next] as number] as number) <= seen) out[order[next++] as number] = value;
+      if (next === order.length) break;
+    }
+    return out;
+  }
+}
+
 /** Equal-width bins over [min, max). */
 export interface HistogramSpec {
   readonly min: number;

@@ -35,6 +35,7 @@ export class Trace {
   readonly #hash: Hash = createHash('sha256');
   readonly #records: TraceRecord[] = [];
   readonly #keep: boolean;
+  readonly #sink: ((chunk: string) => void) | undefined;
   #length = 0;
   #digest: string | undefined;
   /** Lines not yet fed to the hash: hashing in 64 KiB chunks costs far less than once per record. */
@@ -45,8 +46,13 @@ export class Trace {
   /** Each record kind's part of a line (`,"kind":"event","t":`), written once: a run uses a handful of kinds. */
   readonly #kinds = new Map<string, string>();
 
-  constructor(options: { readonly keep: boolean }) {
+  /**
+   * `keep`: hold the records in memory; `sink`: also receives the JSONL text as it is hashed, in
+   * chunks of whole lines (~64 KiB), so a trace of any length streams to a file in bounded memory.
+   */
+  constructor(options: { readonly keep: boolean; readonly sink?: ((chunk: string) => void) | undefined }) {
     this.#keep = options.keep;
+    this.#sink = options.sink;
   }
 
   append(record: TraceRecord): void {
@@ -94,7 +100,9 @@ export class Trace {
   }
 
   #flush(): void {
+    if (this.#pending === '') return;
     this.#hash.update(this.#pending);
+    this.#sink?.(this.#pending);
     this.#pending = '';
   }
 

@@ -45,6 +45,11 @@ export class Driver {
     this.#nextReport = this.#step;
   }
 
+  /** Queue events handled so far. */
+  get events(): number {
+    return this.#events;
+  }
+
   /** Track a task started by an event: the loop waits for it to sleep or end; a failure fails the run. */
   spawn(task: Promise<unknown>): void {
     this.#inflight += 1;

@@ -6,7 +6,7 @@
  */
 import type { MatchEvent } from '../../core/events.js';
 import type { ErrorCode } from '../../core/errors.js';
-import { binOf, emptyHistogram, percentiles, type Histogram, type HistogramSpec } from '../engine/stats.js';
+import { binOf, emptyHistogram, percentiles, ValueCounts, type Histogram, type HistogramSpec } from '../engine/stats.js';
 
 const HOUR_MS = 3_600_000;
 
@@ -38,6 +38,8 @@ export interface Sample {
   readonly lobbiesActive: number;
   readonly lobbiesIdle: number;
   readonly portsInUse: number;
+  /** Players who arrived and hold no ready seat yet: request in flight, or seated in a lobby still starting. */
+  readonly waiting: number;
   /** Time-to-ready percentiles of the players who got a ready seat since the previous sample (NaN if none). */
   readonly waitP50: number;
   readonly waitP95: number;
@@ -72,6 +74,8 @@ export interface RunMetrics {
   readonly cost: number;
   readonly idleCost: number;
   readonly peakCcu: number;
+  /** Connected players averaged over the run's time. */
+  readonly meanCcu: number;
   readonly peakPortsInUse: number;
   readonly verificationCalls: number;
   readonly captchaCalls: number;
@@ -84,6 +88,11 @@ const round = (n: number, digits = 3): number => (Number.isFinite(n) ? Math.roun
 
 const percentilesOf = (values: readonly number[]): Percentiles => {
   const [p50 = NaN, p95 = NaN, p99 = NaN] = percentiles(values, [50, 95, 99]);
+  return { p50, p95, p99 };
+};
+
+const countedPercentiles = (values: ValueCounts): Percentiles => {
+  const [p50 = NaN, p95 = NaN, p99 = NaN] = values.percentiles([50, 95, 99]);
   return { p50, p95, p99 };
 };
 
@@ -104,8 +113,12 @@ export class MetricsCollector {
   #ccu = 0;
   #seated = 0;
   #ports = 0;
-  readonly #seatWaits: number[] = [];
-  readonly #readyWaits: number[] = [];
+  /** Waits by value, not one entry per player: a day at 100k CCU seats millions. */
+  readonly #seatWaits = new ValueCounts();
+  readonly #readyWaits = new ValueCounts();
+  /** Connected-player milliseconds so far (the mean CCU's numerator). */
+  #ccuMs = 0;
+  readonly #start: number;
   #windowWaits: number[] = [];
   #fillSum = 0;
   #fillCount = 0;
@@ -127,11 +140,13 @@ export class MetricsCollector {
   constructor(costs: ReadonlyMap<string, number>, start: number) {
     this.#costs = costs;
     this.#last = start;
+    this.#start = start;
   }
 
   #advance(now: number): void {
     const dt = now - this.#last;
     if (dt <= 0) return;
+    this.#ccuMs += this.#ccu * dt;
     for (const r of this.#regions) {
       r.lobbyMs += r.running * dt;
       r.idleMs += r.idle * dt;
@@ -247,11 +262,11 @@ export class MetricsCollector {
 
   seat(players: number, waitMs: number): void {
     this.served += players;
-    for (let i = 0; i < players; i++) this.#seatWaits.push(waitMs);
+    this.#seatWaits.add(waitMs, players);
   }
 
   ready(waitMs: number): void {
-    this.#readyWaits.push(waitMs);
+    this.#readyWaits.add(waitMs);
     this.#windowWaits.push(waitMs);
   }
 
@@ -273,8 +288,8 @@ export class MetricsCollector {
     return { spec: FILL_SPEC, counts: this.#fillBins.slice(), under: 0, over: 0 };
   }
 
-  /** Record a sample at virtual time `t` (ms since start); `now` is the services' clock. */
-  sample(t: number, now: number): void {
+  /** Record a sample at virtual time `t` (ms since start); `now` is the services' clock; `waiting` players have no ready seat yet. */
+  sample(t: number, now: number, waiting: number): void {
     this.#advance(now);
     for (const track of this.#lobbies.values()) {
       if (!track.ready || !track.active) continue;
@@ -293,6 +308,7 @@ export class MetricsCollector {
       lobbiesActive: this.#active,
       lobbiesIdle: this.#idle,
       portsInUse: this.#ports,
+      waiting,
       waitP50: w.p50,
       waitP95: w.p95,
       waitP99: w.p99,
@@ -322,8 +338,8 @@ export class MetricsCollector {
       waiting: extra.waiting,
       rejections: { ...this.rejections },
       seatFailures: { ...this.seatFailures },
-      timeToSeatMs: percentilesOf(this.#seatWaits),
-      timeToReadyMs: percentilesOf(this.#readyWaits),
+      timeToSeatMs: countedPercentiles(this.#seatWaits),
+      timeToReadyMs: countedPercentiles(this.#readyWaits),
       fillRatio: round(this.#fillCount === 0 ? 0 : this.#fillSum / this.#fillCount),
       lobbies: { created: this.created, crashed: this.crashed, peakActive: this.peakActive },
       lobbyHours: round(lobbyMs / HOUR_MS),
@@ -331,6 +347,7 @@ export class MetricsCollector {
       cost: round(cost, 2),
       idleCost: round(idleCost, 2),
       peakCcu: this.peakCcu,
+      meanCcu: round(now > this.#start ? this.#ccuMs / (now - this.#start) : 0, 1),
       peakPortsInUse: this.peakPorts,
       verificationCalls: extra.verificationCalls,
       captchaCalls: extra.captchaCalls,

@@ -19,6 +19,7 @@ import { jsonString as q, Trace, type TraceRecord } from '../trace/trace.js';
 import type { RecordedRequest, RegionDemand, Scenario } from '../scenario/types.js';
 import { FakeCaptcha, FakeRuntime, FakeVerifier, seededRandom, type SimHost } from './fakes.js';
 import { idleViolations, portViolations } from './checks.js';
+import type { DecisionLog } from './decisions.js';
 import { Driver } from './driver.js';
 import { MetricsCollector, type RunMetrics, type Sample } from './metrics.js';
 import { traceEventJson } from './trace-events.js';
@@ -40,6 +41,12 @@ export interface RunOptions {
   readonly recorded?: readonly RecordedRequest[];
   /** Called with the fraction of virtual time done, at most every 1% of it. */
   readonly onProgress?: (fraction: number) => void;
+  /** Receives the trace as JSONL text while the run goes (`--trace FILE`), in chunks of whole lines. */
+  readonly traceSink?: (chunk: string) => void;
+  /** Called after each per-minute sample with its virtual time and the queue events handled so far. */
+  readonly onSample?: (t: number, events: number) => void;
+  /** Keeps the services' decisions, to replay them on the core alone (the benchmark). */
+  readonly decisions?: DecisionLog;
 }
 
 export interface RunResult {
@@ -122,9 +129,11 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   const seed = (options.seed ?? scenario.seed) >>> 0;
   const root = createStream(seed);
   const sim = new Simulation<() => void>(0);
-  const trace = new Trace({ keep: options.keepTrace === true });
+  const trace = new Trace({ keep: options.keepTrace === true, sink: options.traceSink });
   const driver = new Driver(sim, scenario.durationMs, options.onProgress);
-  const clock = { now: () => SIM_EPOCH + sim.now() };
+  const log = options.decisions;
+  const virtualClock = { now: () => SIM_EPOCH + sim.now() };
+  const clock = log === undefined ? virtualClock : log.clock(virtualClock);
   const host: SimHost = {
     now: () => sim.now(),
     after: (delay, job) => void sim.scheduleIn(delay, job),
@@ -140,12 +149,13 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     ...DEFAULT_NAMESPACE_SETTINGS,
     lobbyCountMax: capacity,
   });
-  const store = new MemoryMatchStore(world);
+  const store = log === undefined ? new MemoryMatchStore(world) : log.store(world, () => sim.now(), clock);
+  const ids = seededRandom(split(root, 'ids'));
   let effectFailures = 0;
   const mm = new Matchmaker({
     store,
     clock,
-    random: seededRandom(split(root, 'ids')),
+    random: log === undefined ? ids : log.random(ids),
     verifier,
     captcha,
     runtime,
@@ -334,7 +344,8 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     if (sim.now() + TICK_INTERVAL_MS < scenario.durationMs) host.after(TICK_INTERVAL_MS, maintain);
   };
   const sampleAt = (t: number): void => {
-    metrics.sample(t, clock.now());
+    metrics.sample(t, clock.now(), inflightPlayers + pending.size);
+    options.onSample?.(t, driver.events);
     if (t + SAMPLE_EVERY_MS <= scenario.durationMs) sim.schedule(t + SAMPLE_EVERY_MS, () => sampleAt(t + SAMPLE_EVERY_MS));
   };
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatCompact, formatDuration, tickFormatter } from '../../../src/sim/charts/format.js';
-import { niceTicks } from '../../../src/sim/charts/scale.js';
+import { formatCompact, formatDuration, formatElapsed, tickFormatter } from '../../../src/sim/charts/format.js';
+import { durationTicks, niceTicks } from '../../../src/sim/charts/scale.js';
 
 describe('formatDuration', () => {
   it('formats h:mm, seconds when present and whole days', () => {
@@ -32,6 +32,30 @@ describe('tickFormatter', () => {
         const ticks = niceTicks(a, b);
         const labels = ticks.ticks.map(tickFormatter(ticks));
         expect(new Set(labels).size).toBe(labels.length);
+      }),
+    );
+  });
+});
+
+describe('formatElapsed', () => {
+  const MIN = 60_000;
+  const H = 60 * MIN;
+
+  it('labels time in seconds, minutes, hours, and days from 48 h', () => {
+    const cases: [number, string][] = [
+      [0, '0'], [30_000, '30 s'], [90_000, '1 min 30 s'], [15 * MIN, '15 min'], [30 * MIN, '30 min'], [H, '1 h'], [90 * MIN, '1 h 30 min'],
+      [2 * H, '2 h'], [24 * H, '24 h'], [47 * H, '47 h'], [48 * H, '2 d'], [84 * H, '3 d 12 h'], [250, '250 ms'], [-15 * MIN, '-15 min'],
+    ];
+    expect(cases.map(([ms]) => formatElapsed(ms))).toEqual(cases.map(([, label]) => label));
+    expect(formatElapsed(NaN)).toBe('NaN');
+  });
+
+  it('labels the ticks of any time axis from 5 s to 8 days distinctly, with no raw milliseconds (property)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 5_000, max: 8 * 24 * H }), (end) => {
+        const labels = durationTicks(0, end).ticks.map(formatElapsed);
+        expect(new Set(labels).size).toBe(labels.length);
+        for (const label of labels) expect(label).toMatch(/^(0|(\d+ (d|h|min|s) ?)+)$/);
       }),
     );
   });

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  addToHistogram, addToSummary, EMPTY_SUMMARY, emptyHistogram, histogramOf, percentiles, sampleSeries, summaryOf,
+  addToHistogram, addToSummary, EMPTY_SUMMARY, emptyHistogram, histogramOf, percentiles, sampleSeries, summaryOf, ValueCounts,
 } from '../../../src/sim/engine/stats.js';
 
 const values = fc.array(fc.double({ min: -1e6, max: 1e6, noNaN: true }), { minLength: 1, maxLength: 300 });
@@ -60,5 +60,34 @@ describe('summary', () => {
       }),
     );
     expect(addToSummary(addToSummary(EMPTY_SUMMARY, 2), 4)).toEqual({ count: 2, min: 2, max: 4, mean: 3 });
+  });
+});
+
+describe('ValueCounts', () => {
+  it('gives the percentiles of every value added, repeats included (property)', () => {
+    const waits = fc.array(fc.tuple(fc.integer({ min: 0, max: 50 }), fc.integer({ min: 1, max: 4 })), { maxLength: 200 });
+    fc.assert(
+      fc.property(waits, fc.array(fc.integer({ min: 0, max: 100 }), { minLength: 1, maxLength: 5 }), (added, ps) => {
+        const counts = new ValueCounts();
+        const all: number[] = [];
+        for (const [v, times] of added) {
+          counts.add(v, times);
+          for (let i = 0; i < times; i++) all.push(v);
+        }
+        expect(counts.count).toBe(all.length);
+        expect(counts.distinct).toBe(new Set(all).size);
+        expect(counts.percentiles(ps)).toEqual(percentiles(all, ps));
+      }),
+    );
+  });
+
+  it('holds one entry per distinct value however many are added, and checks its percentiles', () => {
+    const counts = new ValueCounts();
+    for (let i = 0; i < 100_000; i++) counts.add(i % 7);
+    counts.add(3, 0);
+    expect([counts.count, counts.distinct]).toEqual([100_000, 7]);
+    expect(counts.percentiles([0, 50, 100])).toEqual([0, 3, 6]);
+    expect(new ValueCounts().percentiles([50])).toEqual([NaN]);
+    expect(() => counts.percentiles([101])).toThrow(RangeError);
   });
 });

@@ -44,3 +44,15 @@ describe('scaleDemand', () => {
     expect(r.metrics.peakCcu / expectedPeakCcu(s)).toBeLessThan(1.15);
   });
 });
+
+describe('the scale benchmark scenario (bench/scenarios/large-100k.json)', () => {
+  it('parses, expects a 100k-CCU peak, and has the lobbies and ports for it', async () => {
+    const { largeScenario } = await import('../../../bench/sim-large.js');
+    const s = largeScenario(24);
+    expect(s.durationMs).toBe(86_400_000);
+    expect(Math.abs(expectedPeakCcu(s) - 100_000)).toBeLessThan(1_000);
+    const lobbies = s.infrastructure.regions.reduce((n, r) => n + r.lobbyCountMax, 0);
+    // 16 seats a lobby: room for 100k players even at half full.
+    expect(lobbies * 16 * 0.5).toBeGreaterThan(100_000);
+  });
+});

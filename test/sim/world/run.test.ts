@@ -4,6 +4,8 @@ import { applyOverrides } from '../../../src/sim/scenario/overrides.js';
 import { parseScenario } from '../../../src/sim/scenario/parse.js';
 import type { RecordedRequest, Scenario } from '../../../src/sim/scenario/types.js';
 import { canonicalJson } from '../../../src/sim/trace/canonical.js';
+import { serializeTrace } from '../../../src/sim/trace/trace.js';
+import { DecisionLog } from '../../../src/sim/world/decisions.js';
 import { runScenario } from '../../../src/sim/world/run.js';
 
 const MINUTE = 60_000;
@@ -131,5 +133,45 @@ describe('runScenario', () => {
     expect(seen.every((f, i) => i === 0 || f >= (seen[i - 1] ?? 0))).toBe(true);
     expect(seen.length).toBeGreaterThan(10);
   });
-});
 
+  it('streams the trace to a sink: the chunks are exactly the kept records as JSONL, and the hash is unchanged', async () => {
+    const s = short('cold-start', 5);
+    const chunks: string[] = [];
+    const streamed = await runScenario(s, { traceSink: (chunk) => void chunks.push(chunk) });
+    const kept = await runScenario(s, { keepTrace: true });
+    expect(chunks.join('')).toBe(serializeTrace(kept.trace.records ?? []));
+    expect(chunks.every((c) => c.endsWith('\n'))).toBe(true);
+    expect(streamed.trace.hash).toBe(kept.trace.hash);
+  });
+
+  it('samples the players still waiting for a ready seat each minute (slow starts make some wait)', async () => {
+    const r = await runScenario(short('cold-start', 15, ['version.matchmaker.idle_lobbies={"min":0,"max":0}']));
+    expect(r.samples.every((x) => Number.isInteger(x.waiting) && x.waiting >= 0)).toBe(true);
+    expect(Math.max(...r.samples.map((x) => x.waiting))).toBeGreaterThan(0);
+  });
+
+  it('keeps the decisions from a given time, and the core alone decides them again the same way', async () => {
+    const s = short('steady', 10);
+    const log = new DecisionLog(5 * MINUTE);
+    const logged = await runScenario(s, { decisions: log });
+    const plain = await runScenario(s);
+    expect(logged.trace.hash).toBe(plain.trace.hash);
+    expect(log.decisions).toBeGreaterThan(100);
+    expect(log.events).toBeGreaterThan(log.decisions / 2);
+    const kept = log.decisions;
+    const replay = log.replay();
+    expect(replay.events).toBe(log.events);
+    expect(replay.decideMs).toBeGreaterThan(0);
+    expect([log.decisions, log.replay().events]).toEqual([0, 0]);
+    expect(kept).toBeGreaterThan(100);
+    expect(new DecisionLog().replay()).toEqual({ events: 0, decideMs: 0 });
+  });
+
+  it('reports each minute\'s sample with the events handled so far', async () => {
+    const seen: [number, number][] = [];
+    const r = await runScenario(short('steady', 5), { onSample: (t, events) => void seen.push([t, events]) });
+    expect(seen.map(([t]) => t)).toEqual([0, 1, 2, 3, 4, 5].map((m) => m * MINUTE));
+    expect(seen.every(([, e], i) => i === 0 || e > (seen[i - 1]?.[1] ?? 0))).toBe(true);
+    expect(seen.at(-1)?.[1]).toBeLessThan(r.events);
+  });
+});
