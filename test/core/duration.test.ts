@@ -7,6 +7,9 @@ describe('parseDuration', () => {
     expect([parseDuration('500ms'), parseDuration('90s'), parseDuration('15m'), parseDuration('24h'), parseDuration('7d'), parseDuration(' 2h ')]).toEqual([
       500, 90_000, 900_000, 86_400_000, 604_800_000, 7_200_000,
     ]);
+    // Up to ten digits.
+    expect(parseDuration('9999999999ms')).toBe(9_999_999_999);
+    expect(parseDuration('1s')).toBe(1_000);
   });
 
   it('refuses anything else', () => {
