@@ -52,32 +52,33 @@ export const tick = (world: World, namespaceId: string, ctx: Ctx): Decision<Tick
   // Only the lobbies whose lifecycle deadline passed, then those holding a seat with a timer (the
   // indexes keep the order of `lobbies`): a busy namespace is mostly ready lobbies whose players
   // all connected, which have neither.
+  // A lobby's due time is its lifecycle deadline (`lifecycleDue`): past it, its status says what is due.
   for (const lobby of lobbiesOf(ns, ns.timedLobbies, (due) => due <= now)) {
     const lc = lobby.lifecycle;
-    if (lc.status === 'creating' && now >= lobby.readyDeadline) {
+    if (lc.status === 'creating') {
       beginStop(tx, lobby, 'ready-timeout');
       readyTimeouts++;
-    } else if (lc.status === 'stopping' && now >= lc.stoppingAt + STOP_GRACE_MS) {
+    } else if (lc.status === 'stopping') {
       tx.perform({ type: 'stop-lobby', lobbyId: lobby.id, region: lobby.region, reason: lc.reason, force: true });
       finishStop(tx, lobby, lc.reason);
       forcedStops++;
-    } else if (lc.status === 'stopped' && now >= lc.stoppedAt + STOPPED_RETENTION_MS) {
+    } else {
+      // Stopped: the only other status with a due time (a ready lobby has none).
       tx.forgetLobby(lobby.id);
     }
   }
   let connectExpired = 0;
   let lifetimeExpired = 0;
-  const due: Player[] = [];
+  const due: { readonly player: Player; readonly expired: boolean }[] = [];
   const after = tx.ns;
   for (const lobby of lobbiesOf(after, after.seatTimedLobbies, always)) {
     const lifetime = lobby.timeouts.playerMaxLifetimeMs;
     for (const player of lobby.players.values()) {
       const expired = player.status === 'reserved' && now > player.connectDeadline;
-      if (expired || (lifetime !== undefined && now >= player.createdAt + lifetime)) due.push(player);
+      if (expired || (lifetime !== undefined && now >= player.createdAt + lifetime)) due.push({ player, expired });
     }
   }
-  for (const player of due) {
-    const expired = player.status === 'reserved' && now > player.connectDeadline;
+  for (const { player, expired } of due) {
     tx.removePlayer(player.lobbyId, player.id);
     if (expired) connectExpired++;
     else lifetimeExpired++;
