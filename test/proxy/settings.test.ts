@@ -1,13 +1,10 @@
 /**
- * The game proxy's settings and what they refuse, without HAProxy: `TAVERN_PROXY*` parsing, the
- * core's `protocol-not-served` check at publish, and the ports find returns.
+ * The game proxy's settings, without HAProxy: `TAVERN_PROXY*` parsing and the HAProxy configuration
+ * (the core's `protocol-not-served` check at publish is in test/core/config/protocols.test.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { renderConfig } from '../../src/adapters/haproxy/config.js';
-import { parseVersion } from '../../src/core/config/parse-version.js';
 import { parseProxyEnv, parseProxyRate } from '../../src/server/game-proxy.js';
-
-const paths = (r: ReturnType<typeof parseVersion>): string[] => (r.ok ? [] : r.error.map((p) => p.path.join('.')));
 
 describe('game proxy settings', () => {
   it('reads TAVERN_PROXY* with Game Guard\'s defaults', () => {
@@ -32,24 +29,6 @@ describe('game proxy settings', () => {
     expect(() => parseProxyEnv({ TAVERN_PROXY_HTTP_PORT: '70000' }, 'h')).toThrow(/TAVERN_PROXY_HTTP_PORT/);
     expect(() => parseProxyEnv({ TAVERN_PROXY_MAX_IN_FLIGHT: '0' }, 'h')).toThrow(/TAVERN_PROXY_MAX_IN_FLIGHT/);
     for (const bad of ['100', '100/5m', '100/5x+2', '0/5m+2', '1/10ms+1']) expect(() => parseProxyRate(bad)).toThrow(/TAVERN_PROXY_RATE_LIMIT/);
-  });
-
-  it('a version asking for a protocol the proxy does not serve is refused at the port, at matchmaker and game-mode level', () => {
-    const config = {
-      matchmaker: {
-        regions: { local: {} },
-        docker: { image_id: 'b', ports: { web: { port: 8080, protocol: 'http' }, secure: { port: 8443 }, raw: { port: 9000, protocol: 'tcp_tls' }, game: { port: 7777, protocol: 'udp' } } },
-        game_modes: { default: {}, duel: { docker: { image_id: 'b', ports: { tls: { port: 9443, protocol: 'https' } } } } },
-      },
-    };
-    const served = parseVersion({ display_name: 'v', config }, { regions: new Set(['local']), proxyProtocols: new Set(['http', 'tcp', 'udp']) });
-    expect(paths(served).sort()).toEqual([
-      'config.matchmaker.game-modes.*duel*.ports.*tls*.protocol-not-served',
-      'config.matchmaker.ports.*raw*.protocol-not-served',
-      'config.matchmaker.ports.*secure*.protocol-not-served',
-    ]);
-    expect(parseVersion({ display_name: 'v', config }, { regions: new Set(['local']) }).ok).toBe(true);
-    expect(parseVersion({ display_name: 'v', config }, { regions: new Set(['local']), proxyProtocols: new Set(['http', 'https', 'tcp', 'tcp_tls', 'udp']) }).ok).toBe(true);
   });
 
   it('writes limits into the HAProxy configuration only when they are on', () => {
