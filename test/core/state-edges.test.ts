@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { lobbyReady, playerConnected } from '../../src/core/lobby/lifecycle.js';
+import { hashKey, PMap } from '../../src/core/pmap.js';
 import { routeHostname } from '../../src/core/lobby/routes.js';
 import { find } from '../../src/core/matchmaker/find.js';
 import { tick } from '../../src/core/tick.js';
@@ -101,5 +102,28 @@ describe('world', () => {
 
   it('names a route by lobby, label, region and job domain, lowercased', () => {
     expect(routeHostname({ lobbyId: 'L-1', label: 'Web', region: 'EU' }, 'Example.Test')).toBe('l-1-web.lobby.eu.example.test');
+  });
+});
+
+describe('PMap edges', () => {
+  it('is the shared empty map again once its last key is deleted', () => {
+    expect(PMap.from([['a', 1]]).delete('a')).toBe(PMap.empty());
+    expect(PMap.from([['a', 1], ['b', 2]]).delete('a').delete('b')).toBe(PMap.empty());
+  });
+
+  it('lists the values of keys whose whole hashes collide', () => {
+    const seen = new Map<number, string>();
+    let pair: [string, string] | undefined;
+    for (let i = 0; pair === undefined && i < 2_000_000; i++) {
+      const k = `k${i}`;
+      const prev = seen.get(hashKey(k));
+      if (prev !== undefined) pair = [prev, k];
+      else seen.set(hashKey(k), k);
+    }
+    const [a = '', b = ''] = pair ?? [];
+    expect(hashKey(a)).toBe(hashKey(b));
+    const m = PMap.from([[a, 'first'], [b, 'second'], ['other', 'third']]);
+    expect(new Map(m.entries())).toEqual(new Map([[a, 'first'], [b, 'second'], ['other', 'third']]));
+    expect([...m.values()].sort()).toEqual(['first', 'second', 'third']);
   });
 });

@@ -76,6 +76,7 @@ export const chooseLobby = (
     const region = (pairs[i] as Pair).region;
     let j = i;
     while (j < pairs.length && (pairs[j] as Pair).region === region) j++;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,ArithmeticOperator,MethodExpression: a region with one (region, mode) pair: shuffling one pair is that pair and draws nothing; the other pairs' modes have no pool in this region (a lobby is only made in a region its mode offers)
     const group = j - i > 1 ? shuffled(pairs.slice(i, j), (rng ??= createRng(seed))) : pairs.slice(i, j);
     for (const { mode } of group) {
       const pool = poolKey(version.id, mode.name, region, cmd.maxPlayers);
