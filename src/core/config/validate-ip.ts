@@ -6,9 +6,11 @@
 
 function ipv4Number(part: string): number | undefined {
   if (part === '') return undefined;
+  // Stryker disable next-line Regex: a part with 0x after its start has an x past its first two characters, which the hex pattern refuses: unanchored reads the same
   const hex = /^0x/i.test(part);
-  const octal = !hex && part.length > 1 && part.startsWith('0');
-  const digits = hex ? part.slice(2) : octal ? part.slice(1) : part;
+  // Hex first; a leading 0 is an octal digit itself (and a lone 0 reads 0 in any base).
+  const octal = part.startsWith('0');
+  const digits = hex ? part.slice(2) : part;
   if (digits === '') return 0;
   const pattern = hex ? /^[0-9a-f]+$/i : octal ? /^[0-7]+$/ : /^[0-9]+$/;
   return pattern.test(digits) ? parseInt(digits, hex ? 16 : octal ? 8 : 10) : undefined;
@@ -29,7 +31,9 @@ function labels(host: string): string[] {
  */
 export function endsInNumber(host: string): boolean {
   const last = labels(host).at(-1) ?? '';
-  return /^[0-9]+$/.test(last) || (last !== '' && ipv4Number(last) !== undefined && /^0x/i.test(last));
+  if (/^[0-9]+$/.test(last)) return true;
+  // Stryker disable next-line Regex: only a 0x-prefixed part with an x in it is a number
+  return ipv4Number(last) !== undefined && /^0x/i.test(last);
 }
 
 /**
@@ -59,8 +63,8 @@ function pieces(side: string): number[] | undefined {
   if (side === '') return [];
   const parts = side.split(':');
   const tail = parts.at(-1) ?? '';
-  const v4 = tail.includes('.') ? embeddedIpv4(tail) : undefined;
-  if (tail.includes('.') && v4 === undefined) return undefined;
+  // A dotted tail that is no IPv4 address stays among the hex parts, and fails their pattern.
+  const v4 = embeddedIpv4(tail);
   const hexParts = v4 ? parts.slice(0, -1) : parts;
   if (hexParts.some((p) => !/^[0-9a-f]{1,4}$/i.test(p))) return undefined;
   return [...hexParts.map((p) => parseInt(p, 16)), ...(v4 ?? [])];
@@ -76,7 +80,7 @@ export function parseIpv6(text: string): readonly number[] | undefined {
   const halves = text.split('::');
   if (halves.length > 2) return undefined;
   const head = pieces(halves[0] ?? '');
-  const tail = halves.length === 2 ? pieces(halves[1] ?? '') : [];
+  const tail = pieces(halves[1] ?? '');
   if (head === undefined || tail === undefined) return undefined;
   if (halves.length === 1) return head.length === 8 ? head : undefined;
   const missing = 8 - head.length - tail.length;
