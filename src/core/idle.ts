@@ -19,7 +19,7 @@ export interface IdlePlan {
   readonly stop: readonly string[];
 }
 
-const byAge = (a: Lobby, b: Lobby): number => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const byAge = (a: Lobby, b: Lobby): number => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1);
 
 /** The plan when the pool is within bounds: most decisions that move the pool leave it so. */
 const NOTHING: IdlePlan = Object.freeze({ create: Object.freeze([]), stop: Object.freeze([]) });

@@ -23,6 +23,7 @@ import {
   type Version,
   type World,
 } from './world.js';
+import { optional } from './optional.js';
 
 /**
  * A stored version: its resolved configuration (plain JSON) and its lobby group ids by mode.
@@ -105,7 +106,7 @@ export const playerOf = (lobbyId: string, id: string, fields: PlayerFields): Pla
 export const dehydrateNamespace = (ns: NamespaceState): NamespaceRow => ({
   id: ns.id,
   settings: ns.settings,
-  ...(ns.currentVersionId === undefined ? {} : { currentVersionId: ns.currentVersionId }),
+  ...optional('currentVersionId', ns.currentVersionId),
   versions: [...ns.versions.values()].map((v) => ({ id: v.id, config: v.config, lobbyGroupIds: Object.fromEntries(v.lobbyGroupIds) })),
   captcha: [...ns.captcha.entries()].map(([source, c]) => ({ source, verifiedAt: c.verifiedAt, requestsSince: c.requestsSince })),
 });
@@ -178,7 +179,7 @@ const hydrateNamespace = (row: NamespaceRow, lobbies: readonly Lobby[]): Namespa
   return {
     id: row.id,
     settings: row.settings,
-    ...(row.currentVersionId === undefined ? {} : { currentVersionId: row.currentVersionId }),
+    ...optional('currentVersionId', row.currentVersionId),
     versions,
     lobbies: byId,
     routing,

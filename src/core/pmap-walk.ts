@@ -144,7 +144,6 @@ export function diffNodes(a: Node | undefined, b: Node | undefined, onChange: On
     bits ^= bit;
     const sa = slotOf(a, bit);
     const sb = slotOf(b, bit);
-    // Stryker disable next-line EqualityOperator: slotOf gives an entry index (>= 2) or -1 - child index (<= -1), never 0
     if (sa !== undefined && sb !== undefined && sa >= 0 && sb >= 0) {
       const ka = a[sa] as Key;
       const kb = b[sb] as Key;
@@ -154,21 +153,16 @@ export function diffNodes(a: Node | undefined, b: Node | undefined, onChange: On
         onChange(ka, a[sa + 1], undefined);
         onChange(kb, undefined, b[sb + 1]);
       }
-    // Stryker disable next-line EqualityOperator: slotOf gives an entry index (>= 2) or -1 - child index (<= -1), never 0
     } else if (sa !== undefined && sb !== undefined && sa < 0 && sb < 0) {
       diffNodes(a[-1 - sa] as Node, b[-1 - sb] as Node, onChange);
     } else if (sb === undefined) {
-      // Stryker disable next-line EqualityOperator: slotOf gives an entry index (>= 2) or -1 - child index (<= -1), never 0
       if (sa !== undefined && sa >= 0) onChange(a[sa] as Key, a[sa + 1], undefined);
       else if (sa !== undefined) reportAll(a[-1 - sa] as Node, 0, onChange);
     } else if (sa === undefined) {
-      // Stryker disable next-line EqualityOperator: slotOf gives an entry index (>= 2) or -1 - child index (<= -1), never 0
       if (sb >= 0) onChange(b[sb] as Key, undefined, b[sb + 1]);
       else reportAll(b[-1 - sb] as Node, 1, onChange);
     } else {
-      // Stryker disable next-line EqualityOperator: slotOf gives an entry index (>= 2) or -1 - child index (<= -1), never 0
       const na = sa >= 0 ? single(a[sa] as Key, a[sa + 1]) : (a[-1 - sa] as Node);
-      // Stryker disable next-line EqualityOperator: slotOf gives an entry index (>= 2) or -1 - child index (<= -1), never 0
       const nb = sb >= 0 ? single(b[sb] as Key, b[sb + 1]) : (b[-1 - sb] as Node);
       diffEntries(na, nb, onChange);
     }

@@ -49,7 +49,6 @@ export class PMap<K extends Key, V> {
       const dm = n[0] as number;
       const nm = n[1] as number;
       if ((dm | nm) === 0) {
-        // Stryker disable next-line EqualityOperator: one slot past the end is undefined, never a key
         for (let at = COLLIDED; at < n.length; at += 2) if (n[at] === key) return n[at + 1] as V;
         return undefined;
       }
@@ -58,7 +57,6 @@ export class PMap<K extends Key, V> {
         const at = DATA + 2 * popcount(dm & (bit - 1));
         return n[at] === key ? (n[at + 1] as V) : undefined;
       }
-      // Stryker disable next-line ConditionalExpression: the fast path: a key whose slot is empty at this level is in no child either
       if ((nm & bit) === 0) return undefined;
       n = n[DATA + 2 * popcount(dm) + popcount(nm & (bit - 1))] as Node;
       shift += BITS;

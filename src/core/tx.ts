@@ -22,12 +22,10 @@ type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** A lobby id set after one lobby changed membership (`was` → `is`); itself when it did not. `hash` is the id's. */
 const track = (set: PMap<string, 1>, id: string, hash: number, was: boolean, is: boolean): PMap<string, 1> =>
-  // Stryker disable next-line ConditionalExpression: the fast path: setting a member that is there, or deleting one that is not, returns the same map
   was === is ? set : is ? set.set(id, 1, hash) : set.delete(id, hash);
 
 /** The timed lobbies after one lobby's due time changed (`was` → `is`, undefined: none). */
 const retime = (timed: PMap<string, number>, id: string, hash: number, was: number | undefined, is: number | undefined): PMap<string, number> =>
-  // Stryker disable next-line ConditionalExpression: the fast path: re-setting the same due time, or deleting an absent one, returns the same map
   was === is ? timed : is === undefined ? timed.delete(id, hash) : timed.set(id, is, hash);
 
 const isIdleActive = (lobby: Lobby): boolean => isActive(lobby) && isIdle(lobby);
@@ -38,7 +36,6 @@ class LastHash {
   #hash = 0;
 
   of(key: string): number {
-    // Stryker disable next-line ConditionalExpression: a cache: hashing the key again gives the same hash
     if (key !== this.#key) {
       this.#key = key;
       this.#hash = hashKey(key);
@@ -144,7 +141,6 @@ export class Tx {
     this.#active += (isActive(next) ? 1 : 0) - (prev !== undefined && isActive(prev) ? 1 : 0);
     this.#timed = retime(this.#timed, id, h, prev === undefined ? undefined : lifecycleDue(prev), lifecycleDue(next));
     this.#seatTimed = track(this.#seatTimed, id, h, prev !== undefined && hasSeatTimer(prev), hasSeatTimer(next));
-    // Stryker disable next-line ConditionalExpression: deleting a lobby that is not in the idle set returns the same set (only an idle active lobby is in it)
     this.#idle = isIdleActive(next) ? this.#idle.set(id, next, h) : prev !== undefined && isIdleActive(prev) ? this.#idle.delete(id, h) : this.#idle;
     this.#lobbies = this.#lobbies.set(id, next, h);
     this.#routing = reindex(this.#routing, prev, next, this.#base.currentVersionId, h);

@@ -12,7 +12,6 @@ export type UrlProblem = 'invalid' | 'invalid-scheme' | 'no-host' | 'invalid-ip'
 
 function splitHostPort(authority: string): { readonly host: string; readonly port: string } | undefined {
   if (authority.startsWith('[')) {
-    // Stryker disable next-line Regex: the authority starts with [ (checked above), so the anchor changes nothing
     const bracketed = /^(\[[^\]]*\])(?::(.*))?$/.exec(authority);
     return bracketed === null ? undefined : { host: bracketed[1] ?? '', port: bracketed[2] ?? '' };
   }

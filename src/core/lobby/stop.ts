@@ -4,6 +4,7 @@ import type { Tx } from '../tx.js';
 import { isActive } from './flags.js';
 import { type Lobby, reviseLobby, type StopReason } from './lobby.js';
 import { proxyRoutes } from './routes.js';
+import { optional } from '../optional.js';
 
 const FAILURES: ReadonlySet<StopReason> = new Set(['ready-timeout', 'crashed', 'start-failed']);
 
@@ -29,7 +30,7 @@ export const beginStop = (tx: Tx, lobby: Lobby, reason: StopReason): Lobby => {
   if (!isActive(lobby)) return lobby;
   const readyAt = lobby.lifecycle.status === 'ready' ? lobby.lifecycle.readyAt : undefined;
   const next = reviseLobby(lobby, {
-    lifecycle: { status: 'stopping', ...(readyAt === undefined ? {} : { readyAt }), stoppingAt: tx.now, reason },
+    lifecycle: { status: 'stopping', ...optional('readyAt', readyAt), stoppingAt: tx.now, reason },
   });
   tx.putLobby(next);
   const namespaceId = lobby.namespaceId;
@@ -68,7 +69,7 @@ export const finishStop = (tx: Tx, lobby: Lobby, reason: StopReason): void => {
     reviseLobby(stopping, {
       lifecycle: {
         status: 'stopped',
-        ...(readyAt === undefined ? {} : { readyAt }),
+        ...optional('readyAt', readyAt),
         stoppedAt: tx.now,
         reason: why,
         failed: FAILURES.has(why),

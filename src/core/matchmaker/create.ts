@@ -9,6 +9,7 @@ import { currentVersion, namespaceOf } from '../world.js';
 import { checkDynamicMax, checkTags, type Client, closestRegion, resolveModes } from './request.js';
 import { reserveSeats, type Seat } from './seat.js';
 import { spawnLobby } from './spawn.js';
+import { optional } from '../optional.js';
 
 export interface CreateCommand extends Credentials {
   readonly namespaceId: string;
@@ -88,7 +89,7 @@ export const create = (world: World, cmd: CreateCommand, ctx: Ctx): Admission<Se
         verificationData: cmd.verificationData,
         lobbyConfig: cmd.lobbyConfig,
         tags,
-        ...(cmd.maxPlayers === undefined ? {} : { dynamicMaxPlayers: cmd.maxPlayers }),
+        ...optional('dynamicMaxPlayers', cmd.maxPlayers),
         party: false,
       },
     }],
@@ -105,8 +106,8 @@ export const create = (world: World, cmd: CreateCommand, ctx: Ctx): Admission<Se
       origin: 'custom',
       publicity,
       tags,
-      ...(cmd.maxPlayers === undefined ? {} : { dynamicMaxPlayers: cmd.maxPlayers }),
-      ...(cmd.lobbyConfig === undefined ? {} : { lobbyConfig: cmd.lobbyConfig }),
+      ...optional('dynamicMaxPlayers', cmd.maxPlayers),
+      ...optional('lobbyConfig', cmd.lobbyConfig),
     },
     createRng(ctx.seed),
   );

@@ -10,6 +10,7 @@ import { currentVersion, namespaceOf } from '../world.js';
 import { checkDynamicMax, checkTags, type Client, resolveModes, resolveRegions } from './request.js';
 import { reserveSeats, type Seat } from './seat.js';
 import { spawnLobby } from './spawn.js';
+import { optional } from '../optional.js';
 
 export interface FindCommand extends Credentials {
   readonly namespaceId: string;
@@ -76,8 +77,8 @@ export const chooseLobby = (
     const region = (pairs[i] as Pair).region;
     let j = i;
     while (j < pairs.length && (pairs[j] as Pair).region === region) j++;
-    // Stryker disable next-line ConditionalExpression,EqualityOperator,ArithmeticOperator,MethodExpression: a region with one (region, mode) pair: shuffling one pair is that pair and draws nothing; the other pairs' modes have no pool in this region (a lobby is only made in a region its mode offers)
-    const group = j - i > 1 ? shuffled(pairs.slice(i, j), (rng ??= createRng(seed))) : pairs.slice(i, j);
+    const inRegion = pairs.slice(i, j);
+    const group = inRegion.length > 1 ? shuffled(inRegion, (rng ??= createRng(seed))) : inRegion;
     for (const { mode } of group) {
       const pool = poolKey(version.id, mode.name, region, cmd.maxPlayers);
       const id = choose(ns.routing, pool, limitOf(mode, need > 1, cmd.maxPlayers), need, tags, lobbyOf);
@@ -135,13 +136,12 @@ export const find = (world: World, cmd: FindCommand, ctx: Ctx): Admission<Seat> 
     client: cmd.client,
     verificationData: cmd.verificationData,
     tags: cmd.tags ?? {},
-    ...(cmd.maxPlayers === undefined ? {} : { dynamicMaxPlayers: cmd.maxPlayers }),
+    ...optional('dynamicMaxPlayers', cmd.maxPlayers),
     party: cmd.playerIds.length > 1,
   };
-  // With auto-create only the mode a lobby would be created in is verified; without, every mode.
-  const verifyModes = (cmd.preventAutoCreate === true ? plan.modes : [autoCreate.mode]).filter(
-    (m) => m.actions.find.verification !== undefined,
-  );
+  // With auto-create only the mode a lobby would be created in is verified; without, every mode
+  // (the gate skips a mode without a verification).
+  const verifyModes = cmd.preventAutoCreate === true ? plan.modes : [autoCreate.mode];
   const stop = passGates(tx, {
     version,
     current: version,
@@ -171,7 +171,7 @@ export const find = (world: World, cmd: FindCommand, ctx: Ctx): Admission<Seat> 
       origin: 'pooled',
       publicity: 'public',
       tags: cmd.tags ?? {},
-      ...(cmd.maxPlayers === undefined ? {} : { dynamicMaxPlayers: cmd.maxPlayers }),
+      ...optional('dynamicMaxPlayers', cmd.maxPlayers),
     },
     createRng(ctx.seed),
   );
@@ -195,7 +195,7 @@ export type Route =
 export const routeFind = (world: World, cmd: FindCommand, ctx: Ctx): Route => {
   const ns = namespaceOf(world, cmd.namespaceId);
   const plan = planFind(world, ns, cmd);
-  if ('kind' in plan) return plan.kind === 'rejected' ? plan : rejected(matchError('MATCHMAKER_NO_AVAILABLE_LOBBIES'));
+  if ('kind' in plan) return plan;
   const chosen = chooseLobby(ns, plan.version, plan.pairs, cmd, ctx.seed);
   if (chosen !== undefined) return { kind: 'lobby', lobbyId: chosen };
   if (cmd.preventAutoCreate === true) return rejected(matchError('MATCHMAKER_NO_AVAILABLE_LOBBIES'));

@@ -7,6 +7,7 @@ import type { World } from '../world.js';
 import { currentVersion, namespaceOf } from '../world.js';
 import type { Client } from './request.js';
 import { reserveSeats, type Seat } from './seat.js';
+import { optional } from '../optional.js';
 
 export interface JoinCommand extends Credentials {
   readonly namespaceId: string;
@@ -47,7 +48,7 @@ export const join = (world: World, cmd: JoinCommand, ctx: Ctx): Admission<Seat> 
     lobbyState: cmd.lobbyState,
     lobbyConfig: lobby.lobbyConfig,
     tags: lobby.tags,
-    ...(lobby.dynamicMaxPlayers === undefined ? {} : { dynamicMaxPlayers: lobby.dynamicMaxPlayers }),
+    ...optional('dynamicMaxPlayers', lobby.dynamicMaxPlayers),
     party: cmd.playerIds.length > 1,
   };
   const stop = passGates(tx, {

@@ -8,6 +8,7 @@ import { err, ok, type Result } from '../result.js';
 import type { Rng } from '../rng.js';
 import type { Tx } from '../tx.js';
 import type { Version } from '../world.js';
+import { optional } from '../optional.js';
 
 export interface SpawnSpec {
   readonly lobbyId: string;
@@ -93,8 +94,7 @@ export const spawnLobby = (tx: Tx, spec: SpawnSpec, rng: Rng): Result<Lobby, Mat
     // Stryker disable next-line ConditionalExpression: a fast path; with neither field the spread below builds the same fields
     d === undefined && spec.lobbyConfig === undefined
       ? created
-      : // Stryker disable next-line ConditionalExpression: a key holding undefined never reaches the world: such a lobby is seated in the same step, and reviseLobby writes only the fields that are set
-        { ...created, ...(d === undefined ? {} : { dynamicMaxPlayers: d }), ...(spec.lobbyConfig === undefined ? {} : { lobbyConfig: spec.lobbyConfig }) };
+      : { ...created, ...optional('dynamicMaxPlayers', d), ...optional('lobbyConfig', spec.lobbyConfig) };
   tx.setPortSpace(region, allocated.value.space);
   tx.putLobby(lobby);
   tx.emit({ type: 'lobby-created', at: tx.now, lobby });
@@ -106,7 +106,7 @@ export const spawnLobby = (tx: Tx, spec: SpawnSpec, rng: Rng): Result<Lobby, Mat
     gameMode: mode.name,
     region,
     tier: regionCfg.tier,
-    ...(container?.imageId === undefined ? {} : { imageId: container.imageId }),
+    ...optional('imageId', container?.imageId),
     args: container?.args ?? [],
     env: lobbyEnv(lobby, spec, lobby.ports),
     networkMode: container?.networkMode ?? 'bridge',

@@ -64,7 +64,6 @@ const eachWord = (a: number, b: number, visit: (wordIndex: number, mask: number)
 
 /** Set bits of `chunk` at chunk offsets `a..b`. */
 const usedIn = (chunk: Chunk, a: number, b: number): number => {
-  // Stryker disable next-line ConditionalExpression: the fast path: counting the bits of an empty chunk gives 0
   if (chunk.count === 0) return 0;
   let n = 0;
   eachWord(a, b, (w, mask) => {
@@ -148,7 +147,6 @@ export class PortBitset {
 
   /** Whether `port` is in the set (ports outside `min..max` never are). */
   has(port: number): boolean {
-    // Stryker disable next-line ConditionalExpression: the fast path: bits past the ends are never set, so a port outside reads as clear
     if (!this.covers(port)) return false;
     const i = port - this.min;
     const word = this.chunks[Math.floor(i / CHUNK_BITS)]?.words[(i >>> 5) & 31] ?? 0;
@@ -209,7 +207,6 @@ export class PortBitset {
   toArray(): number[] {
     const out: number[] = [];
     this.chunks.forEach((chunk, c) => {
-      // Stryker disable next-line ConditionalExpression: the fast path: an empty chunk lists no ports
       if (chunk.count === 0) return;
       chunk.words.forEach((word, w) => {
         for (let x = word >>> 0; x !== 0; x = (x & (x - 1)) >>> 0) {
@@ -239,7 +236,6 @@ export class PortBitset {
       const end = Math.min(start + CHUNK_BITS - 1, last);
       const a = Math.max(lo, start) - start;
       const b = Math.min(hi, end) - start;
-      // Stryker disable next-line ConditionalExpression,ArithmeticOperator: the whole-chunk shortcut: counting word by word gives the same result
       const whole = a === 0 && b === end - start;
       if (visit(this.chunks[c] ?? EMPTY_CHUNK, a, b, whole, start)) return;
     }
@@ -259,7 +255,6 @@ export class PortBitset {
       }
       const i = port - this.min;
       const c = Math.floor(i / CHUNK_BITS);
-      // Stryker disable next-line ConditionalExpression: a cache of the last draft: finding it again gives the same draft
       if (d === undefined || d.c !== c) d = drafts.find((x) => x.c === c);
       if (d === undefined) {
         const source = this.chunks[c] ?? EMPTY_CHUNK;
@@ -278,9 +273,7 @@ export class PortBitset {
     if (delta === 0) return this;
     const chunks = [...this.chunks];
     for (const draft of drafts) {
-      // Stryker disable next-line ConditionalExpression: an update sets or clears only: an unchanged count means unchanged bits, and an equal chunk replaces the old one
       if (draft.count === draft.source.count) continue;
-      // Stryker disable next-line ConditionalExpression: sharing the empty chunk saves memory; an equal empty chunk reads the same
       chunks[draft.c] = draft.count === 0 ? EMPTY_CHUNK : Object.freeze({ words: Object.freeze(draft.words), count: draft.count });
     }
     return new PortBitset(this.min, this.max, this.used + delta, Object.freeze(chunks));

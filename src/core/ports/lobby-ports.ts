@@ -9,6 +9,7 @@ import type { Result } from '../result.js';
 import type { Rng } from '../rng.js';
 import { allocatePort, claimPorts, releasePorts, reserveRange } from './space.js';
 import type { PortSpace, Transport } from './space.js';
+import { optional } from '../optional.js';
 
 /**
  * What one configured port of a lobby got.
@@ -75,7 +76,7 @@ const allocateProxied = (space: PortSpace, port: ResolvedPort, mode: NetworkMode
     transport,
     publicPort,
     hostPort,
-    ...(containerPort === undefined ? {} : { containerPort }),
+    ...optional('containerPort', containerPort),
   };
   return ok({ space: host.value.space, allocation });
 };
