@@ -29,8 +29,8 @@ export const SIM_EPOCH = Date.UTC(2026, 0, 1);
 /** The namespace every run plays in. */
 export const SIM_NAMESPACE = 'sim';
 const SAMPLE_EVERY_MS = 60_000;
-/** Time from a ready seat to the client's connection to the lobby. */
-const CONNECT_DELAY = { kind: 'lognormal', median: 800, p95: 3000 } as const;
+/** Time from a ready seat to the client's connection to the lobby (the fidelity workload's clients draw the same). */
+export const CONNECT_DELAY = { kind: 'lognormal', median: 800, p95: 3000 } as const;
 
 export interface RunOptions {
   /** Overrides the scenario's seed. */
