@@ -9,7 +9,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteDemandStore } from '../src/adapters/sqlite/demand-store.js';
@@ -272,8 +272,10 @@ export function fidelityTable(rows: readonly Row[]): string {
  * @example
  * const result = await runFidelity(TEST_WORKLOAD);
  * console.log(fidelityTable(result.rows));
+ *
+ * `keep`: a directory to write the export (`demand.jsonl`) and the calibrated scenario into.
  */
-export async function runFidelity(w: Workload, log: (line: string) => void = () => undefined): Promise<FidelityResult> {
+export async function runFidelity(w: Workload, log: (line: string) => void = () => undefined, keep?: string): Promise<FidelityResult> {
   const began = Date.now();
   const dataDir = mkdtempSync(join(tmpdir(), 'tavern-fidelity-'));
   const lobbyDir = join(dataDir, 'fake-lobbies');
@@ -312,12 +314,19 @@ export async function runFidelity(w: Workload, log: (line: string) => void = () 
     const base = `${game.nsPath}/analytics/matchmaker/demand`;
     const res = await fetch(`${origin}${base}?start=${start}&end=${end}`, { headers: { authorization: `Bearer ${game.cloud}` } });
     if (res.status !== 200) throw new Error(`the export answered ${res.status}: ${await res.text()}`);
-    const recorded = parseRecordedDemand(await res.text());
+    const exported = await res.text();
+    const recorded = parseRecordedDemand(exported);
     if (!recorded.ok) throw new Error(`the export does not parse: ${JSON.stringify(recorded.error.slice(0, 3))}`);
     const observed = (await call(origin, 'GET', `${base}/observed?start=${start}&end=${end}`, game.cloud)) as unknown as Observed & { lobby_count_max: number; regions_info: RegionDescription[] };
     const version = (await call(origin, 'GET', `/cloud/games/${game.gameId}/versions/${versionId}`, game.cloud))['version'] as { config: unknown };
     const { scenario, report } = calibrateScenario({ version: version.config, observed, regions: observed.regions_info, lobbyCountMax: observed.lobby_count_max, name: 'fidelity', seed: w.seed });
     for (const line of report) log(`calibration: ${line}`);
+    if (keep !== undefined) {
+      await mkdir(keep, { recursive: true });
+      await writeFile(join(keep, 'demand.jsonl'), exported);
+      await writeFile(join(keep, 'scenario.json'), `${JSON.stringify(scenario, null, 2)}\n`);
+      log(`kept: ${join(keep, 'demand.jsonl')} and ${join(keep, 'scenario.json')} (replay: tavern sim ${join(keep, 'scenario.json')} --recorded ${join(keep, 'demand.jsonl')})`);
+    }
 
     await tavern.child.stop();
     const db = openDatabase(dataDir);
@@ -342,13 +351,21 @@ export async function runFidelity(w: Workload, log: (line: string) => void = () 
     const replay = await runScenario(parsed.value, { recorded: recorded.value });
     if (replay.violations.length > 0) throw new Error(`the replay broke invariants: ${replay.violations.slice(0, 3).join('; ')}`);
     const m = replay.metrics;
+    const codes = new Map<string, number>();
+    for (const f of facts) if (f.type === 'request' && f.outcome !== 'ok') codes.set(f.outcome, (codes.get(f.outcome) ?? 0) + f.party);
+    const stops = new Map<string, number>();
+    for (const f of facts) if (f.type === 'lobby' && f.step === 'stopped') stops.set(f.reason ?? '?', (stops.get(f.reason ?? '?') ?? 0) + 1);
+    log(`lobbies stopped: server ${JSON.stringify(Object.fromEntries(stops))}`);
+    log(`refusals: server ${JSON.stringify(Object.fromEntries(codes))}, simulator ${JSON.stringify(m.rejections)}; simulator seat failures ${JSON.stringify(m.seatFailures)}`);
     const sim: Figures = {
       lobbiesCreated: m.lobbies.created,
       peakLobbies: m.lobbies.peakActive,
       seated: m.served,
       refused: m.rejected,
-      seatP50Ms: m.timeToSeatMs.p50,
-      seatP95Ms: m.timeToSeatMs.p95,
+      // The server answers a find once its seat is ready (a starting lobby's included); the simulator
+      // answers at once and counts the wait for readiness apart: that wait is the server's.
+      seatP50Ms: m.timeToReadyMs.p50,
+      seatP95Ms: m.timeToReadyMs.p95,
       idleLobbySeconds: Math.round(m.idleLobbyHours * 3_600),
     };
     return { workload: w, server, sim, rows: rowsOf(server, sim), calibration: report, requests: driven.requests, wallMs: Date.now() - began };

@@ -1,9 +1,10 @@
 /**
- * `npm run bench -- fidelity [--minutes N] [--json]`: the fidelity test's run for longer (default
+ * `npm run bench -- fidelity [--minutes N] [--keep DIR] [--json]`: the fidelity test's run for longer (default
  * 10 minutes of real time): a real server process driven by the same workload, its recording
  * exported, calibrated and replayed in the simulator, and the figures side by side. The baseline
  * is the server, measured in the same run; the goal is each figure within ±5 % (counts) and ±10 %
- * (percentiles). See bench/fidelity-run.ts.
+ * (percentiles). `--keep DIR` writes the export and the calibrated scenario there (to replay them with
+ * `tavern sim`). See bench/fidelity-run.ts.
  */
 import { fidelityTable, runFidelity, TEST_WORKLOAD } from './fidelity-run.js';
 import { intArg } from './measure.js';
@@ -12,7 +13,10 @@ export const fidelityBench = async (args: readonly string[]): Promise<void> => {
   const minutes = intArg(args, '--minutes', 10, 1, 240);
   const json = args.includes('--json');
   const workload = { ...TEST_WORKLOAD, durationMs: minutes * 60_000 };
-  const result = await runFidelity(workload, json ? undefined : (line) => process.stderr.write(`${line}\n`));
+  const keepAt = args.indexOf('--keep');
+  const keep = keepAt === -1 ? undefined : args[keepAt + 1];
+  if (keepAt !== -1 && (keep === undefined || keep.startsWith('--'))) throw new Error('--keep needs a directory');
+  const result = await runFidelity(workload, json ? undefined : (line) => process.stderr.write(`${line}\n`), keep);
   if (json) {
     process.stdout.write(
       `${JSON.stringify({

@@ -105,4 +105,9 @@ export interface RecordedRequest {
   readonly party: number;
   readonly sessionMs: number;
   readonly connects: boolean;
+  /**
+   * The server refused it: `session_ms` and `connects` say nothing of its players, so a replay that
+   * seats them draws their sessions and no-shows from the scenario's demand for that mode and region.
+   */
+  readonly refused: boolean;
 }

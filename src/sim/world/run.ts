@@ -308,9 +308,15 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
 
   // Demand: one arrival stream per (game mode, region), or the recorded requests.
   if (options.recorded !== undefined) {
+    // A request the server refused tells nothing of its players' sessions: seated here, they play
+    // as the scenario's demand for that mode and region says (a calibrated scenario has one).
+    const unknown = split(root, 'recorded/refused');
     for (const r of options.recorded) {
       if (r.atMs >= scenario.durationMs) break;
-      const arrival: Arrival = { kind: r.kind, gameMode: r.gameMode, region: r.region, party: r.party, sessionMs: Math.max(1, r.sessionMs), connects: Array.from({ length: r.party }, () => r.connects) };
+      const d = r.refused ? scenario.demand[r.gameMode]?.[r.region] : undefined;
+      const arrival: Arrival = d === undefined
+        ? { kind: r.kind, gameMode: r.gameMode, region: r.region, party: r.party, sessionMs: Math.max(1, r.sessionMs), connects: Array.from({ length: r.party }, () => r.connects) }
+        : { kind: r.kind, gameMode: r.gameMode, region: r.region, party: r.party, sessionMs: Math.max(1, Math.round(sample(d.sessionMs, unknown))), connects: Array.from({ length: r.party }, () => unknown.float() >= d.noShowShare) };
       sim.schedule(r.atMs, () => arrive(arrival));
     }
   } else {
