@@ -73,6 +73,8 @@ export interface CaptchaModel {
 export interface Infrastructure {
   /** In configuration order; ids are unique. */
   readonly regions: readonly InfrastructureRegion[];
+  /** The namespace's `lobby_count_max` (active lobbies); absent: the sum of the regions' capacities. */
+  readonly lobbyCountMax?: number;
   readonly verifier: VerifierModel;
   readonly captcha: CaptchaModel;
 }

@@ -144,7 +144,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   const runtime = new FakeRuntime(host, infra.regions, split(root, 'runtime'));
   const verifier = new FakeVerifier(host, infra.verifier, split(root, 'verifier'));
   const captcha = new FakeCaptcha(host, infra.captcha, split(root, 'captcha'));
-  const capacity = infra.regions.reduce((n, r) => n + r.lobbyCountMax, 0);
+  const capacity = infra.lobbyCountMax ?? infra.regions.reduce((n, r) => n + r.lobbyCountMax, 0);
   const world = addNamespace(createWorld(infra.regions.map((r) => r.region)), SIM_NAMESPACE, {
     ...DEFAULT_NAMESPACE_SETTINGS,
     lobbyCountMax: capacity,

@@ -133,6 +133,17 @@ describe('runScenario', () => {
     expect(refused.metrics.peakCcu).toBeGreaterThan(0);
   });
 
+  it('infrastructure.lobby_count_max caps the namespace\'s active lobbies apart from the regions\' containers', async () => {
+    const sets = ['version.matchmaker.max_players=2'];
+    const free = await runScenario(short('steady', 10, sets), { recorded: finds(40) });
+    expect(free.metrics.rejected).toBe(0);
+    expect(free.metrics.lobbies.peakActive).toBeGreaterThan(3);
+    const capped = await runScenario(short('steady', 10, [...sets, 'infrastructure.lobby_count_max=3']), { recorded: finds(40) });
+    expect(capped.violations).toEqual([]);
+    expect(capped.metrics.lobbies.peakActive).toBe(3);
+    expect(capped.metrics.rejections['MATCHMAKER_TOO_MANY_LOBBIES']).toBeGreaterThan(0);
+  });
+
   it('fails no invariant when the namespace runs out of lobbies (launch spike, tiny capacity)', async () => {
     const r = await runScenario(short('launch-spike', 20, ['infrastructure.regions[0].lobby_count_max=3', 'infrastructure.regions[1].lobby_count_max=3']));
     expect(r.violations).toEqual([]);
