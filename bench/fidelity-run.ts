@@ -52,7 +52,7 @@ export const TEST_WORKLOAD: Workload = Object.freeze({
   readyDelayMs: Object.freeze({ kind: 'lognormal', median: 1_500, p95: 3_000 }),
   sessionMs: Object.freeze({ kind: 'lognormal', median: 8_000, p95: 20_000 }),
   maxPlayers: 1,
-  lobbyCountMax: 12,
+  lobbyCountMax: 16,
   idleLobbies: Object.freeze({ min: 1, max: 2 }),
   seed: 23,
 });
