@@ -4,15 +4,15 @@
  * side by side, each within the goal (±5 % counts, ±10 % percentiles). The workload and the
  * comparison live in bench/fidelity-run.ts (`npm run bench -- fidelity` runs the same for longer).
  *
- * Two figures miss the goal, and are checked for missing it only as far as explained:
+ * Two figures miss the goal; each is checked for missing it no further than known:
  * - time to seat p50: most seats go to lobbies already ready, so the server's median is its own
  *   answer time (a find's transaction and commit, 1–4 ms here), which the simulator does not model
  *   (its services answer in zero virtual time). No tolerance holds 1–4 ms against 0.
- * - refused: 25–30 players in this run, so ±5 % is ±1.4 players, finer than the replay can be: it
- *   draws its own lobby ready delays (from the calibrated distribution) and client connect delays,
- *   and the sessions of players the server refused, so which finds meet a full namespace differs by
- *   a few (measured: −6.9 %, −10.7 %, +5.3 %). Checked within two Poisson standard deviations
- *   (2·√n) instead; `npm run bench -- fidelity` measures it over longer runs.
+ * - refused: the simulator refuses fewer finds than the server (−10.7 % here; −13.5 % over 5 minutes,
+ *   where it also creates 8.5 % fewer lobbies): while the namespace is full it seats some finds the
+ *   server refuses. Not explained yet; this is not the goal, only a guard against a
+ *   regression (such as the no-show replay of refused requests, which made it +114 %): within two
+ *   Poisson standard deviations (2·√n) of the server's count.
  */
 import { describe, expect, it } from 'vitest';
 import { fidelityTable, runFidelity, TEST_WORKLOAD } from '../../bench/fidelity-run.js';
@@ -21,7 +21,7 @@ import { fidelityTable, runFidelity, TEST_WORKLOAD } from '../../bench/fidelity-
 const ANSWER_TIME_MS = 50;
 
 describe('the simulator against the real server', () => {
-  it('replays a recorded real-time workload with every figure within the goal but two explained gaps', async () => {
+  it('replays a recorded real-time workload with every figure within the goal but two, known and bounded', async () => {
     const result = await runFidelity(TEST_WORKLOAD, (line) => process.stdout.write(`${line}\n`));
     process.stdout.write(`${fidelityTable(result.rows)}\n(${result.requests} finds in ${TEST_WORKLOAD.durationMs / 1_000} s; whole run ${(result.wallMs / 1_000).toFixed(0)} s)\n`);
     // The workload is big enough to mean something: lobbies come and go, some finds are refused, some seats wait.
