@@ -42,12 +42,12 @@ export interface Workload {
 }
 
 /**
- * Two minutes and a half: what the test runs. One player per lobby, so most finds start a lobby and
+ * Three minutes: what the test runs. One player per lobby, so most finds start a lobby and
  * wait for it (the ready delay is what time to seat measures), and more players at once than
  * `lobby_count_max` allows, so some finds are refused.
  */
 export const TEST_WORKLOAD: Workload = Object.freeze({
-  durationMs: 150_000,
+  durationMs: 180_000,
   findsPerSecond: 1.5,
   readyDelayMs: Object.freeze({ kind: 'lognormal', median: 1_500, p95: 3_000 }),
   sessionMs: Object.freeze({ kind: 'lognormal', median: 8_000, p95: 20_000 }),

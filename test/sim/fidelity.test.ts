@@ -1,5 +1,5 @@
 /**
- * Fidelity, proven (issue 23 item 4): a real server process driven for two and a half minutes of
+ * Fidelity, proven (issue 23 item 4): a real server process driven for three minutes of
  * real time, its recording exported, calibrated and replayed in the simulator; the figures printed
  * side by side, each within the goal (±5 % counts, ±10 % percentiles). The workload and the
  * comparison live in bench/fidelity-run.ts (`npm run bench -- fidelity` runs the same for longer).
@@ -8,7 +8,7 @@
  * - time to seat p50: most seats go to lobbies already ready, so the server's median is its own
  *   answer time (a find's transaction and commit, 1–4 ms here), which the simulator does not model
  *   (its services answer in zero virtual time). No tolerance holds 1–4 ms against 0.
- * - refused: the simulator refuses fewer finds than the server (−10.7 % here; −13.5 % over 5 minutes,
+ * - refused: the simulator refuses fewer finds than the server (−8.7 % to −14.3 % here; −13.5 % over 5 minutes,
  *   where it also creates 8.5 % fewer lobbies): while the namespace is full it seats some finds the
  *   server refuses. Not explained yet; this is not the goal, only a guard against a
  *   regression (such as the no-show replay of refused requests, which made it +114 %): within two
