@@ -38,8 +38,10 @@ export interface TavernOptions {
   readonly wrapper?: { readonly command: readonly string[]; readonly startMs: number };
 }
 
-/** `src/server/main.js` next to this file in the compiled bench tree. */
-const MAIN = fileURLToPath(new URL('../src/server/main.js', import.meta.url));
+/** `src/server/main.js` next to this file in the compiled bench tree; `main.ts` through tsx when this file runs as TypeScript (a test). */
+const MAIN = import.meta.url.endsWith('.ts')
+  ? ['--import', 'tsx', fileURLToPath(new URL('../src/server/main.ts', import.meta.url))]
+  : [fileURLToPath(new URL('../src/server/main.js', import.meta.url))];
 
 /** The port of pino's `tavern listening` line (its `publicOrigin`). */
 export const listeningPort = (line: string): number | undefined => {
@@ -196,7 +198,7 @@ export async function spawnTavern(opts: SpawnTavernOptions): Promise<TavernProce
   try {
     child = await spawnServer({
       name: 'tavern',
-      args: [MAIN],
+      args: MAIN,
       env: {
         TAVERN_HOST: '127.0.0.1',
         TAVERN_PORT: '0',

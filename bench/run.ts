@@ -12,6 +12,7 @@ type Bench = (args: readonly string[]) => Promise<void>;
 const benches: Record<string, () => Promise<Bench>> = {
   cdn: async () => (await import('./cdn.js')).cdnBench,
   chaos: async () => (await import('./chaos.js')).chaosBench,
+  fidelity: async () => (await import('./fidelity.js')).fidelityBench,
   http: async () => (await import('./http.js')).httpBench,
   images: async () => (await import('./images.js')).imagesBench,
   limits: async () => (await import('./limits.js')).limitsBench,

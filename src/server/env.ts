@@ -5,6 +5,9 @@ import type { S3Options } from '../adapters/s3/blobs.js';
 import { isHumanText } from '../core/config/validate-text.js';
 import { parseDuration } from '../core/duration.js';
 import { LOCAL_REGION, type RegionInfo } from '../core/world.js';
+import type { Problem } from '../core/config/types.js';
+import { distribution } from '../sim/scenario/parse-distribution.js';
+import type { NumericDistribution } from '../sim/scenario/types.js';
 import { parseProxyEnv, type ProxyEnv } from './game-proxy.js';
 import { HTTP_DEFAULTS, type HttpOptions } from './http.js';
 import { parseRateLimits, type RateLimitTable } from './rate-limit.js';
@@ -30,6 +33,14 @@ export interface ServerEnv {
    * socket answers, and until then no lobby starts.
    */
   readonly runtime?: 'docker' | 'fake' | 'none';
+  /**
+   * The fake runtime's behaviour: each lobby is ready after a delay drawn from `readyDelayMs`
+   * (`TAVERN_FAKE_READY_DELAY`, a scenario distribution as JSON; default at once) with a seeded
+   * stream (`TAVERN_FAKE_SEED`, default 1); `lobbyDir` (`TAVERN_FAKE_LOBBY_DIR`) receives each
+   * started lobby's environment as `<lobby id>.json`, as a container would get it, so a test
+   * standing in for the game server can call the lobby endpoints with its token.
+   */
+  readonly fake: { readonly readyDelayMs?: NumericDistribution; readonly seed: number; readonly lobbyDir?: string };
   /** `DOCKER_HOST`: the engine (`unix:///path` or `tcp://host:port`); default the local socket. */
   readonly dockerHost?: string;
   /** Where lobby ports are published (`TAVERN_PUBLISH_HOST`, default 127.0.0.1). */
@@ -189,6 +200,29 @@ function parseRetention(raw: string | undefined): number | undefined {
   return ms;
 }
 
+/** `TAVERN_FAKE_READY_DELAY`, `TAVERN_FAKE_SEED`, `TAVERN_FAKE_LOBBY_DIR` (see {@link ServerEnv.fake}). */
+function parseFakeEnv(env: Readonly<Record<string, string | undefined>>): ServerEnv['fake'] {
+  const text = opt(env['TAVERN_FAKE_READY_DELAY']);
+  const lobbyDir = opt(env['TAVERN_FAKE_LOBBY_DIR']);
+  const seed = count(env, 'TAVERN_FAKE_SEED', 1, 0);
+  if (seed > 0xffffffff) throw new Error('TAVERN_FAKE_SEED must be an integer in 0..4294967295');
+  let readyDelayMs: NumericDistribution | undefined;
+  if (text !== undefined) {
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new Error(`TAVERN_FAKE_READY_DELAY must be a distribution in JSON, e.g. {"kind":"lognormal","median":2000,"p95":6000}; got ${text}`);
+    }
+    const problems: Problem[] = [];
+    readyDelayMs = distribution(json, [], problems);
+    if (readyDelayMs === undefined || problems.length > 0) {
+      throw new Error(`TAVERN_FAKE_READY_DELAY is not a distribution: ${problems.map((p) => p.path.join('.')).join(', ')}`);
+    }
+  }
+  return { seed, ...(readyDelayMs === undefined ? {} : { readyDelayMs }), ...(lobbyDir === undefined ? {} : { lobbyDir }) };
+}
+
 /** Reads the environment; throws with a clear message on a bad value. */
 export function parseEnv(env: Readonly<Record<string, string | undefined>>): ServerEnv {
   const port = Number(env['TAVERN_PORT'] ?? 8080);
@@ -234,6 +268,7 @@ export function parseEnv(env: Readonly<Record<string, string | undefined>>): Ser
   const cdn = parseCdn(env, host);
   const s3 = parseS3(env);
   const demandRetentionMs = parseRetention(env['TAVERN_DEMAND_RETENTION']);
+  const fake = parseFakeEnv(env);
   return {
     host,
     port,
@@ -251,6 +286,7 @@ export function parseEnv(env: Readonly<Record<string, string | undefined>>): Ser
     http,
     shutdownGraceMs: count(env, 'TAVERN_SHUTDOWN_GRACE_MS', 10_000, 0),
     proxy: parseProxyEnv(env, host),
+    fake,
     ...(runtime === undefined ? {} : { runtime }),
     ...(rateLimits === undefined ? {} : { rateLimits }),
     ...(cdn === undefined ? {} : { cdn }),

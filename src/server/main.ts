@@ -122,7 +122,7 @@ async function main(): Promise<void> {
     }
   }
   const hosted = await createServerRuntime({
-    env, catalog, tokens, logBook, uploads, clock, logger, port, publicOrigin,
+    env, catalog, tokens, logBook, uploads, clock, timers: systemTimers, logger, port, publicOrigin,
     // Bridge containers reach the API at the bridge gateway: one more listener there, same app.
     listenAlso: async (host) => {
       const extra = createHttpServer(respond, logger, env.http);

@@ -14,8 +14,9 @@ import { DockerRuntime } from '../adapters/docker/runtime.js';
 import { FakeRuntime } from '../adapters/fake/runtime.js';
 import { STOP_GRACE_MS } from '../core/lobby/timers.js';
 import type { CatalogStore } from '../io/catalog.js';
-import type { Clock, Runtime, RuntimeListener } from '../io/index.js';
+import type { Clock, Runtime, RuntimeListener, Timers } from '../io/index.js';
 import type { RuntimeHealth } from '../io/runtime.js';
+import { createStream, sample } from '../sim/engine/random.js';
 import { StoredBuildArchives } from '../services/build-archives.js';
 import { tailLogs } from '../services/cloud-lobbies.js';
 import type { LogBook } from '../services/lobby-logs.js';
@@ -36,6 +37,8 @@ export interface RuntimeDeps {
   readonly logBook: LogBook;
   readonly uploads: Pick<Uploads, 'openFile'>;
   readonly clock: Clock;
+  /** Timers of the fake runtime's ready delays. */
+  readonly timers: Timers;
   readonly logger: Log;
   /** The port the API listens on. */
   readonly port: number;
@@ -88,9 +91,22 @@ export async function createServerRuntime(deps: RuntimeDeps): Promise<ServerRunt
   const { env } = deps;
   if (env.runtime === 'none') return { attach: () => undefined, status: () => ({ runtime: 'none', reachable: false }), run: () => Promise.resolve(), close: () => undefined };
   if (env.runtime === 'fake') {
-    const fake = new FakeRuntime({ readyAfterMs: 0, logs: deps.logBook, clock: deps.clock });
+    const { readyDelayMs, seed, lobbyDir } = env.fake;
+    const stream = createStream(seed);
+    const readyAfterMs = readyDelayMs === undefined ? 0 : () => Math.max(0, Math.round(sample(readyDelayMs, stream)));
+    // Nothing runs: a stopped lobby's container is gone at once (the lobby is stopped, not left stopping).
+    const fake = new FakeRuntime({ readyAfterMs, timers: deps.timers, logs: deps.logBook, clock: deps.clock, exitOnStop: true });
+    if (lobbyDir !== undefined) await mkdir(lobbyDir, { recursive: true });
+    // What a container would be given, where a test standing in for the game server reads it.
+    const inner: Runtime = lobbyDir === undefined ? fake : {
+      start: async (lobby) => {
+        await writeFile(join(lobbyDir, `${lobby.lobbyId}.json`), JSON.stringify(lobby.env), { mode: 0o600 });
+        return fake.start(lobby);
+      },
+      stop: (stop) => fake.stop(stop),
+    };
     return {
-      runtime: withLobbyEnv(fake, { tokens: deps.tokens, catalog: deps.catalog, publicOrigin: deps.publicOrigin }),
+      runtime: withLobbyEnv(inner, { tokens: deps.tokens, catalog: deps.catalog, publicOrigin: deps.publicOrigin }),
       attach: (listener) => fake.attach(listener),
       status: () => ({ runtime: 'fake', reachable: true }),
       run: () => Promise.resolve(),

@@ -41,6 +41,17 @@ describe('parseEnv', () => {
     expect(parseEnv({ TAVERN_RUNTIME: 'none' }).runtime).toBe('none');
   });
 
+  it('the fake runtime: a ready delay drawn from a scenario distribution, its seed, a directory for each lobby\'s environment', () => {
+    expect(parseEnv({}).fake).toEqual({ seed: 1 });
+    expect(parseEnv({ TAVERN_FAKE_READY_DELAY: '{"kind":"lognormal","median":2000,"p95":6000}', TAVERN_FAKE_SEED: '7', TAVERN_FAKE_LOBBY_DIR: '/tmp/lobbies' }).fake).toEqual({
+      readyDelayMs: { kind: 'lognormal', median: 2000, p95: 6000 }, seed: 7, lobbyDir: '/tmp/lobbies',
+    });
+    expect(() => parseEnv({ TAVERN_FAKE_READY_DELAY: '2000' })).toThrow(/TAVERN_FAKE_READY_DELAY is not a distribution/);
+    expect(() => parseEnv({ TAVERN_FAKE_READY_DELAY: 'lognormal' })).toThrow(/TAVERN_FAKE_READY_DELAY must be a distribution in JSON/);
+    expect(() => parseEnv({ TAVERN_FAKE_READY_DELAY: '{"kind":"lognormal","median":2000}' })).toThrow(/p95/);
+    expect(() => parseEnv({ TAVERN_FAKE_SEED: '4294967296' })).toThrow(/TAVERN_FAKE_SEED/);
+  });
+
   it('refuses bad values with a clear message', () => {
     expect(() => parseEnv({ TAVERN_PORT: 'http' })).toThrow(/TAVERN_PORT/);
     expect(() => parseEnv({ TAVERN_SQLITE_SYNC: 'off' })).toThrow(/TAVERN_SQLITE_SYNC/);

@@ -14,8 +14,11 @@ export interface FakeRuntimeTarget extends RuntimeListener {
 
 export interface FakeRuntimeOptions {
   readonly timers?: Timers;
-  /** Call `lobbyReady` this long after each start (0: during `start`); absent: never on its own. */
-  readonly readyAfterMs?: number;
+  /**
+   * Call `lobbyReady` this long after each start (0: during `start`), or after what this returns
+   * for each start (a delay drawn from a distribution); absent: never on its own.
+   */
+  readonly readyAfterMs?: number | (() => number);
   /** A start for which this returns a reason rejects with it (`start-failed`). */
   readonly failStart?: (lobby: StartLobby) => string | undefined;
   /** Where the fake writes a line per start (like a container's first output). */
@@ -68,8 +71,9 @@ export class FakeRuntime implements Runtime {
     }
     const { logs, clock } = this.#options;
     if (logs !== undefined) await logs.write(lobby.lobbyId, 'std_out', [{ at: clock?.now() ?? 0, line: `fake container ${lobby.lobbyId} started` }]);
-    const delay = this.#options.readyAfterMs;
-    if (delay === undefined) return;
+    const after = this.#options.readyAfterMs;
+    if (after === undefined) return;
+    const delay = typeof after === 'number' ? after : after();
     const ready = (): void => void this.ready(lobby.lobbyId);
     if (delay === 0 || this.#options.timers === undefined) ready();
     else this.#options.timers.after(delay, ready);

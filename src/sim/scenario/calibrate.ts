@@ -2,7 +2,8 @@
  * Calibration: a scenario fitted to what a Tavern server observed of a namespace (`GET
  * .../analytics/matchmaker/demand/observed`). Its version is the namespace's current config; per
  * region, its infrastructure's lobby start delay (median and p95 → lognormal), crash rate per
- * lobby-hour; per game mode and region, a synthetic demand (arrival rate, request mix, party sizes,
+ * lobby-hour (its containers unbounded, as Tavern leaves them; the namespace's `lobby_count_max`
+ * bounds the active lobbies); per game mode and region, a synthetic demand (arrival rate, request mix, party sizes,
  * no-shows, session lengths). A figure with too few samples keeps the default and says so.
  */
 import { parseVersionConfig, resolveVersion } from '../../core/config/index.js';
@@ -12,6 +13,11 @@ import type { NumericDistribution } from './types.js';
 export const MIN_SAMPLES = 20;
 /** Lobby-hours a crash rate needs. */
 export const MIN_LOBBY_HOURS = 1;
+/**
+ * The containers a calibrated region can run: Tavern bounds no region's containers, only the
+ * namespace's active lobbies (`lobby_count_max`, at most 32,768), which the scenario keeps apart.
+ */
+export const CALIBRATED_REGION_CAPACITY = 32_768;
 /** z of the 95th percentile of a standard normal (the scenario's lognormal is given by median and p95). */
 const Z95 = 1.6448536269514722;
 
@@ -165,7 +171,7 @@ export function calibrateScenario(input: CalibrationInput): { readonly scenario:
       ...(d?.coords === undefined ? {} : { coords: d.coords }),
       lobby_start_delay_ms: delay.value,
       lobby_crash_rate_per_hour: crash.value,
-      lobby_count_max: input.lobbyCountMax,
+      lobby_count_max: CALIBRATED_REGION_CAPACITY,
     };
   });
 
@@ -195,7 +201,7 @@ export function calibrateScenario(input: CalibrationInput): { readonly scenario:
     description: `Calibrated from ${observed.start_ts} .. ${observed.end_ts}.`,
     version: input.version,
     ...(Object.keys(demand).length === 0 ? {} : { demand }),
-    infrastructure: { regions },
+    infrastructure: { regions, lobby_count_max: input.lobbyCountMax },
     duration_ms: durationMs,
     seed: input.seed ?? 1,
   };

@@ -8,7 +8,7 @@ import { defined, problem } from '../../core/config/path.js';
 import { distribution } from './parse-distribution.js';
 import { num, str, strictObject, u32, type Parser } from './parse-reader.js';
 
-export const INFRASTRUCTURE_KEYS: readonly string[] = Object.freeze(['regions', 'verifier', 'captcha']);
+export const INFRASTRUCTURE_KEYS: readonly string[] = Object.freeze(['regions', 'lobby_count_max', 'verifier', 'captcha']);
 export const VERIFIER_KEYS: readonly string[] = Object.freeze(['latency_ms', 'deny_share', 'timeout_share']);
 export const CAPTCHA_KEYS: readonly string[] = Object.freeze(['latency_ms', 'fail_share']);
 
@@ -97,7 +97,9 @@ const captchaModel: Parser<CaptchaModel> = (value, path, out) => {
  * (optional): the provider, `{latency_ms, fail_share}`.
  *
  * `{regions: [{id, display_name, provider?, coords?, lobby_start_delay_ms, lobby_crash_rate_per_hour,
- * lobby_count_max, cost_per_lobby_hour?}]}`. Region items are addressed by index:
+ * lobby_count_max, cost_per_lobby_hour?}], lobby_count_max?}`: a region's `lobby_count_max` is the
+ * containers it can run (a stopping one included); the top-level one the namespace's cap on active
+ * lobbies (default the sum of the regions'). Region items are addressed by index:
  * `infrastructure.regions.<i>.…`; ids are lowercase kebab (`id.invalid`) and unique
  * (`id.not-unique`); at least one region (`regions.empty`).
  *
@@ -108,5 +110,6 @@ export const infrastructure: Parser<Infrastructure> = strictObject(INFRASTRUCTUR
   const list = f.req('regions', regions);
   const verifier = f.opt('verifier', verifierModel) ?? DEFAULT_VERIFIER;
   const captcha = f.opt('captcha', captchaModel) ?? DEFAULT_CAPTCHA;
-  return list === undefined ? undefined : { regions: list, verifier, captcha };
+  const lobbyCountMax = f.opt('lobby_count_max', u32);
+  return list === undefined ? undefined : { regions: list, verifier, captcha, ...(lobbyCountMax === undefined ? {} : { lobbyCountMax }) };
 });

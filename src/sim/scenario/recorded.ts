@@ -1,7 +1,8 @@
 /**
  * Recorded demand: a JSONL file of timestamped player requests that replaces the synthetic demand.
  * One request per line: `{"at_ms": 1200, "kind": "find", "game_mode": "default", "region": "eu",
- * "party": 2, "session_ms": 900000, "connects": true}`; blank lines are skipped.
+ * "party": 2, "session_ms": 900000, "connects": true}`, and `"refused": true` on a request the
+ * server refused (optional, default false); blank lines are skipped.
  */
 import type { Problem } from '../../core/config/types.js';
 import type { RecordedRequest, Scenario } from './types.js';
@@ -9,7 +10,7 @@ import { err, ok, type Result } from '../../core/result.js';
 import { named, problem } from '../../core/config/path.js';
 import { bool, int, oneOf, safeInt, str, strictObject, u32, type Parser } from './parse-reader.js';
 
-export const RECORDED_KEYS: readonly string[] = Object.freeze(['at_ms', 'kind', 'game_mode', 'region', 'party', 'session_ms', 'connects']);
+export const RECORDED_KEYS: readonly string[] = Object.freeze(['at_ms', 'kind', 'game_mode', 'region', 'party', 'session_ms', 'connects', 'refused']);
 
 const KINDS: Readonly<Record<string, RecordedRequest['kind']>> = Object.freeze({ find: 'find', join: 'join', create: 'create' });
 
@@ -29,11 +30,12 @@ const request = (line: number): Parser<RecordedRequest> =>
       party: f.req('party', party),
       sessionMs: f.req('session_ms', int(Number.MAX_SAFE_INTEGER)),
       connects: f.req('connects', bool),
+      refused: f.opt('refused', bool),
     };
     const { atMs, kind, gameMode, region, party: size, sessionMs, connects } = fields;
     if (atMs === undefined || kind === undefined || gameMode === undefined || region === undefined) return undefined;
     if (size === undefined || sessionMs === undefined || connects === undefined) return undefined;
-    return { line, atMs, kind, gameMode, region, party: size, sessionMs, connects };
+    return { line, atMs, kind, gameMode, region, party: size, sessionMs, connects, refused: fields.refused === true };
   });
 
 function parseLine(text: string, line: number, out: Problem[]): RecordedRequest | undefined {

@@ -73,6 +73,8 @@ export interface CaptchaModel {
 export interface Infrastructure {
   /** In configuration order; ids are unique. */
   readonly regions: readonly InfrastructureRegion[];
+  /** The namespace's `lobby_count_max` (active lobbies); absent: the sum of the regions' capacities. */
+  readonly lobbyCountMax?: number;
   readonly verifier: VerifierModel;
   readonly captcha: CaptchaModel;
 }
@@ -105,4 +107,9 @@ export interface RecordedRequest {
   readonly party: number;
   readonly sessionMs: number;
   readonly connects: boolean;
+  /**
+   * The server refused it: `session_ms` and `connects` say nothing of its players, so a replay that
+   * seats them draws their sessions and no-shows from the scenario's demand for that mode and region.
+   */
+  readonly refused: boolean;
 }

@@ -29,8 +29,8 @@ export const SIM_EPOCH = Date.UTC(2026, 0, 1);
 /** The namespace every run plays in. */
 export const SIM_NAMESPACE = 'sim';
 const SAMPLE_EVERY_MS = 60_000;
-/** Time from a ready seat to the client's connection to the lobby. */
-const CONNECT_DELAY = { kind: 'lognormal', median: 800, p95: 3000 } as const;
+/** Time from a ready seat to the client's connection to the lobby (the fidelity workload's clients draw the same). */
+export const CONNECT_DELAY = { kind: 'lognormal', median: 800, p95: 3000 } as const;
 
 export interface RunOptions {
   /** Overrides the scenario's seed. */
@@ -144,7 +144,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   const runtime = new FakeRuntime(host, infra.regions, split(root, 'runtime'));
   const verifier = new FakeVerifier(host, infra.verifier, split(root, 'verifier'));
   const captcha = new FakeCaptcha(host, infra.captcha, split(root, 'captcha'));
-  const capacity = infra.regions.reduce((n, r) => n + r.lobbyCountMax, 0);
+  const capacity = infra.lobbyCountMax ?? infra.regions.reduce((n, r) => n + r.lobbyCountMax, 0);
   const world = addNamespace(createWorld(infra.regions.map((r) => r.region)), SIM_NAMESPACE, {
     ...DEFAULT_NAMESPACE_SETTINGS,
     lobbyCountMax: capacity,
@@ -308,9 +308,15 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
 
   // Demand: one arrival stream per (game mode, region), or the recorded requests.
   if (options.recorded !== undefined) {
+    // A request the server refused tells nothing of its players' sessions: seated here, they play
+    // as the scenario's demand for that mode and region says (a calibrated scenario has one).
+    const unknown = split(root, 'recorded/refused');
     for (const r of options.recorded) {
       if (r.atMs >= scenario.durationMs) break;
-      const arrival: Arrival = { kind: r.kind, gameMode: r.gameMode, region: r.region, party: r.party, sessionMs: Math.max(1, r.sessionMs), connects: Array.from({ length: r.party }, () => r.connects) };
+      const d = r.refused ? scenario.demand[r.gameMode]?.[r.region] : undefined;
+      const arrival: Arrival = d === undefined
+        ? { kind: r.kind, gameMode: r.gameMode, region: r.region, party: r.party, sessionMs: Math.max(1, r.sessionMs), connects: Array.from({ length: r.party }, () => r.connects) }
+        : { kind: r.kind, gameMode: r.gameMode, region: r.region, party: r.party, sessionMs: Math.max(1, Math.round(sample(d.sessionMs, unknown))), connects: Array.from({ length: r.party }, () => unknown.float() >= d.noShowShare) };
       sim.schedule(r.atMs, () => arrive(arrival));
     }
   } else {

@@ -1,7 +1,7 @@
 /** Calibration: fits from the server's observation, the defaults kept for thin data, and a scenario that parses. */
 import { describe, expect, it } from 'vitest';
 import { createStream, sample } from '../../../src/sim/engine/random.js';
-import { CALIBRATION_DEFAULTS, calibrateScenario, fitCrashRate, fitQuantiles, lognormalParams, MIN_SAMPLES, type Observed } from '../../../src/sim/scenario/calibrate.js';
+import { CALIBRATED_REGION_CAPACITY, CALIBRATION_DEFAULTS, calibrateScenario, fitCrashRate, fitQuantiles, lognormalParams, MIN_SAMPLES, type Observed } from '../../../src/sim/scenario/calibrate.js';
 import { parseScenario } from '../../../src/sim/scenario/parse.js';
 
 const version = {
@@ -85,7 +85,9 @@ describe('calibrateScenario', () => {
     expect(scenario['version']).toEqual(version);
     expect(s.durationMs).toBe(86_400_000);
     // Region order follows the server's list; coordinates and names come with it.
-    expect(s.infrastructure.regions.map((r) => [r.region.id, r.region.displayName, r.lobbyCountMax])).toEqual([['us', 'US East', 128], ['eu', 'Europe', 128]]);
+    // The namespace's cap is the namespace's (not one per region); the regions' containers are not bounded by Tavern.
+    expect(s.infrastructure.lobbyCountMax).toBe(128);
+    expect(s.infrastructure.regions.map((r) => [r.region.id, r.region.displayName, r.lobbyCountMax])).toEqual([['us', 'US East', CALIBRATED_REGION_CAPACITY], ['eu', 'Europe', CALIBRATED_REGION_CAPACITY]]);
     const [us, eu] = s.infrastructure.regions;
     expect(eu?.lobbyStartDelayMs).toEqual({ kind: 'lognormal', median: 2_000, p95: 6_000 });
     expect(eu?.lobbyCrashRatePerHour).toBeCloseTo(0.02, 12);

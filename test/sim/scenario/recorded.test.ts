@@ -8,14 +8,14 @@ const line = (over: Record<string, unknown> = {}): string =>
 
 describe('parseRecordedDemand', () => {
   it('parses a good file, skipping blank lines and CRLF endings', () => {
-    const text = [line(), '', line({ at_ms: 500, kind: 'create', party: 3, connects: false }), line({ at_ms: 500, kind: 'join' })].join('\r\n') + '\n';
+    const text = [line(), '', line({ at_ms: 500, kind: 'create', party: 3, connects: false }), line({ at_ms: 500, kind: 'join', refused: true })].join('\r\n') + '\n';
     const r = parseRecordedDemand(text);
     expect(r).toEqual({
       ok: true,
       value: [
-        { line: 1, atMs: 0, kind: 'find', gameMode: 'default', region: 'eu', party: 1, sessionMs: 60_000, connects: true },
-        { line: 3, atMs: 500, kind: 'create', gameMode: 'default', region: 'eu', party: 3, sessionMs: 60_000, connects: false },
-        { line: 4, atMs: 500, kind: 'join', gameMode: 'default', region: 'eu', party: 1, sessionMs: 60_000, connects: true },
+        { line: 1, atMs: 0, kind: 'find', gameMode: 'default', region: 'eu', party: 1, sessionMs: 60_000, connects: true, refused: false },
+        { line: 3, atMs: 500, kind: 'create', gameMode: 'default', region: 'eu', party: 3, sessionMs: 60_000, connects: false, refused: false },
+        { line: 4, atMs: 500, kind: 'join', gameMode: 'default', region: 'eu', party: 1, sessionMs: 60_000, connects: true, refused: true },
       ],
     });
     expect(parseRecordedDemand('')).toEqual({ ok: true, value: [] });
@@ -23,7 +23,7 @@ describe('parseRecordedDemand', () => {
 
   it('names the line of each bad request', () => {
     const lines = Array.from({ length: 11 }, (_, i) => line({ at_ms: i }));
-    lines.push(line({ at_ms: -5 }), '{not json', line({ at_ms: 20, kind: 'leave', party: 0, extra: 1 }), line({ at_ms: 21, connects: 'yes' }));
+    lines.push(line({ at_ms: -5 }), '{not json', line({ at_ms: 20, kind: 'leave', party: 0, extra: 1 }), line({ at_ms: 21, connects: 'yes', refused: 1 }));
     expect(paths(parseRecordedDemand(lines.join('\n')))).toEqual([
       'line.12.at-ms.negative',
       'line.13.invalid-json',
@@ -31,6 +31,7 @@ describe('parseRecordedDemand', () => {
       'line.14.kind.invalid',
       'line.14.party.too-low',
       'line.15.connects.invalid-type',
+      'line.15.refused.invalid-type',
     ]);
   });
 

@@ -30,6 +30,7 @@ const finds = (n: number, party = 1): RecordedRequest[] =>
     party,
     sessionMs: 120_000,
     connects: true,
+    refused: false,
   }));
 
 const short = (name: (typeof BUILTIN_NAMES)[number], minutes = 10, sets: readonly string[] = []): Scenario =>
@@ -118,6 +119,29 @@ describe('runScenario', () => {
     expect(r.metrics.arrivals).toEqual({ requests: 40, players: 80 });
     expect(r.metrics.served).toBe(80);
     expect(r.violations).toEqual([]);
+  });
+
+  it('a request the server refused, seated in the replay, plays as the scenario\'s demand says (its recorded line knows no session)', async () => {
+    const s = short('steady', 10);
+    const silent = finds(20).map((r) => ({ ...r, sessionMs: 0, connects: false }));
+    const noShows = await runScenario(s, { recorded: silent });
+    expect(noShows.metrics.served).toBe(20);
+    expect(noShows.metrics.peakCcu).toBe(0);
+    const refused = await runScenario(s, { recorded: silent.map((r) => ({ ...r, refused: true })) });
+    expect(refused.violations).toEqual([]);
+    expect(refused.metrics.served).toBe(20);
+    expect(refused.metrics.peakCcu).toBeGreaterThan(0);
+  });
+
+  it('infrastructure.lobby_count_max caps the namespace\'s active lobbies apart from the regions\' containers', async () => {
+    const sets = ['version.matchmaker.max_players=2'];
+    const free = await runScenario(short('steady', 10, sets), { recorded: finds(40) });
+    expect(free.metrics.rejected).toBe(0);
+    expect(free.metrics.lobbies.peakActive).toBeGreaterThan(3);
+    const capped = await runScenario(short('steady', 10, [...sets, 'infrastructure.lobby_count_max=3']), { recorded: finds(40) });
+    expect(capped.violations).toEqual([]);
+    expect(capped.metrics.lobbies.peakActive).toBe(3);
+    expect(capped.metrics.rejections['MATCHMAKER_TOO_MANY_LOBBIES']).toBeGreaterThan(0);
   });
 
   it('fails no invariant when the namespace runs out of lobbies (launch spike, tiny capacity)', async () => {
