@@ -281,7 +281,9 @@ export async function runFidelity(w: Workload, log: (line: string) => void = () 
   const lobbyDir = join(dataDir, 'fake-lobbies');
   const tavern = await spawnTavern({
     dataDir,
-    env: { TAVERN_RUNTIME: 'fake', TAVERN_FAKE_READY_DELAY: JSON.stringify(w.readyDelayMs), TAVERN_FAKE_SEED: String(w.seed), TAVERN_FAKE_LOBBY_DIR: lobbyDir },
+    // SQLite in the data dir whatever the caller's environment says (CI exports DATABASE_URL): the
+    // server's figures are read from that file once it has stopped.
+    env: { DATABASE_URL: '', TAVERN_RUNTIME: 'fake', TAVERN_FAKE_READY_DELAY: JSON.stringify(w.readyDelayMs), TAVERN_FAKE_SEED: String(w.seed), TAVERN_FAKE_LOBBY_DIR: lobbyDir },
   });
   const stop = new AbortController();
   // Every player sleeping (to connect, in session) listens for the end of the run.
