@@ -6,7 +6,7 @@
  */
 import * as crypto from 'node:crypto';
 import type { MatchEvent } from '../core/events.js';
-import type { DemandFact, DemandGates, DemandRequestFact, DemandStore } from '../io/demand.js';
+import type { DemandFact, DemandRequestFact, DemandStore } from '../io/demand.js';
 import type { Clock, Timers } from '../io/index.js';
 import type { EventHub } from './hub.js';
 
@@ -14,18 +14,7 @@ import type { EventHub } from './hub.js';
 export const DEFAULT_DEMAND_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** A request as the edge saw it (player ids raw: the flush digests them). */
-export interface RequestRecord {
-  readonly namespaceId: string;
-  readonly at: number;
-  readonly kind: 'find' | 'join' | 'create';
-  readonly gameMode?: string;
-  readonly region?: string;
-  readonly party: number;
-  readonly gates?: DemandGates;
-  readonly outcome: string;
-  readonly waitMs: number;
-  readonly playerIds: readonly string[];
-}
+export type RequestRecord = Omit<DemandRequestFact, 'type' | 'seats'> & { readonly playerIds: readonly string[] };
 
 export interface DemandRecorderOptions {
   readonly store: DemandStore;

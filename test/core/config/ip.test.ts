@@ -77,6 +77,17 @@ describe('IPv4 hosts are read as the WHATWG URL parser reads them', () => {
     ['1.0x0x', 'name'],
     ['example.com', 'name'],
     ['..', 'name'],
+    // Edges random generation rarely builds: a zero fifth part, bad hex and octal digits.
+    ['1.2.3.4.0', 'invalid'],
+    ['0.0.0.0.0', 'invalid'],
+    ['0xg1', 'name'],
+    ['1.0xg1', 'name'],
+    ['0x1g', 'name'],
+    ['0718', 'invalid'],
+    ['0817', 'invalid'],
+    ['1.0718', 'invalid'],
+    ['017', 15],
+    ['0x1.017', 0x0100000f],
   ] as const)('%s → %s (and Node URL agrees)', (host, expected) => {
     expect(ourHost(host)).toBe(expected);
     expect(whatwgHost(host)).toBe(expected);
@@ -172,6 +183,12 @@ describe('isGlobalIpv4: every special-purpose block (IANA, RFC 6890) is refused 
 });
 
 describe('isGlobalIpv6: the special-purpose blocks are refused, their neighbours are global', () => {
+  it('refuses only 2001:db8::/32 as documentation, not db8 under another prefix', () => {
+    expect(isGlobalIpv6(parseIpv6('2001:db8::1') ?? [])).toBe(false);
+    expect(isGlobalIpv6(parseIpv6('2606:db8::1') ?? [])).toBe(true);
+    expect(isGlobalIpv6(parseIpv6('2001:db9::1') ?? [])).toBe(true);
+  });
+
   const global = (text: string): boolean => {
     const pieces = parseIpv6(text);
     if (pieces === undefined) throw new Error(`not IPv6: ${text}`);
