@@ -30,7 +30,7 @@ class FlakyStore implements DemandStore {
   }
 }
 
-const setup = (options: { batch?: number; maxBuffered?: number } = {}) => {
+const setup = (options: { batch?: number; slice?: number; maxBuffered?: number } = {}) => {
   const clock = new ManualClock();
   const timers = new ManualTimers(clock);
   const store = new FlakyStore();
@@ -105,6 +105,22 @@ describe('DemandRecorder', () => {
     await recorder.flush();
     expect((await all()).map((f) => f.at)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
     expect(recorder.dropped).toBe(0);
+  });
+
+  it('a flush works in slices: what waits on the event loop runs between them, before the facts are written', async () => {
+    const { store, recorder, all } = setup({ slice: 2, batch: 4 });
+    for (let i = 0; i < 10; i++) recorder.request(request(i));
+    const flushed = recorder.flush();
+    const between: number[][] = [];
+    // Queued once the first slice is done: runs while the flush still has slices and batches to go.
+    await new Promise<void>((resolve) => setImmediate(() => {
+      between.push([...store.appends]);
+      resolve();
+    }));
+    await flushed;
+    expect(between).toEqual([[]]);
+    expect(store.appends).toEqual([4, 4, 2]);
+    expect((await all()).map((f) => f.at)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
   });
 
   it('while the store keeps failing, holds at most maxBuffered facts and counts the oldest it drops', async () => {
