@@ -8,8 +8,10 @@
  * - upload MB/s of a build through presigned multipart (100 MiB parts, read in 1 MiB chunks; PUT
  *   all at once as `tavern deploy` does (it runs 8 at a time), and one after another; then
  *   completion) to the local-disk adapter against `cp` of the same file on the same disk followed
- *   by `sync` (Tavern fsyncs each part before recording it), three rounds alternating, medians
- *   reported; and to the S3 test server (`node test/s3/server.js`) when it answers at
+ *   by `sync` (Tavern fsyncs each part before recording it), and against a bare `node:http`
+ *   server doing the same writes and nothing else (`peers/node-upload.ts`, pinned like Tavern: the
+ *   floor of an upload through Node's HTTP), three rounds alternating, medians reported; and to
+ *   the S3 test server (`node test/s3/server.js`) when it answers at
  *   127.0.0.1:4569, once, parts at once.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -32,6 +34,9 @@ const CDN_DOMAIN = 'cdn.bench';
 const HOST = `bench.${CDN_DOMAIN}`;
 const S3_ENDPOINT = 'http://127.0.0.1:4569';
 const MiB = 2 ** 20;
+/** A multipart build's part (wire.md §6.1), as Tavern's presigned requests split it. */
+const PART = 100 * MiB;
+const FLOOR = fileURLToPath(new URL('./peers/node-upload.js', import.meta.url));
 /** Rounds of cp and local-disk uploads, alternating (the median of each is reported). */
 const UPLOAD_ROUNDS = 3;
 const HTML = `<!doctype html><html><head><title>Bench</title></head><body>${'<p>hello</p>'.repeat(40)}</body></html>\n`;
@@ -100,6 +105,17 @@ async function uploadSeconds(api: string, game: BenchGame, file: string, paralle
   if (parallel) await Promise.all(parts.map((p) => putPart(p.url, file, p.byte_offset, p.content_length)));
   else for (const p of parts) await putPart(p.url, file, p.byte_offset, p.content_length);
   await call(api, 'POST', `/cloud/uploads/${str(build['upload_id'], 'upload_id')}/complete`, game.cloud);
+  return (performance.now() - started) / 1000;
+}
+
+/** The same parts PUT at once to the bare node:http floor server (`peers/node-upload.ts`), then its completion; seconds taken. */
+async function floorSeconds(origin: string, file: string, name: string): Promise<number> {
+  const size = statSync(file).size;
+  const started = performance.now();
+  const parts = Array.from({ length: Math.ceil(size / PART) }, (_, i) => ({ offset: i * PART, length: Math.min(PART, size - i * PART) }));
+  await Promise.all(parts.map((p) => putPart(`${origin}/${name}?size=${size}&offset=${p.offset}`, file, p.offset, p.length)));
+  const done = await fetch(`${origin}/${name}`, { method: 'POST' });
+  if (done.status !== 200) throw new Error(`the floor server's completion answered ${done.status}`);
   return (performance.now() - started) / 1000;
 }
 
@@ -218,23 +234,36 @@ export async function cdnBench(args: readonly string[]): Promise<void> {
       } finally {
         await nginx?.stop();
       }
-      const rounds = { cp: [] as number[], parallel: [] as number[], sequential: [] as number[] };
-      for (let round = 0; round < UPLOAD_ROUNDS; round++) {
-        const copy = join(work, 'image.copy');
-        rmSync(copy, { force: true });
-        spawnSync('sync');
-        const cpStart = performance.now();
-        const copied = spawnSync('cp', [image, copy]);
-        spawnSync('sync');
-        if (copied.status !== 0) throw new Error('cp failed');
-        rounds.cp.push((performance.now() - cpStart) / 1000);
-        rounds.parallel.push(await uploadSeconds(tavern.api, game, image, true));
-        spawnSync('sync');
-        rounds.sequential.push(await uploadSeconds(tavern.api, game, image, false));
-        spawnSync('sync');
+      const rounds = { cp: [] as number[], parallel: [] as number[], sequential: [] as number[], floor: [] as number[] };
+      const floorDir = join(work, 'floor');
+      mkdirSync(floorDir);
+      const floor = await spawnServer({
+        name: 'node-upload', args: [FLOOR, floorDir], isolated: true, ...(serverCpu === undefined ? {} : { cpu: serverCpu }),
+        portOf: (line) => (line.startsWith('{"port"') ? (JSON.parse(line) as { port: number }).port : undefined),
+      });
+      try {
+        for (let round = 0; round < UPLOAD_ROUNDS; round++) {
+          const copy = join(work, 'image.copy');
+          rmSync(copy, { force: true });
+          spawnSync('sync');
+          const cpStart = performance.now();
+          const copied = spawnSync('cp', [image, copy]);
+          spawnSync('sync');
+          if (copied.status !== 0) throw new Error('cp failed');
+          rounds.cp.push((performance.now() - cpStart) / 1000);
+          rounds.parallel.push(await uploadSeconds(tavern.api, game, image, true));
+          spawnSync('sync');
+          rounds.sequential.push(await uploadSeconds(tavern.api, game, image, false));
+          spawnSync('sync');
+          rounds.floor.push(await floorSeconds(floor.origin, image, `build-${round}`));
+          spawnSync('sync');
+        }
+      } finally {
+        await floor.stop();
       }
       const row = (target: string, seconds: number): void => void uploads.push({ target, seconds, mb_per_s: (uploadMiB * MiB) / 1e6 / seconds });
       row('cp (same disk), then sync', median(rounds.cp));
+      row('bare node:http, same writes', median(rounds.floor));
       row('Tavern, local disk', median(rounds.parallel));
       row('Tavern, local disk, parts one by one', median(rounds.sequential));
     } finally {
@@ -269,6 +298,7 @@ export async function cdnBench(args: readonly string[]): Promise<void> {
   const cp = uploads.find((u) => u.target.startsWith('cp'));
   const local = uploads.find((u) => u.target === 'Tavern, local disk');
   const oneByOne = uploads.find((u) => u.target === 'Tavern, local disk, parts one by one');
+  const bare = uploads.find((u) => u.target.startsWith('bare node:http'));
   const result = {
     connections, seconds, upload_mib: uploadMiB, nginx: hasNginx,
     serve: rows.map((r) => ({ server: r.server, file: r.file, rps: r.load.rps, p50_ms: r.load.p50_ms, p99_ms: r.load.p99_ms, errors: r.load.errors, cpu_us_per_request: r.load.cpu_us_per_request })),
@@ -276,6 +306,8 @@ export async function cdnBench(args: readonly string[]): Promise<void> {
     upload: uploads,
     upload_ratio: cp === undefined || local === undefined ? undefined : local.mb_per_s / cp.mb_per_s,
     upload_ratio_one_by_one: cp === undefined || oneByOne === undefined ? undefined : oneByOne.mb_per_s / cp.mb_per_s,
+    floor_ratio: cp === undefined || bare === undefined ? undefined : bare.mb_per_s / cp.mb_per_s,
+    upload_ratio_to_floor: bare === undefined || local === undefined ? undefined : local.mb_per_s / bare.mb_per_s,
   };
   if (json) {
     process.stdout.write(`${JSON.stringify(result)}\n`);
@@ -288,6 +320,6 @@ export async function cdnBench(args: readonly string[]): Promise<void> {
   if (!hasNginx) process.stdout.write(`nginx not measured: ${NGINX} is missing (apt-get install nginx-light)\n`);
   process.stdout.write(`Tavern / nginx at ${connections} connections: HTML ${f(result.serve_ratio.html)}×, 1 MiB asset ${f(result.serve_ratio.asset_1mib)}×\n\n`);
   process.stdout.write(`${table(['upload target', `${uploadMiB} MiB in s`, 'MB/s'], uploads.map((u) => [u.target, f(u.seconds), f(u.mb_per_s, 0)]))}\n`);
-  process.stdout.write(`Tavern local-disk upload / cp: ${f(result.upload_ratio)}× (parts one by one: ${f(result.upload_ratio_one_by_one)}×)${uploads.some((u) => u.target.startsWith('S3')) ? '' : ' (S3 not measured: no S3 test server at 127.0.0.1:4569)'}\n`);
+  process.stdout.write(`Tavern local-disk upload / cp: ${f(result.upload_ratio)}× (parts one by one: ${f(result.upload_ratio_one_by_one)}×); bare node:http / cp: ${f(result.floor_ratio)}×; Tavern / bare node:http: ${f(result.upload_ratio_to_floor)}×${uploads.some((u) => u.target.startsWith('S3')) ? '' : ' (S3 not measured: no S3 test server at 127.0.0.1:4569)'}\n`);
 }
 
