@@ -4,10 +4,11 @@
  * {@link DemandStore} in batches. Player ids become keyed digests in the flush, so no raw id is
  * ever stored; client addresses are never recorded at all.
  *
- * A flush shares the event loop with the requests, so it works in slices and lets the requests
+ * A flush shares the event loop with the requests, so it works in batches and lets the requests
  * waiting meanwhile run between them: at the http benchmark's ~13k finds/s a 250 ms buffer is
  * ~3,300 facts, which digested, encoded and written in one go held the loop for 5–18 ms per flush
- * (the answers caught behind it made the server's p99 several ms worse).
+ * (the answers caught behind it made the server's p99 several ms worse). Each batch is made and
+ * written within one turn, so its facts die young (kept across turns, they were promoted).
  */
 import * as crypto from 'node:crypto';
 import type { MatchEvent } from '../core/events.js';
@@ -29,10 +30,8 @@ export interface DemandRecorderOptions {
   readonly key: string;
   /** How often the buffer is written (default 1 s). */
   readonly flushEveryMs?: number;
-  /** Facts per write (default 1,000). */
+  /** Facts per write (default 1,000): each batch is made and written in one turn of the event loop. */
   readonly batch?: number;
-  /** Buffered items turned into facts between two yields to the event loop (default 256). */
-  readonly slice?: number;
   /** Facts held at most while the store is failing; older ones are dropped (counted) beyond it (default 200,000). */
   readonly maxBuffered?: number;
   readonly retentionMs?: number;
@@ -178,27 +177,27 @@ export class DemandRecorder {
   async #write(): Promise<void> {
     const pending = this.#pending;
     this.#pending = [];
-    const facts = this.#unwritten;
+    let facts = this.#unwritten;
     this.#unwritten = [];
-    const slice = Math.max(1, this.#o.slice ?? 256);
-    for (let i = 0; i < pending.length; i += 1) {
-      this.#facts(pending[i] as Pending, facts);
-      if ((i + 1) % slice === 0) await yieldToLoop();
-    }
     const batch = Math.max(1, this.#o.batch ?? 1_000);
-    for (let i = 0; i < facts.length; i += batch) {
-      if (i > 0) await yieldToLoop();
+    let next = 0;
+    while (facts.length > 0 || next < pending.length) {
+      // A batch is made and written in one turn of the event loop, so its facts die young.
+      while (facts.length < batch && next < pending.length) this.#facts(pending[next++] as Pending, facts);
+      const write = facts.length > batch ? facts.slice(0, batch) : facts;
       try {
-        await this.#o.store.appendDemand(facts.slice(i, i + batch));
+        await this.#o.store.appendDemand(write);
       } catch (error) {
         this.#o.onError?.(error);
-        const left = facts.slice(i);
+        while (next < pending.length) this.#facts(pending[next++] as Pending, facts);
         const max = this.#o.maxBuffered ?? 200_000;
-        this.dropped += Math.max(0, left.length - max);
-        this.#unwritten = left.slice(Math.max(0, left.length - max));
+        this.dropped += Math.max(0, facts.length - max);
+        this.#unwritten = facts.slice(Math.max(0, facts.length - max));
         if (!this.#closed) this.#cancel ??= this.#o.timers.after(this.#o.flushEveryMs ?? 1_000, () => void this.flush());
         return;
       }
+      facts = write === facts ? [] : facts.slice(batch);
+      if (facts.length > 0 || next < pending.length) await yieldToLoop();
     }
   }
 

@@ -30,7 +30,7 @@ class FlakyStore implements DemandStore {
   }
 }
 
-const setup = (options: { batch?: number; slice?: number; maxBuffered?: number } = {}) => {
+const setup = (options: { batch?: number; maxBuffered?: number } = {}) => {
   const clock = new ManualClock();
   const timers = new ManualTimers(clock);
   const store = new FlakyStore();
@@ -107,18 +107,18 @@ describe('DemandRecorder', () => {
     expect(recorder.dropped).toBe(0);
   });
 
-  it('a flush works in slices: what waits on the event loop runs between them, before the facts are written', async () => {
-    const { store, recorder, all } = setup({ slice: 2, batch: 4 });
+  it('a flush works in batches: what waits on the event loop runs between them', async () => {
+    const { store, recorder, all } = setup({ batch: 4 });
     for (let i = 0; i < 10; i++) recorder.request(request(i));
     const flushed = recorder.flush();
     const between: number[][] = [];
-    // Queued once the first slice is done: runs while the flush still has slices and batches to go.
+    // Queued once the first batch is on its way: runs while the flush still has batches to go.
     await new Promise<void>((resolve) => setImmediate(() => {
       between.push([...store.appends]);
       resolve();
     }));
     await flushed;
-    expect(between).toEqual([[]]);
+    expect(between).toEqual([[4]]);
     expect(store.appends).toEqual([4, 4, 2]);
     expect((await all()).map((f) => f.at)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
   });
