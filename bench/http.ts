@@ -50,6 +50,13 @@
  * tavern,tavern-no-demand` adds Tavern with recording off (`TAVERN_DEMAND_RETENTION=off`), back to
  * back in each round; the run prints the rate with recording over without (`demand_ratio` in
  * `--json`; the issue's bound: at least 0.97).
+ *
+ * `--side-by-side` (two Tavern variants, e.g. `--servers tavern,tavern-no-demand --clients 64`):
+ * instead of one after the other, each round runs both servers at once on the same CPU, each
+ * with its own `--clients` connections from this process. The kernel gives each the same share of
+ * the core, so the ratio of their rates is the inverse ratio of their costs per request, measured
+ * in the same seconds: a busy or drifting machine slows both alike, where back-to-back runs
+ * swing by ±30 % between rounds on this 2-core machine and hide a difference of a few percent.
  */
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -74,6 +81,7 @@ interface Settings {
   readonly profileDir?: string;
   readonly pin: boolean;
   readonly servers: readonly Run['server'][];
+  readonly sideBySide: boolean;
 }
 
 const value = (args: readonly string[], name: string): string | undefined => {
@@ -90,6 +98,16 @@ const intArg = (raw: string | undefined, name: string, fallback: number, min = 1
 };
 
 const parseSettings = (args: readonly string[]): Settings => {
+  const servers = (value(args, '--servers') ?? 'tavern,colyseus').split(',').map((name) => {
+    if (name !== 'tavern' && name !== 'tavern-limits' && name !== 'tavern-no-demand' && name !== 'colyseus') {
+      throw new RangeError(`--servers lists tavern, tavern-limits, tavern-no-demand and/or colyseus, got ${name}`);
+    }
+    return name;
+  });
+  const sideBySide = args.includes('--side-by-side');
+  if (sideBySide && (servers.length !== 2 || servers.includes('colyseus') || servers[0] === servers[1])) {
+    throw new RangeError(`--side-by-side compares two Tavern variants (e.g. --servers tavern,tavern-no-demand), got ${servers.join(',')}`);
+  }
   const clients = (value(args, '--clients') ?? '1,64').split(',').map((c) => intArg(c, '--clients', 1, 1, 4096));
   const profile = value(args, '--profile');
   return {
@@ -102,12 +120,8 @@ const parseSettings = (args: readonly string[]): Settings => {
     idleLobbies: intArg(value(args, '--idle'), '--idle', 2, 0, 16),
     ...(profile === undefined ? {} : { profileDir: resolve(profile) }),
     pin: !args.includes('--no-pin'),
-    servers: (value(args, '--servers') ?? 'tavern,colyseus').split(',').map((name) => {
-      if (name !== 'tavern' && name !== 'tavern-limits' && name !== 'tavern-no-demand' && name !== 'colyseus') {
-        throw new RangeError(`--servers lists tavern, tavern-limits, tavern-no-demand and/or colyseus, got ${name}`);
-      }
-      return name;
-    }),
+    servers,
+    sideBySide,
   };
 };
 
@@ -136,6 +150,8 @@ const expectKeys = (what: string, paths: readonly (readonly string[])[]) => (bod
 interface Run extends LoadResult {
   readonly server: 'tavern' | 'tavern-limits' | 'tavern-no-demand' | 'colyseus';
 }
+
+type TavernVariant = Exclude<Run['server'], 'colyseus'>;
 
 /** The median of some numbers (the mean of the middle two for an even count); NaN for none. */
 const median = (values: readonly number[]): number => {
@@ -173,8 +189,8 @@ const summarize = (runs: readonly Run[]): Summary => {
  * comes from another address, so none is refused, but each is counted), or with demand recording
  * off (`tavern-no-demand`).
  */
-const measureTavern = async (s: Settings, concurrency: number, cpu: number | undefined, server: 'tavern' | 'tavern-limits' | 'tavern-no-demand'): Promise<Run> => {
-  const tavern = await startTavern({
+const startVariant = (s: Settings, cpu: number | undefined, server: TavernVariant): ReturnType<typeof startTavern> =>
+  startTavern({
     maxPlayers: s.maxPlayers,
     idleLobbies: s.idleLobbies,
     rateLimits: server === 'tavern-limits' ? 'on' : 'off',
@@ -182,19 +198,37 @@ const measureTavern = async (s: Settings, concurrency: number, cpu: number | und
     ...(cpu === undefined ? {} : { cpu }),
     ...(s.profileDir === undefined ? {} : { profileDir: s.profileDir }),
   });
+
+const loadTavern = async (s: Settings, concurrency: number, tavern: Awaited<ReturnType<typeof startTavern>>, server: TavernVariant): Promise<Run> => {
+  const result = await runLoad({
+    origin: tavern.origin,
+    concurrency,
+    warmupMs: s.warmupMs,
+    durationMs: s.durationMs,
+    shot: shots('/matchmaker/lobbies/find', tavern.publicToken, '{"game_modes":["default"]}'),
+    check: expectKeys('tavern find', [['lobby', 'lobby_id'], ['player', 'token']]),
+    serverCpu: () => cpuSeconds(tavern.child.pid),
+  });
+  return { server, ...result };
+};
+
+const measureTavern = async (s: Settings, concurrency: number, cpu: number | undefined, server: TavernVariant): Promise<Run> => {
+  const tavern = await startVariant(s, cpu, server);
   try {
-    const result = await runLoad({
-      origin: tavern.origin,
-      concurrency,
-      warmupMs: s.warmupMs,
-      durationMs: s.durationMs,
-      shot: shots('/matchmaker/lobbies/find', tavern.publicToken, '{"game_modes":["default"]}'),
-      check: expectKeys('tavern find', [['lobby', 'lobby_id'], ['player', 'token']]),
-      serverCpu: () => cpuSeconds(tavern.child.pid),
-    });
-    return { server, ...result };
+    return await loadTavern(s, concurrency, tavern, server);
   } finally {
     await tavern.stop();
+  }
+};
+
+/** Two Tavern variants on the same CPU at once, each under its own `concurrency` connections (`--side-by-side`). */
+const measurePair = async (s: Settings, concurrency: number, cpu: number | undefined, pair: readonly [TavernVariant, TavernVariant]): Promise<Run[]> => {
+  const started: Awaited<ReturnType<typeof startTavern>>[] = [];
+  try {
+    for (const server of pair) started.push(await startVariant(s, cpu, server));
+    return await Promise.all(pair.map((server, i) => loadTavern(s, concurrency, started[i] as Awaited<ReturnType<typeof startTavern>>, server)));
+  } finally {
+    await Promise.all(started.map((t) => t.stop()));
   }
 };
 
@@ -251,11 +285,12 @@ export const httpBench = async (args: readonly string[]): Promise<void> => {
   const runs: (Run & { readonly round: number })[] = [];
   for (let round = 1; round <= s.rounds; round++) {
     for (const c of s.clients) {
-      for (const server of s.servers) {
-        const run = server === 'colyseus' ? await measureColyseus(s, c, serverCpu) : await measureTavern(s, c, serverCpu, server);
+      const record = (run: Run): void => {
         runs.push({ ...run, round });
         log(`round ${round}/${s.rounds}, ${run.server} @ ${c}: ${rate(run.rps)} req/s, p99 ${ms(run.p99_ms)} ms, ${run.errors} errors`);
-      }
+      };
+      if (s.sideBySide) (await measurePair(s, c, serverCpu, s.servers as [TavernVariant, TavernVariant])).forEach(record);
+      else for (const server of s.servers) record(server === 'colyseus' ? await measureColyseus(s, c, serverCpu) : await measureTavern(s, c, serverCpu, server));
     }
   }
 
@@ -301,7 +336,7 @@ export const httpBench = async (args: readonly string[]): Promise<void> => {
       ...(demandRatios.length === 0 ? {} : { demand_ratio: median(demandRatios), demand_ratios: demandRatios }),
       rounds: s.rounds,
       targets: { ratio: TARGET_RATIO, p99_ms: TARGET_P99_MS, ...targets },
-      settings: { duration_ms: s.durationMs, warmup_ms: s.warmupMs, max_players: s.maxPlayers, idle_lobbies: s.idleLobbies, pinned },
+      settings: { duration_ms: s.durationMs, warmup_ms: s.warmupMs, max_players: s.maxPlayers, idle_lobbies: s.idleLobbies, pinned, side_by_side: s.sideBySide },
       runs: runs.map(({ errorSample: _sample, ...r }) => r),
     })}\n`);
   } else {
