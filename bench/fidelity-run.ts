@@ -140,12 +140,11 @@ export interface FidelityResult {
   readonly calibration: readonly string[];
   readonly requests: number;
   /**
-   * The server's lobbies stopping: from their last player's leaving (emptied above the idle pool's
-   * maximum) until the runtime reported them gone. The server's figures count them (in idle
-   * lobby-seconds and peak lobbies), the simulator's count a lobby until it begins to stop.
-   * `seconds`: that time in all; `activePeak`: the server's peak lobbies without it.
+   * Seconds the server's lobbies spent stopping, from their last player's leaving (emptied above the
+   * idle pool's maximum) until the runtime reported them gone: the server's figures count that time
+   * (in idle lobby-seconds and peak lobbies), the simulator's count a lobby until it begins to stop.
    */
-  readonly stopping: { readonly seconds: number; readonly activePeak: number };
+  readonly stoppingSeconds: number;
   /** Real time the whole run took (set-up, workload, export, replay). */
   readonly wallMs: number;
 }
@@ -562,26 +561,11 @@ export async function runFidelity(w: Workload, log: (line: string) => void = () 
     // with the fake runtime, whose lobbies are gone as they stop.
     const left = new Map<string, number>();
     for (const seat of driven.seats) if (seat.to !== undefined) left.set(seat.lobbyId, Math.max(left.get(seat.lobbyId) ?? 0, seat.to));
-    const born = new Map<string, number>();
-    const ended = new Map<string, number>();
-    const stopping: number[] = [];
-    for (const f of facts) {
-      if (f.type !== 'lobby') continue;
-      if (f.step === 'created') born.set(f.lobbyId, f.at);
-      const last = left.get(f.lobbyId);
-      if (f.step !== 'stopped' || !born.has(f.lobbyId)) continue;
-      if (f.reason === 'idle' && last !== undefined) stopping.push(f.at - last);
-      ended.set(f.lobbyId, f.reason === 'idle' && last !== undefined ? last : f.at);
-    }
-    stopping.sort((a, b) => a - b);
-    const steps = [...born].flatMap(([id, at]) => [{ at, d: 1 }, ...[ended.get(id) ?? end].filter((t) => t < end).map((t) => ({ at: t, d: -1 }))]).sort((a, b) => a.at - b.at || a.d - b.d);
-    let running = 0;
-    let activePeak = 0;
-    for (const step of steps) activePeak = Math.max(activePeak, (running += step.d));
+    const stopping = facts.flatMap((f) => (f.type === 'lobby' && f.step === 'stopped' && f.reason === 'idle' && left.has(f.lobbyId) ? [f.at - (left.get(f.lobbyId) as number)] : [])).sort((a, b) => a - b);
     const stoppingSeconds = Math.round(stopping.reduce((a, b) => a + b, 0) / 1_000);
     if (runtime === 'docker') {
       const at = (q: number): number => stopping[Math.min(stopping.length - 1, Math.floor(q * stopping.length))] ?? NaN;
-      log(`containers gone after their last player left: ${stopping.length}, median ${at(0.5)} ms, p95 ${at(0.95)} ms, ${stoppingSeconds} s in all; peak lobbies not stopping: ${activePeak}`);
+      log(`containers gone after their last player left: ${stopping.length}, median ${at(0.5)} ms, p95 ${at(0.95)} ms, ${stoppingSeconds} s in all`);
     }
     log(`refusals: server ${JSON.stringify(Object.fromEntries(codes))}, simulator ${JSON.stringify(m.rejections)}; simulator seat failures ${JSON.stringify(m.seatFailures)}`);
     const sim: Figures = {
@@ -595,7 +579,7 @@ export async function runFidelity(w: Workload, log: (line: string) => void = () 
       seatP95Ms: m.timeToReadyMs.p95,
       idleLobbySeconds: Math.round(m.idleLobbyHours * 3_600),
     };
-    return { workload: w, server, sim, rows: rowsOf(server, sim), calibration: report, requests: driven.requests, stopping: { seconds: stoppingSeconds, activePeak }, wallMs: Date.now() - began };
+    return { workload: w, server, sim, rows: rowsOf(server, sim), calibration: report, requests: driven.requests, stoppingSeconds, wallMs: Date.now() - began };
   } finally {
     stop.abort();
     players.close();

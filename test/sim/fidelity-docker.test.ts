@@ -10,13 +10,15 @@
  * Figures held to the goal (±5 % counts, ±10 % percentiles): lobbies created, seated, time to seat
  * p50 and p95. The others miss it for known reasons, each checked for missing it no further:
  * - peak lobbies and idle lobby-seconds: the server's figures count a lobby until its container is
- *   gone, the simulator's until it begins to stop. A container takes some 0.2–0.5 s to stop
+ *   gone, the simulator's until it begins to stop. A container takes some 0.2–0.3 s to stop here
  *   (SIGTERM, exit, removal), so the server's idle lobby-seconds are those stops (the simulator's
  *   are 0: every lobby is seated from its start and stops as its player leaves), and its peak
- *   counts a stopping container beside the namespace's full `lobby_count_max`. Checked: the
- *   server's figures without the stopping time are within the goal of the simulator's.
+ *   counts a stopping container or two beside the namespace's full `lobby_count_max`. Checked: the
+ *   simulator's namespace fills as the server's did, the server's peak is above it by a stopping
+ *   container or two at most, and the server's idle lobby-seconds less its stopping time are within
+ *   the goal of the simulator's.
  * - refused: the simulator refuses fewer finds than the server while the namespace is full, as
- *   with the fake runtime (test/sim/fidelity.test.ts; −5.6 % in the first run here): within two
+ *   with the fake runtime (test/sim/fidelity.test.ts; here −5.6 % in a trial, 0 % in the first test run): within two
  *   Poisson standard deviations (2·√n) of the server's count.
  *
  * Under CI (which starts dockerd, see .ci/run) the test fails, never skips, when the engine is missing.
@@ -31,7 +33,7 @@ describeWithDocker('the simulator against the real server running Docker contain
   it('replays a recorded real-time workload of container lobbies with the figures within the goal or their known gap', async () => {
     const result = await runFidelity(DOCKER_WORKLOAD, (line) => process.stdout.write(`${line}\n`), undefined, 'docker');
     process.stdout.write(`${fidelityTable(result.rows)}\n(${result.requests} finds in ${DOCKER_WORKLOAD.durationMs / 1_000} s; whole run ${(result.wallMs / 1_000).toFixed(0)} s)\n`);
-    const { server, sim, stopping } = result;
+    const { server, sim, stoppingSeconds } = result;
     // The workload means something: containers come and go, the namespace fills, every seat waits for a start.
     expect(server.lobbiesCreated).toBeGreaterThan(5 * DOCKER_WORKLOAD.lobbyCountMax);
     expect(server.refused).toBeGreaterThan(0);
@@ -39,10 +41,11 @@ describeWithDocker('the simulator against the real server running Docker contain
     const gaps = new Set(['peakLobbies', 'idleLobbySeconds', 'refused']);
     expect(result.rows.filter((r) => !r.within && !gaps.has(r.figure)).map((r) => `${r.label}: server ${r.server}, simulator ${r.sim}`)).toEqual([]);
     // The stopping containers and nothing else: without them the server's figures meet the goal.
-    expect(stopping.activePeak).toBe(sim.peakLobbies);
-    expect(server.peakLobbies - stopping.activePeak).toBeLessThanOrEqual(2);
-    expect(stopping.seconds).toBeGreaterThan(0);
-    expect(Math.abs(server.idleLobbySeconds - stopping.seconds - sim.idleLobbySeconds)).toBeLessThanOrEqual(Math.max(1, 0.05 * server.idleLobbySeconds));
+    expect(sim.peakLobbies).toBe(DOCKER_WORKLOAD.lobbyCountMax);
+    expect(server.peakLobbies - DOCKER_WORKLOAD.lobbyCountMax).toBeGreaterThanOrEqual(0);
+    expect(server.peakLobbies - DOCKER_WORKLOAD.lobbyCountMax).toBeLessThanOrEqual(2);
+    expect(stoppingSeconds).toBeGreaterThan(0);
+    expect(Math.abs(server.idleLobbySeconds - stoppingSeconds - sim.idleLobbySeconds)).toBeLessThanOrEqual(Math.max(1, 0.05 * server.idleLobbySeconds));
     expect(Math.abs(sim.refused - server.refused)).toBeLessThanOrEqual(2 * Math.sqrt(server.refused));
     // Every container of the run is gone (its instance ids begin `fidelity-`).
     const left = await docker.listContainers({ all: true, filters: { label: ['tavern.instance'] } });
