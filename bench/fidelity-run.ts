@@ -4,8 +4,10 @@
  * workload of finds whose players connect and leave after a drawn session; what it recorded is
  * exported (`.../analytics/matchmaker/demand`), a scenario is calibrated from what it observed
  * (`.../demand/observed`, the function behind `tavern sim calibrate`), the export is replayed in
- * the simulator, and the same figures are computed on both sides. Shared by
- * `test/sim/fidelity.test.ts` and `npm run bench -- fidelity`.
+ * the simulator, and the same figures are computed on both sides. The same run with real Docker
+ * containers as the lobbies (`runtime` `docker`: their start delay is a real container's, fitted by
+ * calibration like any other) is test/sim/fidelity-docker.test.ts's. Shared by those tests and
+ * `npm run bench -- fidelity`.
  */
 import Dockerode from 'dockerode';
 import { randomUUID } from 'node:crypto';
@@ -561,7 +563,7 @@ export async function runFidelity(w: Workload, log: (line: string) => void = () 
     // with the fake runtime, whose lobbies are gone as they stop.
     const left = new Map<string, number>();
     for (const seat of driven.seats) if (seat.to !== undefined) left.set(seat.lobbyId, Math.max(left.get(seat.lobbyId) ?? 0, seat.to));
-    const stopping = facts.flatMap((f) => (f.type === 'lobby' && f.step === 'stopped' && f.reason === 'idle' && left.has(f.lobbyId) ? [f.at - (left.get(f.lobbyId) as number)] : [])).sort((a, b) => a - b);
+    const stopping = facts.flatMap((f) => (f.type === 'lobby' && f.step === 'stopped' && f.reason === 'idle' && left.has(f.lobbyId) ? [Math.max(0, f.at - (left.get(f.lobbyId) as number))] : [])).sort((a, b) => a - b);
     const stoppingSeconds = Math.round(stopping.reduce((a, b) => a + b, 0) / 1_000);
     if (runtime === 'docker') {
       const at = (q: number): number => stopping[Math.min(stopping.length - 1, Math.floor(q * stopping.length))] ?? NaN;
