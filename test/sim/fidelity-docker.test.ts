@@ -10,7 +10,7 @@
  * Figures held to the goal (±5 % counts, ±10 % percentiles): lobbies created, seated, time to seat
  * p50 and p95. The others miss it for known reasons, each checked for missing it no further:
  * - peak lobbies and idle lobby-seconds: the server's figures count a lobby until its container is
- *   gone, the simulator's until it begins to stop. A container takes some 0.2–0.3 s to stop here
+ *   gone, the simulator's until it begins to stop. A container takes some 0.2–0.4 s to stop here
  *   (SIGTERM, exit, removal), so the server's idle lobby-seconds are those stops (the simulator's
  *   are 0: every lobby is seated from its start and stops as its player leaves), and its peak
  *   counts a stopping container or two beside the namespace's full `lobby_count_max`. Checked: the
