@@ -4,13 +4,18 @@
  * workload of finds whose players connect and leave after a drawn session; what it recorded is
  * exported (`.../analytics/matchmaker/demand`), a scenario is calibrated from what it observed
  * (`.../demand/observed`, the function behind `tavern sim calibrate`), the export is replayed in
- * the simulator, and the same figures are computed on both sides. Shared by
- * `test/sim/fidelity.test.ts` and `npm run bench -- fidelity`.
+ * the simulator, and the same figures are computed on both sides. The same run with real Docker
+ * containers as the lobbies (`runtime` `docker`: their start delay is a real container's, fitted by
+ * calibration like any other) is test/sim/fidelity-docker.test.ts's. Shared by those tests and
+ * `npm run bench -- fidelity`.
  */
+import Dockerode from 'dockerode';
+import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { SqliteDemandStore } from '../src/adapters/sqlite/demand-store.js';
 import { openDatabase } from '../src/adapters/sqlite/schema.js';
@@ -21,7 +26,8 @@ import { calibrateScenario, type Observed, type RegionDescription } from '../src
 import { parseScenario } from '../src/sim/scenario/parse.js';
 import { parseRecordedDemand } from '../src/sim/scenario/recorded.js';
 import { CONNECT_DELAY, runScenario } from '../src/sim/world/run.js';
-import { call, createGame, publicToken, publishVersion, setLimits, spawnTavern, str, uploadBuild, type BenchGame } from './http-tavern.js';
+import { nodeGameServer } from '../test/docker/images.js';
+import { call, createGame, publicToken, publishVersion, setLimits, spawnTavern, str, uploadBuild, type BenchGame, type BuildUpload } from './http-tavern.js';
 
 /** The workload: its rules are the ones a replay must reproduce. */
 export interface Workload {
@@ -29,7 +35,7 @@ export interface Workload {
   readonly durationMs: number;
   /** Finds per second (a Poisson process). */
   readonly findsPerSecond: number;
-  /** The fake runtime's lobby ready delay (`TAVERN_FAKE_READY_DELAY`). */
+  /** The fake runtime's lobby ready delay (`TAVERN_FAKE_READY_DELAY`); under Docker a lobby is ready when its container has started and called ready. */
   readonly readyDelayMs: NumericDistribution;
   /** How long each player stays connected. */
   readonly sessionMs: NumericDistribution;
@@ -56,6 +62,31 @@ export const TEST_WORKLOAD: Workload = Object.freeze({
   idleLobbies: Object.freeze({ min: 1, max: 2 }),
   seed: 23,
 });
+
+/**
+ * The workload of the Docker variant (`test/sim/fidelity-docker.test.ts`): three minutes again, at
+ * a rate the 2-core machine keeps up with while it starts and stops a container every two seconds
+ * or so (0.8 finds/s, a fifth or more of them refused). No idle lobbies: a container starts in
+ * 0.3–1 s here, so an idle pool would seat nearly every find at once and leave the wait for a start
+ * (what time to seat measures) to a few percent of the seats, where p95 jumps between 1 ms and a
+ * start; without one every seat waits for its container, and an emptied lobby stops. The namespace's
+ * 8 lobbies are fewer than the players at once, so some finds are refused.
+ */
+export const DOCKER_WORKLOAD: Workload = Object.freeze({
+  ...TEST_WORKLOAD,
+  findsPerSecond: 0.8,
+  sessionMs: Object.freeze({ kind: 'lognormal', median: 10_000, p95: 25_000 }),
+  lobbyCountMax: 8,
+  idleLobbies: Object.freeze({ min: 0, max: 0 }),
+});
+
+/**
+ * Where the server runs its lobbies: `fake` (nothing runs; each is ready after the workload's
+ * `readyDelayMs`), or `docker` (`TAVERN_RUNTIME=docker`: each is a container of the node test
+ * game server, test/docker/game-server.js, uploaded as an OCI bundle, ready when it has started
+ * and called `lobbies/ready`).
+ */
+export type FidelityRuntime = 'fake' | 'docker';
 
 /** The figures compared. */
 export interface Figures {
@@ -110,6 +141,12 @@ export interface FidelityResult {
   /** The calibration's report lines. */
   readonly calibration: readonly string[];
   readonly requests: number;
+  /**
+   * Seconds the server's lobbies spent stopping, from their last player's leaving (emptied above the
+   * idle pool's maximum) until the runtime reported them gone: the server's figures count that time
+   * (in idle lobby-seconds and peak lobbies), the simulator's count a lobby until it begins to stop.
+   */
+  readonly stoppingSeconds: number;
   /** Real time the whole run took (set-up, workload, export, replay). */
   readonly wallMs: number;
 }
@@ -146,21 +183,134 @@ const post = async (origin: string, path: string, token: string, body: unknown):
   return { status: res.status, body: (text === '' ? {} : JSON.parse(text)) as Record<string, unknown> };
 };
 
+/** The game server's TCP port's label (its `PORT_TCP`, where test/docker/game-server.js listens). */
+const GAME_PORT = 'tcp';
+
+/** What a find answered: the seat, and where its lobby's game listens. */
+interface Found {
+  readonly lobbyId: string;
+  readonly playerToken: string;
+  readonly ports: Readonly<Record<string, { readonly hostname?: string; readonly port?: number }>>;
+}
+
+/** A player's connection to its lobby's game, made once it has connected (`players/connected`). */
+interface Session {
+  /** The player leaves (`players/disconnected`). */
+  leave(): Promise<void>;
+}
+
+/**
+ * How a seated player reaches its lobby's game, and how the game tells Tavern it connected and
+ * left: the lobby's token is the game's, given to its process in its environment.
+ */
+interface Game {
+  /** Connects the player; undefined when the seat went away meanwhile (its lobby stopped). */
+  join(found: Found): Promise<Session | undefined>;
+  /** Drops the connections still open when the run ends. */
+  close(): void;
+}
+
+/** The fake runtime runs no game: the driver is the game, with each lobby's token from the file the server writes for it (`TAVERN_FAKE_LOBBY_DIR`). */
+const fakeGame = (origin: string, lobbyDir: string): Game => ({
+  async join(found) {
+    const env = JSON.parse(await readFile(join(lobbyDir, `${found.lobbyId}.json`), 'utf8')) as Record<string, string>;
+    const token = str(env['RIVET_TOKEN'], 'the lobby token');
+    const ref = { player_token: found.playerToken };
+    if ((await post(origin, '/matchmaker/players/connected', token, ref)).status !== 200) return undefined;
+    return { leave: async () => void (await post(origin, '/matchmaker/players/disconnected', token, ref)) };
+  },
+  close: () => undefined,
+});
+
+/** A TCP connection to a game server, its lines awaited one pattern at a time. */
+const gameSocket = (host: string, port: number): Promise<{ socket: Socket; answer: (line: string, reply: RegExp) => Promise<string> }> =>
+  new Promise((resolve, reject) => {
+    const socket = connect(port, host);
+    let buffered = '';
+    let closed = false;
+    let waiting: { reply: RegExp; done: (line: string) => void } | undefined;
+    const check = (): void => {
+      if (waiting === undefined) return;
+      const lines = buffered.split('\n');
+      const at = lines.slice(0, -1).findIndex((l) => waiting?.reply.test(l));
+      if (at === -1) return;
+      buffered = lines.slice(at + 1).join('\n');
+      const { done } = waiting;
+      waiting = undefined;
+      done(lines[at] as string);
+    };
+    socket.on('data', (d) => {
+      buffered += d.toString();
+      check();
+    });
+    socket.once('error', reject);
+    socket.once('connect', () => {
+      // A lobby stopped under its player closes the connection: an answer still awaited is "gone".
+      socket.on('close', () => {
+        closed = true;
+        waiting?.done('');
+      });
+      socket.on('error', () => undefined);
+      resolve({
+        socket,
+        answer: (line, reply) =>
+          new Promise((done) => {
+            if (closed) return done('');
+            waiting = { reply, done };
+            socket.write(`${line}\n`);
+            check();
+          }),
+      });
+    });
+  });
+
+/**
+ * Real containers: the player opens a TCP connection to its lobby's game server (the port find
+ * returned) and says `connect <player token>`; the game server calls `players/connected` with its
+ * own lobby token and answers (see test/docker/game-server.js); leaving, `disconnect <player token>`.
+ */
+const dockerGame = (): Game => {
+  const open = new Set<Socket>();
+  return {
+    async join(found) {
+      const { hostname = '127.0.0.1', port } = found.ports[GAME_PORT] ?? {};
+      if (port === undefined) throw new Error(`find returned no ${GAME_PORT} port: ${JSON.stringify(found.ports)}`);
+      const game = await gameSocket(hostname, port).catch(() => undefined);
+      if (game === undefined) return undefined;
+      open.add(game.socket);
+      const drop = (): void => {
+        open.delete(game.socket);
+        game.socket.destroy();
+      };
+      if (!(await game.answer(`connect ${found.playerToken}`, /^connect(ed|-failed) /)).startsWith('connected ')) {
+        drop();
+        return undefined;
+      }
+      return {
+        async leave() {
+          await game.answer(`disconnect ${found.playerToken}`, /^disconnect(ed|-failed) /);
+          drop();
+        },
+      };
+    },
+    close() {
+      for (const s of open) s.destroy();
+      open.clear();
+    },
+  };
+};
+
 /**
  * The workload's players: a find each (a Poisson process), then, once seated, a connection after the
  * same client delay the simulator draws, a session, a disconnection. Runs until `durationMs` after
  * `start`; sessions still going then are cut off by `stop`.
  */
-async function drive(origin: string, pub: string, lobbyDir: string, w: Workload, start: number, stop: AbortSignal): Promise<{ seats: HeldSeat[]; requests: number; errors: string[] }> {
+async function drive(origin: string, pub: string, game: Game, w: Workload, start: number, stop: AbortSignal): Promise<{ seats: HeldSeat[]; requests: number; errors: string[] }> {
   const arrivals = createStream(w.seed);
   const clients = createStream(w.seed ^ 0x5eed);
   const seats: HeldSeat[] = [];
   const errors: string[] = [];
   const players: Promise<void>[] = [];
-  const lobbyToken = async (lobbyId: string): Promise<string> => {
-    const env = JSON.parse(await readFile(join(lobbyDir, `${lobbyId}.json`), 'utf8')) as Record<string, string>;
-    return str(env['RIVET_TOKEN'], 'the lobby token');
-  };
   const player = async (): Promise<void> => {
     const connectMs = draw(CONNECT_DELAY, clients);
     const sessionMs = Math.max(1, draw(w.sessionMs, clients));
@@ -173,19 +323,19 @@ async function drive(origin: string, pub: string, lobbyDir: string, w: Workload,
     const lobbyId = str((found.body['lobby'] as Record<string, unknown> | undefined)?.['lobby_id'], 'lobby_id');
     const seat: HeldSeat = { lobbyId, from };
     seats.push(seat);
-    const ref = { player_token: str((found.body['player'] as Record<string, unknown> | undefined)?.['token'], 'the player token') };
+    const playerToken = str((found.body['player'] as Record<string, unknown> | undefined)?.['token'], 'the player token');
+    const ports = (found.body['ports'] ?? {}) as Found['ports'];
     await sleep(connectMs, stop);
     if (stop.aborted) return;
-    const token = await lobbyToken(lobbyId);
-    const connected = await post(origin, '/matchmaker/players/connected', token, ref);
-    if (connected.status !== 200) {
+    const session = await game.join({ lobbyId, playerToken, ports });
+    if (session === undefined) {
       // Its seat went away meanwhile (the lobby stopped): nothing to disconnect.
       seat.to = Date.now();
       return;
     }
     await sleep(sessionMs, stop);
     if (stop.aborted) return;
-    await post(origin, '/matchmaker/players/disconnected', token, ref);
+    await session.leave();
     seat.to = Date.now();
   };
   let at = start;
@@ -268,47 +418,97 @@ export function fidelityTable(rows: readonly Row[]): string {
   return [line(head), ...body.map(line)].join('\n');
 }
 
+/** Waits until the server's Docker runtime answers (`/health`): lobbies start only then. */
+async function reachable(origin: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const health = await call(origin, 'GET', '/health', undefined);
+    if ((health['runtime'] as { reachable?: boolean } | undefined)?.reachable === true) return;
+    if (Date.now() > deadline) throw new Error(`the Docker runtime is not reachable: ${JSON.stringify(health['runtime'])}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** Waits until a lobby of the namespace is ready (live analytics). */
+async function readyLobby(origin: string, game: BenchGame): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const live = await call(origin, 'GET', `${game.nsPath}/analytics/matchmaker/live`, game.cloud);
+    if (((live['lobbies'] ?? []) as { is_ready?: boolean }[]).some((l) => l.is_ready === true)) return;
+    if (Date.now() > deadline) throw new Error('no lobby became ready in 120 s (the build loaded into the engine?)');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** Every container of the server's instance, and the build's image (`tavern-build:<build>`). */
+async function removeRun(docker: Dockerode, instance: string, buildId: string | undefined): Promise<void> {
+  const left = await docker.listContainers({ all: true, filters: { label: [`tavern.instance=${instance}`] } });
+  await Promise.all(left.map((c) => docker.getContainer(c.Id).remove({ force: true, v: true }).catch(() => undefined)));
+  if (buildId !== undefined) await docker.getImage(`tavern-build:${buildId}`).remove({ force: true }).catch(() => undefined);
+}
+
 /**
  * @example
  * const result = await runFidelity(TEST_WORKLOAD);
  * console.log(fidelityTable(result.rows));
  *
  * `keep`: a directory to write the export (`demand.jsonl`) and the calibrated scenario into.
+ * `runtime`: where the server runs its lobbies ({@link FidelityRuntime}); under Docker every
+ * container and the image the run made are removed at its end.
  */
-export async function runFidelity(w: Workload, log: (line: string) => void = () => undefined, keep?: string): Promise<FidelityResult> {
+export async function runFidelity(w: Workload, log: (line: string) => void = () => undefined, keep?: string, runtime: FidelityRuntime = 'fake'): Promise<FidelityResult> {
   const began = Date.now();
   const dataDir = mkdtempSync(join(tmpdir(), 'tavern-fidelity-'));
   const lobbyDir = join(dataDir, 'fake-lobbies');
+  const docker = runtime === 'docker' ? new Dockerode() : undefined;
+  // The server's containers carry this label: what the clean-up removes.
+  const instance = `fidelity-${randomUUID().slice(0, 8)}`;
+  const upload: BuildUpload = docker === undefined ? { image: Buffer.from('fidelity image') } : { image: { file: (await nodeGameServer(docker)).ociBundleLz4 }, kind: 'oci_bundle', compression: 'lz4' };
   const tavern = await spawnTavern({
     dataDir,
     // SQLite in the data dir whatever the caller's environment says (CI exports DATABASE_URL): the
     // server's figures are read from that file once it has stopped.
-    env: { DATABASE_URL: '', TAVERN_RUNTIME: 'fake', TAVERN_FAKE_READY_DELAY: JSON.stringify(w.readyDelayMs), TAVERN_FAKE_SEED: String(w.seed), TAVERN_FAKE_LOBBY_DIR: lobbyDir },
+    env: {
+      DATABASE_URL: '',
+      ...(runtime === 'fake'
+        ? { TAVERN_RUNTIME: 'fake', TAVERN_FAKE_READY_DELAY: JSON.stringify(w.readyDelayMs), TAVERN_FAKE_SEED: String(w.seed), TAVERN_FAKE_LOBBY_DIR: lobbyDir }
+        : { TAVERN_RUNTIME: 'docker', TAVERN_INSTANCE_ID: instance }),
+    },
   });
   const stop = new AbortController();
   // Every player sleeping (to connect, in session) listens for the end of the run.
   setMaxListeners(0, stop.signal);
+  const players = runtime === 'fake' ? fakeGame(tavern.origin, lobbyDir) : dockerGame();
+  let buildId: string | undefined;
   try {
     const { origin } = tavern;
     const game: BenchGame = await createGame(origin);
-    const buildId = await uploadBuild(origin, game, { image: Buffer.from('fidelity image') });
+    buildId = await uploadBuild(origin, game, upload);
     await setLimits(origin, game, w.lobbyCountMax, 256);
     const pub = await publicToken(origin, game);
-    const config = {
+    const config = (idle: Workload['idleLobbies']): unknown => ({
       matchmaker: {
-        regions: { local: { idle_lobbies: w.idleLobbies } },
+        regions: { local: { idle_lobbies: idle } },
         max_players: w.maxPlayers,
-        docker: { image_id: buildId, ports: { default: { port: 7777, protocol: 'udp' } } },
+        docker: { image_id: buildId, ports: { [GAME_PORT]: { port: 7778, protocol: 'tcp' } } },
         game_modes: { default: {} },
       },
-    };
+    });
+    if (runtime === 'docker') {
+      // The build becomes an image in the engine when its first lobby starts (seconds): done before
+      // the window, so no start delay in it includes that.
+      await reachable(origin);
+      await publishVersion(origin, game, 'warm-up', config({ min: 1, max: 1 }));
+      await readyLobby(origin, game);
+    }
     // The window opens as the version goes live (its idle lobbies start), as a replay's run does.
     const start = Date.now();
-    const versionId = await publishVersion(origin, game, 'fidelity', config);
-    log(`workload: ${w.findsPerSecond} finds/s for ${w.durationMs / 1_000} s against ${origin}`);
-    const driven = await drive(origin, pub, lobbyDir, w, start, stop.signal);
+    const versionId = await publishVersion(origin, game, 'fidelity', config(w.idleLobbies));
+    log(`workload: ${w.findsPerSecond} finds/s for ${w.durationMs / 1_000} s against ${origin} (${runtime === 'fake' ? 'the fake runtime' : 'Docker containers of the node game server'})`);
+    const driven = await drive(origin, pub, players, w, start, stop.signal);
     const end = start + w.durationMs;
     stop.abort();
+    players.close();
     if (driven.errors.length > 0) throw new Error(`the workload failed: ${driven.errors.slice(0, 3).join('; ')}`);
     // The recorder flushes every 250 ms.
     await new Promise((r) => setTimeout(r, 1_000));
@@ -358,6 +558,17 @@ export async function runFidelity(w: Workload, log: (line: string) => void = () 
     const stops = new Map<string, number>();
     for (const f of facts) if (f.type === 'lobby' && f.step === 'stopped') stops.set(f.reason ?? '?', (stops.get(f.reason ?? '?') ?? 0) + 1);
     log(`lobbies stopped: server ${JSON.stringify(Object.fromEntries(stops))}`);
+    // What the server's figures count and the simulator's do not: a lobby from the moment it began
+    // to stop (its last player left, no idle lobby kept) until its runtime reported it gone; none
+    // with the fake runtime, whose lobbies are gone as they stop.
+    const left = new Map<string, number>();
+    for (const seat of driven.seats) if (seat.to !== undefined) left.set(seat.lobbyId, Math.max(left.get(seat.lobbyId) ?? 0, seat.to));
+    const stopping = facts.flatMap((f) => (f.type === 'lobby' && f.step === 'stopped' && f.reason === 'idle' && left.has(f.lobbyId) ? [Math.max(0, f.at - (left.get(f.lobbyId) as number))] : [])).sort((a, b) => a - b);
+    const stoppingSeconds = Math.round(stopping.reduce((a, b) => a + b, 0) / 1_000);
+    if (runtime === 'docker') {
+      const at = (q: number): number => stopping[Math.min(stopping.length - 1, Math.floor(q * stopping.length))] ?? NaN;
+      log(`containers gone after their last player left: ${stopping.length}, median ${at(0.5)} ms, p95 ${at(0.95)} ms, ${stoppingSeconds} s in all`);
+    }
     log(`refusals: server ${JSON.stringify(Object.fromEntries(codes))}, simulator ${JSON.stringify(m.rejections)}; simulator seat failures ${JSON.stringify(m.seatFailures)}`);
     const sim: Figures = {
       lobbiesCreated: m.lobbies.created,
@@ -370,10 +581,12 @@ export async function runFidelity(w: Workload, log: (line: string) => void = () 
       seatP95Ms: m.timeToReadyMs.p95,
       idleLobbySeconds: Math.round(m.idleLobbyHours * 3_600),
     };
-    return { workload: w, server, sim, rows: rowsOf(server, sim), calibration: report, requests: driven.requests, wallMs: Date.now() - began };
+    return { workload: w, server, sim, rows: rowsOf(server, sim), calibration: report, requests: driven.requests, stoppingSeconds, wallMs: Date.now() - began };
   } finally {
     stop.abort();
+    players.close();
     await tavern.child.stop();
+    if (docker !== undefined) await removeRun(docker, instance, buildId);
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
