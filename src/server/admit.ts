@@ -73,14 +73,16 @@ export async function admit(ctx: Ctx, ns: NamespaceRecord, asked: Asked, run: (m
   }
 }
 
-/** What the recorder keeps of an answered request: the admitted lobby's mode and region, else what was asked. */
+/** What the recorder keeps of an answered request: the mode and region of its lobby (admitted, or a refused join's), else what was asked. */
 function recordOf(namespaceId: string, asked: Asked, at: number, outcome: MatchOutcome | undefined, code: string, waitMs: number): RequestRecord {
   const admitted = outcome?.ok === true ? outcome : undefined;
   const record: { -readonly [K in keyof RequestRecord]: RequestRecord[K] } = {
     namespaceId, at, kind: asked.kind, party: admitted?.seat.playerIds.length ?? 1, outcome: code, waitMs, playerIds: admitted?.seat.playerIds ?? [],
   };
-  const gameMode = admitted?.lobby.gameMode ?? asked.gameMode;
-  const region = admitted?.lobby.region ?? asked.region;
+  // Admitted: the lobby's; a refused join: its lobby's, when it exists; otherwise what was asked.
+  const lobby = admitted?.lobby ?? (outcome?.ok === false ? outcome.lobby : undefined);
+  const gameMode = lobby?.gameMode ?? asked.gameMode;
+  const region = lobby?.region ?? asked.region;
   if (gameMode !== undefined) record.gameMode = gameMode;
   if (region !== undefined) record.region = region;
   if (outcome?.gates !== undefined) record.gates = outcome.gates;

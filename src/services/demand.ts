@@ -93,7 +93,7 @@ export interface ExportOptions {
  * The namespace's requests in the window as the simulator's recorded-demand JSONL, one line each
  * (with its `\n`), in time order; `at_ms` counts from the window's start. `session_ms` is how long
  * the request's seats stayed connected (the longest of a party; still connected: until now),
- * `connects` whether any did, `refused: true` on a refusal (its players' sessions are unknown). Left out: a join to an unknown lobby (no game mode) and refusals for
+ * `connects` whether any did, `refused: true` on a refusal (its players' sessions are unknown). A refused join has its lobby's mode and region. Left out: a join to an unknown lobby (no game mode) and refusals for
  * a game mode or region the version lacks.
  *
  * @effects demand store (read)

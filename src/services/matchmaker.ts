@@ -84,7 +84,13 @@ export interface Admitted {
   readonly gates?: GatesRun;
 }
 
-export type MatchOutcome = Admitted | { readonly ok: false; readonly error: MatchError; readonly gates?: GatesRun };
+export type MatchOutcome = Admitted | {
+  readonly ok: false;
+  readonly error: MatchError;
+  readonly gates?: GatesRun;
+  /** A refused join: its lobby's game mode and region (recorded demand keeps them), when the lobby exists. */
+  readonly lobby?: { readonly gameMode: string; readonly region: string };
+};
 
 type WithoutIds<C> = Omit<C, 'playerIds' | 'playerId' | 'newLobbyId' | 'verified'>;
 
@@ -322,11 +328,16 @@ export class Matchmaker implements RuntimeListener {
   }
 
   /** `lobbies/join`. */
-  join(request: JoinRequest): Promise<MatchOutcome> {
+  async join(request: JoinRequest): Promise<MatchOutcome> {
     const { players = 1, ...rest } = request;
     const verified: VerificationPass[] = [];
     const command: JoinCommand = { playerIds: this.#ids(players), verified, ...rest };
-    return this.#admit(command.namespaceId, (world, ctx) => join(world, command, ctx), verified);
+    let lobby: Lobby | undefined;
+    const outcome = await this.#admit(command.namespaceId, (world, ctx) => {
+      lobby = world.namespaces.get(command.namespaceId)?.lobbies.get(command.lobbyId);
+      return join(world, command, ctx);
+    }, verified);
+    return outcome.ok || lobby === undefined ? outcome : { ...outcome, lobby: { gameMode: lobby.gameMode, region: lobby.region } };
   }
 
   /** `lobbies/create`. */

@@ -1,6 +1,6 @@
 /**
  * Refusals in the demand export, end to end: a real server process (the fake runtime, SQLite)
- * refuses finds once its namespace runs `lobby_count_max` lobbies; the export (`GET .../analytics/matchmaker/demand`) marks exactly the refused requests
+ * refuses finds once its namespace runs `lobby_count_max` lobbies, and a join to a full lobby; the export (`GET .../analytics/matchmaker/demand`) marks exactly the refused requests
  * `refused: true`, and `tavern sim --recorded`'s parser reads the flags back.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -85,10 +85,14 @@ describe('refused requests in the demand export of a real server', () => {
     const after = await post('/matchmaker/lobbies/find', pub, find);
     expect(after.status).toBe(200);
     answers.push(after);
+    // A join to the first lobby, full (one player a lobby): refused, and recorded with that lobby's mode and region.
+    const full = await post('/matchmaker/lobbies/join', pub, { lobby_id: first });
+    expect(full.body['code']).toBe('MATCHMAKER_LOBBY_FULL');
+    answers.push(full);
 
     const text = await exported(game, from, answers.length);
     const lines = text.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(lines.map((l) => l['kind'])).toEqual(['find', 'find', 'find', 'find', 'find']);
+    expect(lines.map((l) => l['kind'])).toEqual(['find', 'find', 'find', 'find', 'find', 'join']);
     // `refused: true` on exactly the refused requests; absent (not false) on the others.
     expect(lines.map((l) => l['refused'])).toEqual(answers.map((a) => (a.status === 200 ? undefined : true)));
     for (const l of lines.filter((x) => x['refused'] === true)) expect(l).toMatchObject({ game_mode: 'default', region: 'local', party: 1, session_ms: 0, connects: false });
@@ -98,7 +102,7 @@ describe('refused requests in the demand export of a real server', () => {
 
     const parsed = parseRecordedDemand(text);
     if (!parsed.ok) throw new Error(`the export does not parse: ${JSON.stringify(parsed.error)}`);
-    expect(parsed.value.map((r) => r.refused)).toEqual([false, false, true, true, false]);
+    expect(parsed.value.map((r) => r.refused)).toEqual([false, false, true, true, false, true]);
     expect(parsed.value.map((r) => r.atMs)).toEqual(lines.map((l) => l['at_ms']));
   }, 60_000);
 });
