@@ -141,12 +141,6 @@ export interface FidelityResult {
   /** The calibration's report lines. */
   readonly calibration: readonly string[];
   readonly requests: number;
-  /**
-   * Seconds the server's lobbies spent stopping, from their last player's leaving (emptied above the
-   * idle pool's maximum) until the runtime reported them gone: the server's figures count that time
-   * (in idle lobby-seconds and peak lobbies), the simulator's count a lobby until it begins to stop.
-   */
-  readonly stoppingSeconds: number;
   /** Real time the whole run took (set-up, workload, export, replay). */
   readonly wallMs: number;
 }
@@ -352,12 +346,17 @@ async function drive(origin: string, pub: string, game: Game, w: Workload, start
   return { seats, requests, errors };
 }
 
-/** The figures from what the server recorded (lobbies, requests) and the seats its clients held. */
+/**
+ * The figures from what the server recorded (lobbies, requests) and the seats its clients held. A
+ * lobby counts (peak, idle time) from its creation until it was asked to stop, as the simulator's
+ * active lobbies do; a container's own stopping time after that is not the matchmaker's.
+ */
 function serverFigures(facts: readonly DemandFact[], seats: readonly HeldSeat[], from: number, to: number): Figures {
   const waits = new ValueCounts();
   let seated = 0;
   let refused = 0;
   const lobbies = new Map<string, { created: number; stopped: number }>();
+  // `stopped` is where the lobby stopped counting: its stopping fact (its stopped one when it has none).
   for (const f of facts) {
     if (f.type === 'request') {
       if (f.outcome === 'ok') {
@@ -366,7 +365,7 @@ function serverFigures(facts: readonly DemandFact[], seats: readonly HeldSeat[],
       } else refused += f.party;
     } else if (f.type === 'lobby') {
       if (f.step === 'created') lobbies.set(f.lobbyId, { created: f.at, stopped: to });
-      else if (f.step === 'stopped') {
+      else if (f.step === 'stopping' || f.step === 'stopped') {
         const l = lobbies.get(f.lobbyId);
         if (l !== undefined) l.stopped = Math.min(l.stopped, f.at);
       }
@@ -558,17 +557,12 @@ export async function runFidelity(w: Workload, log: (line: string) => void = () 
     const stops = new Map<string, number>();
     for (const f of facts) if (f.type === 'lobby' && f.step === 'stopped') stops.set(f.reason ?? '?', (stops.get(f.reason ?? '?') ?? 0) + 1);
     log(`lobbies stopped: server ${JSON.stringify(Object.fromEntries(stops))}`);
-    // What the server's figures count and the simulator's do not: a lobby from the moment it began
-    // to stop (its last player left, no idle lobby kept) until its runtime reported it gone; none
-    // with the fake runtime, whose lobbies are gone as they stop.
-    const left = new Map<string, number>();
-    for (const seat of driven.seats) if (seat.to !== undefined) left.set(seat.lobbyId, Math.max(left.get(seat.lobbyId) ?? 0, seat.to));
-    const stopping = facts.flatMap((f) => (f.type === 'lobby' && f.step === 'stopped' && f.reason === 'idle' && left.has(f.lobbyId) ? [Math.max(0, f.at - (left.get(f.lobbyId) as number))] : [])).sort((a, b) => a - b);
-    const stoppingSeconds = Math.round(stopping.reduce((a, b) => a + b, 0) / 1_000);
-    if (runtime === 'docker') {
-      const at = (q: number): number => stopping[Math.min(stopping.length - 1, Math.floor(q * stopping.length))] ?? NaN;
-      log(`containers gone after their last player left: ${stopping.length}, median ${at(0.5)} ms, p95 ${at(0.95)} ms, ${stoppingSeconds} s in all`);
-    }
+    // How long the runtime took from a lobby's stopping (not counted any more) to its container being gone.
+    const stoppingAt = new Map<string, number>();
+    for (const f of facts) if (f.type === 'lobby' && f.step === 'stopping') stoppingAt.set(f.lobbyId, f.at);
+    const stopping = facts.flatMap((f) => (f.type === 'lobby' && f.step === 'stopped' && stoppingAt.has(f.lobbyId) ? [f.at - (stoppingAt.get(f.lobbyId) as number)] : [])).sort((a, b) => a - b);
+    const at = (q: number): number => stopping[Math.min(stopping.length - 1, Math.floor(q * stopping.length))] ?? NaN;
+    log(`lobbies gone after they began to stop: ${stopping.length}, median ${at(0.5)} ms, p95 ${at(0.95)} ms`);
     log(`refusals: server ${JSON.stringify(Object.fromEntries(codes))}, simulator ${JSON.stringify(m.rejections)}; simulator seat failures ${JSON.stringify(m.seatFailures)}`);
     const sim: Figures = {
       lobbiesCreated: m.lobbies.created,
@@ -581,7 +575,7 @@ export async function runFidelity(w: Workload, log: (line: string) => void = () 
       seatP95Ms: m.timeToReadyMs.p95,
       idleLobbySeconds: Math.round(m.idleLobbyHours * 3_600),
     };
-    return { workload: w, server, sim, rows: rowsOf(server, sim), calibration: report, requests: driven.requests, stoppingSeconds, wallMs: Date.now() - began };
+    return { workload: w, server, sim, rows: rowsOf(server, sim), calibration: report, requests: driven.requests, wallMs: Date.now() - began };
   } finally {
     stop.abort();
     players.close();

@@ -50,11 +50,16 @@ export interface DemandLobbyFact {
   readonly namespaceId: string;
   readonly at: number;
   readonly lobbyId: string;
-  readonly step: 'created' | 'ready' | 'stopped';
-  /** Absent on a ready or stopped fact of a lobby another instance created (its created fact has them). */
+  /**
+   * `stopping`: asked to stop (from then on not active: it takes no players and no longer counts
+   * against `lobby_count_max`); `stopped`: its container is gone (a Docker container takes a
+   * fraction of a second to seconds between the two).
+   */
+  readonly step: 'created' | 'ready' | 'stopping' | 'stopped';
+  /** Absent on a later fact of a lobby another instance created (its created fact has them). */
   readonly gameMode?: string;
   readonly region?: string;
-  /** Stopped: why (`crashed`, `idle`, ...). */
+  /** Stopping and stopped: why (`crashed`, `idle`, ...). */
   readonly reason?: string;
   /** Stopped: whether it stopped for a failure (crash, start failure, ready timeout). */
   readonly failed?: boolean;

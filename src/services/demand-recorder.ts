@@ -45,7 +45,7 @@ const EVENTS = Symbol('events');
 const REQUEST_VALUES = 10;
 
 /** The events a recorder keeps facts of. */
-const RECORDED_EVENTS: ReadonlySet<MatchEvent['type']> = new Set(['lobby-created', 'lobby-ready', 'lobby-stopped', 'player-connected', 'player-removed']);
+const RECORDED_EVENTS: ReadonlySet<MatchEvent['type']> = new Set(['lobby-created', 'lobby-ready', 'lobby-stopping', 'lobby-stopped', 'player-connected', 'player-removed']);
 
 /** Lobbies whose mode and region a recorder remembers at most (their created facts hold them too). */
 const MAX_KNOWN_LOBBIES = 100_000;
@@ -182,11 +182,14 @@ export class DemandRecorder {
         return;
       }
       case 'lobby-ready':
+      case 'lobby-stopping':
       case 'lobby-stopped': {
         const where = this.#lobbies.get(e.lobbyId);
         if (e.type === 'lobby-stopped') this.#lobbies.delete(e.lobbyId);
         const base = { type: 'lobby', namespaceId: e.namespaceId, at: e.at, lobbyId: e.lobbyId, ...where } as const;
-        out.push(e.type === 'lobby-ready' ? { ...base, step: 'ready' } : { ...base, step: 'stopped', reason: e.reason, failed: e.failed });
+        if (e.type === 'lobby-ready') out.push({ ...base, step: 'ready' });
+        else if (e.type === 'lobby-stopping') out.push({ ...base, step: 'stopping', reason: e.reason });
+        else out.push({ ...base, step: 'stopped', reason: e.reason, failed: e.failed });
         return;
       }
       case 'player-connected':
@@ -198,7 +201,6 @@ export class DemandRecorder {
       case 'captcha-verified':
       case 'player-reserved':
       case 'lobby-closed-set':
-      case 'lobby-stopping':
       case 'seat-failed':
       case 'seat-ready':
       case 'version-published':

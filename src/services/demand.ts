@@ -196,7 +196,7 @@ function lobbyStep(lobbies: Map<string, LobbyTrace>, f: DemandLobbyFact): void {
   if (f.region !== undefined) l.region ??= f.region;
   if (f.step === 'created') l.createdAt = f.at;
   else if (f.step === 'ready') l.readyAt ??= f.at;
-  else {
+  else if (f.step === 'stopped') {
     l.stoppedAt ??= f.at;
     l.crashed ||= f.reason === 'crashed';
   }

@@ -78,12 +78,14 @@ describe('DemandRecorder', () => {
     const lobby = { id: 'l1', namespaceId: NS, gameMode: 'duel', region: 'us' } as unknown as Extract<MatchEvent, { type: 'lobby-created' }>['lobby'];
     hub.publish([{ type: 'lobby-created', at: 1, lobby }, { type: 'lobby-closed-set', at: 1, namespaceId: NS, lobbyId: 'l1', closed: true }]);
     hub.publish([{ type: 'version-published', at: 2, namespaceId: NS, versionId: 'v' }]);
-    hub.publish([{ type: 'lobby-ready', at: 3, namespaceId: NS, lobbyId: 'l1' }, { type: 'lobby-stopped', at: 4, namespaceId: NS, lobbyId: 'l1', reason: 'crashed', failed: true }]);
+    hub.publish([{ type: 'lobby-ready', at: 3, namespaceId: NS, lobbyId: 'l1' }, { type: 'lobby-stopping', at: 4, namespaceId: NS, lobbyId: 'l1', reason: 'crashed' }]);
+    hub.publish([{ type: 'lobby-stopped', at: 4, namespaceId: NS, lobbyId: 'l1', reason: 'crashed', failed: true }]);
     hub.publish([{ type: 'lobby-stopped', at: 5, namespaceId: NS, lobbyId: 'elsewhere', reason: 'idle', failed: false }]);
     await recorder.flush();
     expect(await all()).toEqual([
       { type: 'lobby', namespaceId: NS, at: 1, lobbyId: 'l1', step: 'created', gameMode: 'duel', region: 'us' },
       { type: 'lobby', namespaceId: NS, at: 3, lobbyId: 'l1', step: 'ready', gameMode: 'duel', region: 'us' },
+      { type: 'lobby', namespaceId: NS, at: 4, lobbyId: 'l1', step: 'stopping', gameMode: 'duel', region: 'us', reason: 'crashed' },
       { type: 'lobby', namespaceId: NS, at: 4, lobbyId: 'l1', step: 'stopped', gameMode: 'duel', region: 'us', reason: 'crashed', failed: true },
       { type: 'lobby', namespaceId: NS, at: 5, lobbyId: 'elsewhere', step: 'stopped', reason: 'idle', failed: false },
     ]);

@@ -7,16 +7,10 @@
  * them connected and gone. The workload (bench/fidelity-run.ts `DOCKER_WORKLOAD`) keeps no idle
  * lobbies, so every seat waits for a container start: time to seat p50 and p95 both measure it.
  *
- * Figures held to the goal (±5 % counts, ±10 % percentiles): lobbies created, seated, time to seat
- * p50 and p95. The others miss it for known reasons, each checked for missing it no further:
- * - peak lobbies and idle lobby-seconds: the server's figures count a lobby until its container is
- *   gone, the simulator's until it begins to stop. A container takes some 0.2–0.4 s to stop here
- *   (SIGTERM, exit, removal), so the server's idle lobby-seconds are those stops (the simulator's
- *   are 0: every lobby is seated from its start and stops as its player leaves), and its peak
- *   counts a stopping container or two beside the namespace's full `lobby_count_max`. Checked: the
- *   simulator's namespace fills as the server's did, the server's peak is above it by a stopping
- *   container or two at most, and the server's idle lobby-seconds less its stopping time are within
- *   the goal of the simulator's.
+ * Figures held to the goal (±5 % counts, ±10 % percentiles): every one but refused. A lobby counts
+ * (peak lobbies, idle lobby-seconds) until it is asked to stop, on both sides: the server records
+ * that step, and the 0.2–0.4 s a container then takes to be gone is the runtime's, not the
+ * matchmaker's (the run logs it).
  * - refused: the simulator refuses fewer finds than the server while the namespace is full, as
  *   with the fake runtime (test/sim/fidelity.test.ts; here 0 to −8.8 % over four runs): within two
  *   Poisson standard deviations (2·√n) of the server's count.
@@ -30,22 +24,15 @@ import { describeWithDocker, docker, dockerProblem } from '../docker/engine.js';
 const problem = await dockerProblem();
 
 describeWithDocker('the simulator against the real server running Docker containers', problem, () => {
-  it('replays a recorded real-time workload of container lobbies with the figures within the goal or their known gap', async () => {
+  it('replays a recorded real-time workload of container lobbies with every figure within the goal but refused, known and bounded', async () => {
     const result = await runFidelity(DOCKER_WORKLOAD, (line) => process.stdout.write(`${line}\n`), undefined, 'docker');
     process.stdout.write(`${fidelityTable(result.rows)}\n(${result.requests} finds in ${DOCKER_WORKLOAD.durationMs / 1_000} s; whole run ${(result.wallMs / 1_000).toFixed(0)} s)\n`);
-    const { server, sim, stoppingSeconds } = result;
+    const { server, sim } = result;
     // The workload means something: containers come and go, the namespace fills, every seat waits for a start.
     expect(server.lobbiesCreated).toBeGreaterThan(5 * DOCKER_WORKLOAD.lobbyCountMax);
     expect(server.refused).toBeGreaterThan(0);
     expect(server.seatP50Ms).toBeGreaterThan(100);
-    const gaps = new Set(['peakLobbies', 'idleLobbySeconds', 'refused']);
-    expect(result.rows.filter((r) => !r.within && !gaps.has(r.figure)).map((r) => `${r.label}: server ${r.server}, simulator ${r.sim}`)).toEqual([]);
-    // The stopping containers and nothing else: without them the server's figures meet the goal.
-    expect(sim.peakLobbies).toBe(DOCKER_WORKLOAD.lobbyCountMax);
-    expect(server.peakLobbies - DOCKER_WORKLOAD.lobbyCountMax).toBeGreaterThanOrEqual(0);
-    expect(server.peakLobbies - DOCKER_WORKLOAD.lobbyCountMax).toBeLessThanOrEqual(2);
-    expect(stoppingSeconds).toBeGreaterThan(0);
-    expect(Math.abs(server.idleLobbySeconds - stoppingSeconds - sim.idleLobbySeconds)).toBeLessThanOrEqual(Math.max(1, 0.05 * server.idleLobbySeconds));
+    expect(result.rows.filter((r) => !r.within && r.figure !== 'refused').map((r) => `${r.label}: server ${r.server}, simulator ${r.sim}`)).toEqual([]);
     expect(Math.abs(sim.refused - server.refused)).toBeLessThanOrEqual(2 * Math.sqrt(server.refused));
     // Every container of the run is gone (its instance ids begin `fidelity-`).
     const left = await docker.listContainers({ all: true, filters: { label: ['tavern.instance'] } });
