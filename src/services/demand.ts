@@ -69,6 +69,7 @@ function line(r: DemandRequestFact, from: number, seats: ReadonlyMap<string, Ses
   const region = r.region ?? regionOf(r.gameMode);
   if (region === undefined) return undefined;
   const lengths = r.seats.map((k) => sessionMs(seats.get(k), now)).filter((ms) => ms !== undefined);
+  const connections = r.seats.map((k) => seats.get(k)?.connectedAt).filter((at) => at !== undefined);
   const connects = lengths.length > 0;
   return JSON.stringify({
     at_ms: r.at - from,
@@ -78,6 +79,8 @@ function line(r: DemandRequestFact, from: number, seats: ReadonlyMap<string, Ses
     party: Math.max(1, r.party),
     session_ms: connects ? Math.max(...lengths) : 0,
     connects,
+    // From the answer (arrival + wait) to the party's first connection: the client's own delay.
+    ...(connects ? { connect_ms: Math.max(0, Math.min(...connections) - (r.at + r.waitMs)) } : {}),
     ...(r.outcome === 'ok' ? {} : { refused: true }),
   });
 }
@@ -93,7 +96,8 @@ export interface ExportOptions {
  * The namespace's requests in the window as the simulator's recorded-demand JSONL, one line each
  * (with its `\n`), in time order; `at_ms` counts from the window's start. `session_ms` is how long
  * the request's seats stayed connected (the longest of a party; still connected: until now),
- * `connects` whether any did, `refused: true` on a refusal (its players' sessions are unknown). Left out: a join to an unknown lobby (no game mode) and refusals for
+ * `connects` whether any did, `connect_ms` (when one did) how long after its answer the party's first
+ * seat connected, `refused: true` on a refusal (its players' sessions are unknown). Left out: a join to an unknown lobby (no game mode) and refusals for
  * a game mode or region the version lacks.
  *
  * @effects demand store (read)

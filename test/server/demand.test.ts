@@ -34,11 +34,12 @@ const exportText = async (path: string, token: string): Promise<{ status: number
 };
 
 describe('demand recording and export', () => {
-  it('exports each request as the recorded-demand JSONL the simulator reads: sessions, no-shows, no ids', async () => {
+  it('exports each request as the recorded-demand JSONL the simulator reads: sessions, connection delays, no-shows, no ids', async () => {
     const { pub, cloud, base, t0, nsId } = await start();
     const first = await findReady(pub);
-    // The player connects and plays for a minute.
+    // The player connects 1.2 s after its answer and plays for a minute.
     const ref = { token: lobbyToken(first.lobbyId), body: { player_token: first.playerToken } };
+    h.timers.advance(1_200);
     expect((await h.call('POST', '/matchmaker/players/connected', ref)).status).toBe(200);
     h.timers.advance(60_000);
     expect((await h.call('POST', '/matchmaker/players/disconnected', ref)).status).toBe(200);
@@ -55,8 +56,8 @@ describe('demand recording and export', () => {
     expect(got.headers.get('tavern-window-start')).toBe(new Date(t0).toISOString());
     const lines = got.text.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines).toEqual([
-      { at_ms: 0, kind: 'find', game_mode: 'default', region: 'local', party: 1, session_ms: 60_000, connects: true },
-      { at_ms: 61_800, kind: 'find', game_mode: 'default', region: 'local', party: 1, session_ms: 0, connects: false },
+      { at_ms: 0, kind: 'find', game_mode: 'default', region: 'local', party: 1, session_ms: 60_000, connects: true, connect_ms: 1_200 },
+      { at_ms: 63_000, kind: 'find', game_mode: 'default', region: 'local', party: 1, session_ms: 0, connects: false },
     ]);
     const parsed = parseRecordedDemand(got.text);
     expect(parsed.ok).toBe(true);

@@ -107,6 +107,8 @@ export interface RecordedRequest {
   readonly party: number;
   readonly sessionMs: number;
   readonly connects: boolean;
+  /** How long after its answer the client connected (absent: the replay draws it). */
+  readonly connectMs?: number;
   /**
    * The server refused it: `session_ms` and `connects` say nothing of its players, so a replay that
    * seats them draws their sessions and no-shows from the scenario's demand for that mode and region.

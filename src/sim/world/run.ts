@@ -74,6 +74,8 @@ interface Arrival {
   readonly sessionMs: number;
   /** Per player: whether it connects once its seat is ready. */
   readonly connects: readonly boolean[];
+  /** How long after its seat is ready the party connects (recorded); absent: drawn from {@link CONNECT_DELAY}. */
+  readonly connectMs?: number;
   readonly dynamicMaxPlayers?: number;
   readonly tags?: Readonly<Record<string, string>>;
 }
@@ -210,7 +212,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   const connect = (playerId: string, lobbyId: string, arrival: Arrival, index: number, readyAt: number, arrivedAt: number): void => {
     metrics.ready(readyAt - arrivedAt);
     if (arrival.connects[index] !== true) return;
-    host.after(Math.round(sample(CONNECT_DELAY, clientStream)), () =>
+    host.after(arrival.connectMs ?? Math.round(sample(CONNECT_DELAY, clientStream)), () =>
       spawn(
         (async () => {
           const ref = { namespaceId: SIM_NAMESPACE, lobbyId, playerId };
@@ -314,8 +316,9 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     for (const r of options.recorded) {
       if (r.atMs >= scenario.durationMs) break;
       const d = r.refused ? scenario.demand[r.gameMode]?.[r.region] : undefined;
+      // A recorded client replays as it behaved: its connection delay and session as the server saw them.
       const arrival: Arrival = d === undefined
-        ? { kind: r.kind, gameMode: r.gameMode, region: r.region, party: r.party, sessionMs: Math.max(1, r.sessionMs), connects: Array.from({ length: r.party }, () => r.connects) }
+        ? { kind: r.kind, gameMode: r.gameMode, region: r.region, party: r.party, sessionMs: Math.max(1, r.sessionMs), connects: Array.from({ length: r.party }, () => r.connects), ...(r.connectMs === undefined ? {} : { connectMs: r.connectMs }) }
         : { kind: r.kind, gameMode: r.gameMode, region: r.region, party: r.party, sessionMs: Math.max(1, Math.round(sample(d.sessionMs, unknown))), connects: Array.from({ length: r.party }, () => unknown.float() >= d.noShowShare) };
       sim.schedule(r.atMs, () => arrive(arrival));
     }

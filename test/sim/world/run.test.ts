@@ -133,6 +133,32 @@ describe('runScenario', () => {
     expect(refused.metrics.peakCcu).toBeGreaterThan(0);
   });
 
+  it('replays a recorded client\'s connection delay: a seat held by a slow client keeps a full namespace full, as it did on the server', async () => {
+    // One lobby at most, one player each, no idle pool, lobbies ready after 1 s. The server seated A
+    // at 0; A's client connected 10 s after its answer and left 1 s later, so B (at 8 s) found the
+    // namespace's only lobby still held and was refused. A replay that draws A's delay (median 0.8 s,
+    // p95 3 s) has A gone long before B comes, and seats B.
+    const s = short('steady', 1, [
+      'version.matchmaker.max_players=1', 'version.matchmaker.max_players_direct=1', 'version.matchmaker.max_players_party=1',
+      'version.matchmaker.idle_lobbies={"min":0,"max":0}', 'version.matchmaker.regions.eu-west.idle_lobbies={"min":0,"max":0}', 'version.matchmaker.regions.us-east.idle_lobbies={"min":0,"max":0}',
+      'infrastructure.lobby_count_max=1', 'infrastructure.regions[0].lobby_start_delay_ms={"kind":"constant","value":1000}', 'infrastructure.regions[0].lobby_crash_rate_per_hour=0',
+    ]);
+    const [a, b] = finds(2);
+    if (a === undefined || b === undefined) throw new Error('fixture');
+    const recorded = (connectMs: number): RecordedRequest[] => [
+      { ...a, sessionMs: 1_000, connectMs },
+      { ...b, atMs: 8_000, sessionMs: 0, connects: false, refused: true },
+    ];
+    const slow = await runScenario(s, { recorded: recorded(10_000) });
+    expect(slow.violations).toEqual([]);
+    expect(slow.metrics.served).toBe(1);
+    expect(slow.metrics.rejections).toEqual({ MATCHMAKER_TOO_MANY_LOBBIES: 1 });
+    // The same demand with a client that connects at once frees the lobby in time for B.
+    const quick = await runScenario(s, { recorded: recorded(0) });
+    expect(quick.metrics.served).toBe(2);
+    expect(quick.metrics.rejected).toBe(0);
+  });
+
   it('infrastructure.lobby_count_max caps the namespace\'s active lobbies apart from the regions\' containers', async () => {
     const sets = ['version.matchmaker.max_players=2'];
     const free = await runScenario(short('steady', 10, sets), { recorded: finds(40) });
