@@ -147,8 +147,9 @@ const post = async (origin: string, path: string, token: string, body: unknown):
 };
 
 /**
- * The workload's players: a find each (a Poisson process), then, once seated, a connection after the
- * same client delay the simulator draws, a session, a disconnection. Runs until `durationMs` after
+ * The workload's players: a find each (a Poisson process), then, once seated, a connection after a
+ * client delay (drawn as the simulator draws one it does not know; the export records each, and the
+ * replay reproduces it), a session, a disconnection. Runs until `durationMs` after
  * `start`; sessions still going then are cut off by `stop`.
  */
 async function drive(origin: string, pub: string, lobbyDir: string, w: Workload, start: number, stop: AbortSignal): Promise<{ seats: HeldSeat[]; requests: number; errors: string[] }> {
@@ -364,8 +365,8 @@ export async function runFidelity(w: Workload, log: (line: string) => void = () 
       peakLobbies: m.lobbies.peakActive,
       seated: m.served,
       refused: m.rejected,
-      // The server answers a find once its seat is ready (a starting lobby's included); the simulator
-      // answers at once and counts the wait for readiness apart: that wait is the server's.
+      // The server answers a find once its seat is ready (a starting lobby's included): the
+      // simulator's time to a ready seat, its calibrated answer time included.
       seatP50Ms: m.timeToReadyMs.p50,
       seatP95Ms: m.timeToReadyMs.p95,
       idleLobbySeconds: Math.round(m.idleLobbyHours * 3_600),

@@ -113,6 +113,7 @@ export class DemandRecorder {
       if (r.gameMode !== undefined) fact.gameMode = r.gameMode;
       if (r.region !== undefined) fact.region = r.region;
       if (r.gates !== undefined) fact.gates = r.gates;
+      if (r.seatReady !== undefined) fact.seatReady = r.seatReady;
       out.push(fact);
       return;
     }

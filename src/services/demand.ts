@@ -1,8 +1,8 @@
 /**
  * Recorded demand, read back: the export (one JSONL line per request, exactly the format
  * `tavern sim --recorded` reads, with no ids at all) and what the simulator's calibration fits
- * from (per region: lobby start delays, crashes per lobby-hour, session lengths, seat waits; per
- * game mode and region: the requests' mix, party sizes and no-shows).
+ * from (the server's answer time; per region: lobby start delays, crashes per lobby-hour, session
+ * lengths, seat waits; per game mode and region: the requests' mix, party sizes and no-shows).
  */
 import type { DemandFact, DemandLobbyFact, DemandRequestFact, DemandStore } from '../io/demand.js';
 
@@ -159,6 +159,8 @@ export interface ModeObservation {
 
 export interface Observation {
   readonly window: DemandWindow;
+  /** The server's own answer time: the waits of admitted requests whose seat was ready at admission. */
+  readonly answerMs: Summary;
   /** By region id, in order of first appearance. */
   readonly regions: Readonly<Record<string, RegionObservation>>;
   /** By game mode, then region. */
@@ -217,12 +219,13 @@ function foldLobby(acc: RegionAcc, l: LobbyTrace, window: DemandWindow): void {
   if (l.crashed && inside(l.stoppedAt)) acc.crashes += 1;
 }
 
-function foldRequest(r: DemandRequestFact, seats: ReadonlyMap<string, Session>, region: RegionAcc, mode: ModeAcc): void {
+function foldRequest(r: DemandRequestFact, seats: ReadonlyMap<string, Session>, region: RegionAcc, mode: ModeAcc, answers: number[]): void {
   mode[r.kind] += 1;
   const size = String(Math.max(1, r.party));
   mode.parties[size] = (mode.parties[size] ?? 0) + 1;
   if (r.outcome !== 'ok') return;
   region.waits.push(r.waitMs);
+  if (r.seatReady === true) answers.push(r.waitMs);
   for (const k of r.seats) {
     mode.seats += 1;
     const s = seats.get(k);
@@ -249,6 +252,7 @@ export async function observeDemand(store: DemandStore, namespaceId: string, win
   const lobbies = new Map<string, LobbyTrace>();
   const regions = new Map<string, RegionAcc>();
   const modes = new Map<string, Map<string, ModeAcc>>();
+  const answers: number[] = [];
   const regionOf = (id: string): RegionAcc => {
     const found = regions.get(id) ?? regionAcc();
     regions.set(id, found);
@@ -261,7 +265,7 @@ export async function observeDemand(store: DemandStore, namespaceId: string, win
     modes.set(f.gameMode, byRegion);
     const mode = byRegion.get(f.region) ?? { find: 0, join: 0, create: 0, parties: {}, seats: 0, connected: 0, sessions: [] };
     byRegion.set(f.region, mode);
-    foldRequest(f, seats, regionOf(f.region), mode);
+    foldRequest(f, seats, regionOf(f.region), mode, answers);
   }
   for (const l of lobbies.values()) if (l.region !== undefined) foldLobby(regionOf(l.region), l, window);
   const regionsOut: Record<string, RegionObservation> = {};
@@ -282,5 +286,5 @@ export async function observeDemand(store: DemandStore, namespaceId: string, win
     }
     modesOut[name] = out;
   }
-  return { window, regions: regionsOut, modes: modesOut };
+  return { window, answerMs: summarize(answers), regions: regionsOut, modes: modesOut };
 }

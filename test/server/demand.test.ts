@@ -102,6 +102,20 @@ describe('demand recording and export', () => {
     expect(facts.map((f) => f.fact).filter((f) => f.type === 'lobby').map((f) => (f as { step: string }).step)).toEqual(['created', 'ready']);
   });
 
+  it('records whether a seat was ready at admission; observed: the answer time is the waits of those seats alone', async () => {
+    const { pub, cloud, base, t0, nsId } = await start();
+    // The first find waits 800 ms for its lobby; the next finds a seat in it at once.
+    await findReady(pub);
+    const second = await h.call('POST', '/matchmaker/lobbies/find', { token: pub, body: { game_modes: ['default'] } });
+    expect(second.status).toBe(200);
+    await h.recorder?.flush();
+    const facts = await h.demand.store.readDemand(nsId, { from: 0, to: h.clock.now() + 1 }, undefined, 100);
+    expect(facts.map((f) => f.fact).filter((f) => f.type === 'request')).toMatchObject([{ waitMs: 800, seatReady: false }, { waitMs: 0, seatReady: true }]);
+    const r = await h.call('GET', `${base}/observed?start=${t0}&end=${h.clock.now() + 1}`, { token: cloud });
+    expect(r.body['answer_ms']).toEqual({ samples: 1, median: 0, p95: 0 });
+    expect(r.body['regions']?.['local']?.['seat_wait_ms']).toEqual({ samples: 2, median: 0, p95: 800 });
+  });
+
   it('a window where nothing happened exports an empty body; a bad window is refused with the parameter named', async () => {
     const { cloud, base, t0 } = await start();
     const empty = await exportText(`${base}?start=${t0 - 10_000}&end=${t0 - 5_000}`, cloud);

@@ -75,6 +75,11 @@ export interface Infrastructure {
   readonly regions: readonly InfrastructureRegion[];
   /** The namespace's `lobby_count_max` (active lobbies); absent: the sum of the regions' capacities. */
   readonly lobbyCountMax?: number;
+  /**
+   * The server's own time to answer a request whose seat is ready at once (absent: at once). The
+   * decision is not delayed by it: only the client learns of its seat that much later.
+   */
+  readonly answerMs?: NumericDistribution;
   readonly verifier: VerifierModel;
   readonly captcha: CaptchaModel;
 }

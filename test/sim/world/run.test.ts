@@ -159,6 +159,22 @@ describe('runScenario', () => {
     expect(quick.metrics.rejected).toBe(0);
   });
 
+  it('infrastructure.answer_ms: the client hears of its seat that much later; the decisions stay where they were', async () => {
+    const sets = ['infrastructure.regions[0].lobby_start_delay_ms={"kind":"constant","value":1000}'];
+    const at = await runScenario(short('steady', 10, sets), { recorded: finds(30), keepTrace: true });
+    const later = await runScenario(short('steady', 10, [...sets, 'infrastructure.answer_ms={"kind":"constant","value":3}']), { recorded: finds(30), keepTrace: true });
+    expect(later.violations).toEqual([]);
+    // Seats ready at once (most: the idle lobby and the first lobby's free seats) wait the answer time; the
+    // first find's seat waits its lobby's start, which the answer time overlaps.
+    expect(at.metrics.timeToReadyMs).toEqual({ p50: 0, p95: 0, p99: 1_000 });
+    expect(later.metrics.timeToReadyMs).toEqual({ p50: 3, p95: 3, p99: 1_000 });
+    expect(later.metrics.timeToSeatMs).toEqual({ p50: 3, p95: 3, p99: 3 });
+    // The same decisions at the same times: each request's outcome record.
+    const outcomes = (r: typeof at): unknown[] => (r.trace.records ?? []).filter((t) => t.kind === 'outcome');
+    expect(outcomes(later)).toEqual(outcomes(at));
+    expect(later.metrics.served).toBe(at.metrics.served);
+  });
+
   it('infrastructure.lobby_count_max caps the namespace\'s active lobbies apart from the regions\' containers', async () => {
     const sets = ['version.matchmaker.max_players=2'];
     const free = await runScenario(short('steady', 10, sets), { recorded: finds(40) });
