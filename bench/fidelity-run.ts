@@ -386,7 +386,7 @@ export async function runFidelity(w: Workload, log: (line: string) => void = () 
     const stops = new Map<string, number>();
     for (const f of facts) if (f.type === 'lobby' && f.step === 'stopped') stops.set(f.reason ?? '?', (stops.get(f.reason ?? '?') ?? 0) + 1);
     log(`lobbies stopped: server ${JSON.stringify(Object.fromEntries(stops))}`);
-    log(`refusals: server ${JSON.stringify(Object.fromEntries(codes))}, simulator (mean) ${JSON.stringify(Object.fromEntries(rejections))}`);
+    log(`refusals: server ${JSON.stringify(Object.fromEntries(codes))}, simulator (mean) ${JSON.stringify(Object.fromEntries([...rejections].map(([code, n]) => [code, Number(n.toFixed(2))])))}`);
     const figures = Object.keys(LABELS) as FigureName[];
     const mean = (f: FigureName): number => replays.reduce((n, r) => n + r[f], 0) / REPLAYS;
     const sd = (f: FigureName): number => Math.sqrt(replays.reduce((n, r) => n + (r[f] - mean(f)) ** 2, 0) / REPLAYS);
