@@ -9,7 +9,9 @@ import type { DemandCursor, DemandFact, DemandLobbyFact, DemandRequestFact, Dema
 
 /**
  * A fact as stored: a tuple without its namespace (the chunk's) and without key names, which
- * halves what a flush encodes and writes. `r`: request, `s`: seat step, `l`: lobby step.
+ * halves what a flush encodes and writes. `r`: request, `s`: seat step, `l`: lobby step. A request's
+ * last number holds its flags: the gates that ran, and whether its seat was ready at admission
+ * (two bits: known, ready; a chunk written before it was kept has neither).
  */
 type Encoded =
   | readonly ['r', number, DemandRequestFact['kind'], string | null, string | null, number, string, number, readonly string[], number]
@@ -18,12 +20,15 @@ type Encoded =
 
 const GATE_CAPTCHA = 1;
 const GATE_VERIFICATION = 2;
+const SEAT_READINESS_KNOWN = 4;
+const SEAT_READY = 8;
 
 const encode = (f: DemandFact): Encoded => {
   switch (f.type) {
     case 'request': {
       const gates = (f.gates?.captcha === true ? GATE_CAPTCHA : 0) | (f.gates?.verification === true ? GATE_VERIFICATION : 0);
-      return ['r', f.at, f.kind, f.gameMode ?? null, f.region ?? null, f.party, f.outcome, f.waitMs, f.seats, gates];
+      const readiness = f.seatReady === undefined ? 0 : SEAT_READINESS_KNOWN | (f.seatReady ? SEAT_READY : 0);
+      return ['r', f.at, f.kind, f.gameMode ?? null, f.region ?? null, f.party, f.outcome, f.waitMs, f.seats, gates | readiness];
     }
     case 'seat':
       return ['s', f.at, f.seat, f.step];
@@ -35,11 +40,13 @@ const encode = (f: DemandFact): Encoded => {
 const decode = (e: Encoded, namespaceId: string): DemandFact => {
   switch (e[0]) {
     case 'r': {
-      const [, at, kind, gameMode, region, party, outcome, waitMs, seats, gates] = e;
+      const [, at, kind, gameMode, region, party, outcome, waitMs, seats, flags] = e;
+      const gates = flags & (GATE_CAPTCHA | GATE_VERIFICATION);
       return {
         type: 'request', namespaceId, at, kind, ...(gameMode === null ? {} : { gameMode }), ...(region === null ? {} : { region }), party,
         ...(gates === 0 ? {} : { gates: { captcha: (gates & GATE_CAPTCHA) !== 0, verification: (gates & GATE_VERIFICATION) !== 0 } }),
         outcome, waitMs, seats,
+        ...((flags & SEAT_READINESS_KNOWN) === 0 ? {} : { seatReady: (flags & SEAT_READY) !== 0 }),
       };
     }
     case 's':

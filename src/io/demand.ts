@@ -30,6 +30,11 @@ export interface DemandRequestFact {
   readonly outcome: string;
   /** From arrival to the answer (a seat in a starting lobby waits for it to be ready). */
   readonly waitMs: number;
+  /**
+   * Admitted: whether its seat was ready at admission, so `waitMs` is the server's answer time alone
+   * (no lobby start in it). Absent on a refusal, and on facts recorded before it was kept.
+   */
+  readonly seatReady?: boolean;
   /** The seats it reserved (each seat's session starts here), as keyed digests of their player ids. */
   readonly seats: readonly string[];
 }

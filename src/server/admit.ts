@@ -86,6 +86,7 @@ function recordOf(namespaceId: string, asked: Asked, at: number, outcome: MatchO
   if (gameMode !== undefined) record.gameMode = gameMode;
   if (region !== undefined) record.region = region;
   if (outcome?.gates !== undefined) record.gates = outcome.gates;
+  if (admitted !== undefined) record.seatReady = admitted.seat.ready;
   return record;
 }
 

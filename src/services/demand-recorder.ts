@@ -42,7 +42,7 @@ export interface DemandRecorderOptions {
 /** In the buffer, marks a decision's events (the next value). */
 const EVENTS = Symbol('events');
 /** Values a buffered request takes (see `request`). */
-const REQUEST_VALUES = 10;
+const REQUEST_VALUES = 11;
 
 /** The events a recorder keeps facts of. */
 const RECORDED_EVENTS: ReadonlySet<MatchEvent['type']> = new Set(['lobby-created', 'lobby-ready', 'lobby-stopping', 'lobby-stopped', 'player-connected', 'player-removed']);
@@ -127,6 +127,7 @@ export class DemandRecorder {
     b[n++] = r.gameMode;
     b[n++] = r.region;
     b[n++] = r.gates;
+    b[n++] = r.seatReady;
     this.#count = n;
     this.#schedule();
   }
@@ -164,9 +165,11 @@ export class DemandRecorder {
     const gameMode = buffer[i + 7] as string | undefined;
     const region = buffer[i + 8] as string | undefined;
     const gates = buffer[i + 9] as RequestRecord['gates'];
+    const seatReady = buffer[i + 10] as boolean | undefined;
     if (gameMode !== undefined) fact.gameMode = gameMode;
     if (region !== undefined) fact.region = region;
     if (gates !== undefined) fact.gates = gates;
+    if (seatReady !== undefined) fact.seatReady = seatReady;
     out.push(fact);
     return i + REQUEST_VALUES;
   }

@@ -1,8 +1,8 @@
 /**
  * Recorded demand, read back: the export (one JSONL line per request, exactly the format
  * `tavern sim --recorded` reads, with no ids at all) and what the simulator's calibration fits
- * from (per region: lobby start delays, crashes per lobby-hour, session lengths, seat waits; per
- * game mode and region: the requests' mix, party sizes and no-shows).
+ * from (the server's answer time; per region: lobby start delays, crashes per lobby-hour, session
+ * lengths, seat waits; per game mode and region: the requests' mix, party sizes and no-shows).
  */
 import type { DemandFact, DemandLobbyFact, DemandRequestFact, DemandStore } from '../io/demand.js';
 
@@ -69,6 +69,7 @@ function line(r: DemandRequestFact, from: number, seats: ReadonlyMap<string, Ses
   const region = r.region ?? regionOf(r.gameMode);
   if (region === undefined) return undefined;
   const lengths = r.seats.map((k) => sessionMs(seats.get(k), now)).filter((ms) => ms !== undefined);
+  const connections = r.seats.map((k) => seats.get(k)?.connectedAt).filter((at) => at !== undefined);
   const connects = lengths.length > 0;
   return JSON.stringify({
     at_ms: r.at - from,
@@ -78,6 +79,8 @@ function line(r: DemandRequestFact, from: number, seats: ReadonlyMap<string, Ses
     party: Math.max(1, r.party),
     session_ms: connects ? Math.max(...lengths) : 0,
     connects,
+    // From the answer (arrival + wait) to the party's first connection: the client's own delay.
+    ...(connects ? { connect_ms: Math.max(0, Math.min(...connections) - (r.at + r.waitMs)) } : {}),
     ...(r.outcome === 'ok' ? {} : { refused: true }),
   });
 }
@@ -93,7 +96,9 @@ export interface ExportOptions {
  * The namespace's requests in the window as the simulator's recorded-demand JSONL, one line each
  * (with its `\n`), in time order; `at_ms` counts from the window's start. `session_ms` is how long
  * the request's seats stayed connected (the longest of a party; still connected: until now),
- * `connects` whether any did, `refused: true` on a refusal (its players' sessions are unknown). A refused join has its lobby's mode and region. Left out: a join to an unknown lobby (no game mode) and refusals for
+ * `connects` whether any did, `connect_ms` (when one did) how long after its answer the party's first
+ * seat connected, `refused: true` on a refusal (its players' sessions are unknown). A refused join has its lobby's mode
+ * and region. Left out: a join to an unknown lobby (no game mode) and refusals for
  * a game mode or region the version lacks.
  *
  * @effects demand store (read)
@@ -155,6 +160,8 @@ export interface ModeObservation {
 
 export interface Observation {
   readonly window: DemandWindow;
+  /** The server's own answer time: the waits of admitted requests whose seat was ready at admission. */
+  readonly answerMs: Summary;
   /** By region id, in order of first appearance. */
   readonly regions: Readonly<Record<string, RegionObservation>>;
   /** By game mode, then region. */
@@ -213,12 +220,13 @@ function foldLobby(acc: RegionAcc, l: LobbyTrace, window: DemandWindow): void {
   if (l.crashed && inside(l.stoppedAt)) acc.crashes += 1;
 }
 
-function foldRequest(r: DemandRequestFact, seats: ReadonlyMap<string, Session>, region: RegionAcc, mode: ModeAcc): void {
+function foldRequest(r: DemandRequestFact, seats: ReadonlyMap<string, Session>, region: RegionAcc, mode: ModeAcc, answers: number[]): void {
   mode[r.kind] += 1;
   const size = String(Math.max(1, r.party));
   mode.parties[size] = (mode.parties[size] ?? 0) + 1;
   if (r.outcome !== 'ok') return;
   region.waits.push(r.waitMs);
+  if (r.seatReady === true) answers.push(r.waitMs);
   for (const k of r.seats) {
     mode.seats += 1;
     const s = seats.get(k);
@@ -245,6 +253,7 @@ export async function observeDemand(store: DemandStore, namespaceId: string, win
   const lobbies = new Map<string, LobbyTrace>();
   const regions = new Map<string, RegionAcc>();
   const modes = new Map<string, Map<string, ModeAcc>>();
+  const answers: number[] = [];
   const regionOf = (id: string): RegionAcc => {
     const found = regions.get(id) ?? regionAcc();
     regions.set(id, found);
@@ -257,7 +266,7 @@ export async function observeDemand(store: DemandStore, namespaceId: string, win
     modes.set(f.gameMode, byRegion);
     const mode = byRegion.get(f.region) ?? { find: 0, join: 0, create: 0, parties: {}, seats: 0, connected: 0, sessions: [] };
     byRegion.set(f.region, mode);
-    foldRequest(f, seats, regionOf(f.region), mode);
+    foldRequest(f, seats, regionOf(f.region), mode, answers);
   }
   for (const l of lobbies.values()) if (l.region !== undefined) foldLobby(regionOf(l.region), l, window);
   const regionsOut: Record<string, RegionObservation> = {};
@@ -278,5 +287,5 @@ export async function observeDemand(store: DemandStore, namespaceId: string, win
     }
     modesOut[name] = out;
   }
-  return { window, regions: regionsOut, modes: modesOut };
+  return { window, answerMs: summarize(answers), regions: regionsOut, modes: modesOut };
 }

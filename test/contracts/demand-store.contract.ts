@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { DemandFact, DemandStore, StoredDemandFact } from '../../src/io/demand.js';
+import type { DemandFact, DemandRequestFact, DemandStore, StoredDemandFact } from '../../src/io/demand.js';
 
 /** A fresh, empty store, and a second store on the same database (another process's view). */
 export interface DemandUnderTest {
@@ -19,7 +19,7 @@ const seat = (namespaceId: string, at: number, step: 'connected' | 'removed' = '
 
 const request = (namespaceId: string, at: number): DemandFact => ({
   type: 'request', namespaceId, at, kind: 'find', gameMode: 'default', region: 'eu', party: 2,
-  gates: { captcha: true, verification: false }, outcome: 'ok', waitMs: 1200, seats: ['a', 'b'],
+  gates: { captcha: true, verification: false }, outcome: 'ok', waitMs: 1200, seats: ['a', 'b'], seatReady: false,
 });
 
 const lobby = (namespaceId: string, at: number): DemandFact => ({
@@ -59,11 +59,13 @@ export const demandStoreContract = (name: string, open: () => Promise<DemandUnde
     it('keeps each kind of fact as appended, and another connection reads them', async () => {
       const { demand, twin } = await fresh();
       const ns = randomUUID();
-      // Optional members absent too: a join to an unknown lobby (no mode, region, gates), another instance's lobby.
+      // Optional members absent too: a join to an unknown lobby (no mode, region, gates, seat readiness), another instance's lobby;
+      // a seat ready at admission with no gate, and one behind verification.
       const bare: DemandFact = { type: 'request', namespaceId: ns, at: 1_003, kind: 'join', party: 1, outcome: 'MATCHMAKER_LOBBY_NOT_FOUND', waitMs: 0, seats: [] };
       const elsewhere: DemandFact = { type: 'lobby', namespaceId: ns, at: 1_004, lobbyId: randomUUID(), step: 'ready' };
-      const verified: DemandFact = { ...request(ns, 1_005), gates: { captcha: false, verification: true } } as DemandFact;
-      const facts = [request(ns, 1_000), seat(ns, 1_001), lobby(ns, 1_002), bare, elsewhere, verified];
+      const verified: DemandFact = { ...request(ns, 1_005), gates: { captcha: false, verification: true }, seatReady: true } as DemandFact;
+      const { gates: _none, ...ungated } = { ...request(ns, 1_006), waitMs: 2, seatReady: true } as DemandRequestFact;
+      const facts = [request(ns, 1_000), seat(ns, 1_001), lobby(ns, 1_002), bare, elsewhere, verified, ungated];
       await demand.appendDemand(facts);
       const read = await twin.readDemand(ns, { from: 0, to: 10_000 }, undefined, 100);
       expect(read.map((r) => r.fact)).toEqual(facts);

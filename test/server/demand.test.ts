@@ -34,11 +34,12 @@ const exportText = async (path: string, token: string): Promise<{ status: number
 };
 
 describe('demand recording and export', () => {
-  it('exports each request as the recorded-demand JSONL the simulator reads: sessions, no-shows, no ids', async () => {
+  it('exports each request as the recorded-demand JSONL the simulator reads: sessions, connection delays, no-shows, no ids', async () => {
     const { pub, cloud, base, t0, nsId } = await start();
     const first = await findReady(pub);
-    // The player connects and plays for a minute.
+    // The player connects 1.2 s after its answer and plays for a minute.
     const ref = { token: lobbyToken(first.lobbyId), body: { player_token: first.playerToken } };
+    h.timers.advance(1_200);
     expect((await h.call('POST', '/matchmaker/players/connected', ref)).status).toBe(200);
     h.timers.advance(60_000);
     expect((await h.call('POST', '/matchmaker/players/disconnected', ref)).status).toBe(200);
@@ -55,8 +56,8 @@ describe('demand recording and export', () => {
     expect(got.headers.get('tavern-window-start')).toBe(new Date(t0).toISOString());
     const lines = got.text.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines).toEqual([
-      { at_ms: 0, kind: 'find', game_mode: 'default', region: 'local', party: 1, session_ms: 60_000, connects: true },
-      { at_ms: 61_800, kind: 'find', game_mode: 'default', region: 'local', party: 1, session_ms: 0, connects: false },
+      { at_ms: 0, kind: 'find', game_mode: 'default', region: 'local', party: 1, session_ms: 60_000, connects: true, connect_ms: 1_200 },
+      { at_ms: 63_000, kind: 'find', game_mode: 'default', region: 'local', party: 1, session_ms: 0, connects: false },
     ]);
     const parsed = parseRecordedDemand(got.text);
     expect(parsed.ok).toBe(true);
@@ -99,6 +100,20 @@ describe('demand recording and export', () => {
     expect(requests[0]).not.toHaveProperty('region');
     expect(requests[2]).not.toHaveProperty('gameMode');
     expect(facts.map((f) => f.fact).filter((f) => f.type === 'lobby').map((f) => (f as { step: string }).step)).toEqual(['created', 'ready']);
+  });
+
+  it('records whether a seat was ready at admission; observed: the answer time is the waits of those seats alone', async () => {
+    const { pub, cloud, base, t0, nsId } = await start();
+    // The first find waits 800 ms for its lobby; the next finds a seat in it at once.
+    await findReady(pub);
+    const second = await h.call('POST', '/matchmaker/lobbies/find', { token: pub, body: { game_modes: ['default'] } });
+    expect(second.status).toBe(200);
+    await h.recorder?.flush();
+    const facts = await h.demand.store.readDemand(nsId, { from: 0, to: h.clock.now() + 1 }, undefined, 100);
+    expect(facts.map((f) => f.fact).filter((f) => f.type === 'request')).toMatchObject([{ waitMs: 800, seatReady: false }, { waitMs: 0, seatReady: true }]);
+    const r = await h.call('GET', `${base}/observed?start=${t0}&end=${h.clock.now() + 1}`, { token: cloud });
+    expect(r.body['answer_ms']).toEqual({ samples: 1, median: 0, p95: 0 });
+    expect(r.body['regions']?.['local']?.['seat_wait_ms']).toEqual({ samples: 2, median: 0, p95: 800 });
   });
 
   it('a window where nothing happened exports an empty body; a bad window is refused with the parameter named', async () => {

@@ -70,6 +70,7 @@ async function observedRoute(ctx: Ctx): Promise<unknown> {
     end_ts: ts(window.to),
     version_id: ns.versionId,
     lobby_count_max: ns.settings.lobbyCountMax,
+    answer_ms: summary(seen.answerMs),
     regions_info: ctx.services.regions.map((r) => ({ id: r.id, display_name: r.displayName, ...(r.coords === undefined ? {} : { coords: r.coords }) })),
     regions: Object.fromEntries(Object.entries(seen.regions).map(([id, r]) => [id, {
       lobby_start_delay_ms: summary(r.lobbyStartDelayMs),

@@ -1,6 +1,7 @@
 /**
  * Calibration: a scenario fitted to what a Tavern server observed of a namespace (`GET
- * .../analytics/matchmaker/demand/observed`). Its version is the namespace's current config; per
+ * .../analytics/matchmaker/demand/observed`). Its version is the namespace's current config; the
+ * server's answer time (the waits of seats ready at admission: median and p95 → lognormal); per
  * region, its infrastructure's lobby start delay (median and p95 → lognormal), crash rate per
  * lobby-hour (its containers unbounded, as Tavern leaves them; the namespace's `lobby_count_max`
  * bounds the active lobbies); per game mode and region, a synthetic demand (arrival rate, request mix, party sizes,
@@ -21,8 +22,17 @@ export const CALIBRATED_REGION_CAPACITY = 32_768;
 /** z of the 95th percentile of a standard normal (the scenario's lognormal is given by median and p95). */
 const Z95 = 1.6448536269514722;
 
-/** The figures kept when the server saw too few samples (those of the built-in `steady`). */
-export const CALIBRATION_DEFAULTS: { readonly lobbyStartDelayMs: NumericDistribution; readonly lobbyCrashRatePerHour: number; readonly sessionMs: NumericDistribution } = Object.freeze({
+/**
+ * The figures kept when the server saw too few samples (those of the built-in `steady`; an answer at
+ * once, as a scenario without `answer_ms` has it).
+ */
+export const CALIBRATION_DEFAULTS: {
+  readonly answerMs: NumericDistribution;
+  readonly lobbyStartDelayMs: NumericDistribution;
+  readonly lobbyCrashRatePerHour: number;
+  readonly sessionMs: NumericDistribution;
+} = Object.freeze({
+  answerMs: Object.freeze({ kind: 'constant', value: 0 }),
   lobbyStartDelayMs: Object.freeze({ kind: 'lognormal', median: 3_000, p95: 8_000 }),
   lobbyCrashRatePerHour: 0,
   sessionMs: Object.freeze({ kind: 'lognormal', median: 900_000, p95: 2_700_000 }),
@@ -39,6 +49,8 @@ export interface ObservedSummary {
 export interface Observed {
   readonly start_ts: string;
   readonly end_ts: string;
+  /** The waits of admitted requests whose seat was ready at once (absent from a server before it). */
+  readonly answer_ms?: ObservedSummary;
   readonly regions: Readonly<Record<string, {
     readonly lobby_start_delay_ms: ObservedSummary;
     readonly crashes: number;
@@ -154,6 +166,8 @@ export function calibrateScenario(input: CalibrationInput): { readonly scenario:
   const described = new Map(input.regions.map((r) => [r.id, r]));
   const order = [...input.regions.map((r) => r.id).filter((id) => used.has(id)), ...[...used].filter((id) => !described.has(id))];
   const report: string[] = [`window ${observed.start_ts} .. ${observed.end_ts} (${Math.round(durationMs / 60_000)} min)`];
+  const answer = fitQuantiles(observed.answer_ms ?? { samples: 0 }, CALIBRATION_DEFAULTS.answerMs);
+  report.push(reportLine('answer time', answer, describe, 'seats ready at once').trimStart());
 
   const regions = order.map((id) => {
     const seen = observed.regions[id];
@@ -201,7 +215,7 @@ export function calibrateScenario(input: CalibrationInput): { readonly scenario:
     description: `Calibrated from ${observed.start_ts} .. ${observed.end_ts}.`,
     version: input.version,
     ...(Object.keys(demand).length === 0 ? {} : { demand }),
-    infrastructure: { regions, lobby_count_max: input.lobbyCountMax },
+    infrastructure: { regions, lobby_count_max: input.lobbyCountMax, answer_ms: answer.value },
     duration_ms: durationMs,
     seed: input.seed ?? 1,
   };

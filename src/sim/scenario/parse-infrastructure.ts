@@ -8,7 +8,7 @@ import { defined, problem } from '../../core/config/path.js';
 import { distribution } from './parse-distribution.js';
 import { num, str, strictObject, u32, type Parser } from './parse-reader.js';
 
-export const INFRASTRUCTURE_KEYS: readonly string[] = Object.freeze(['regions', 'lobby_count_max', 'verifier', 'captcha']);
+export const INFRASTRUCTURE_KEYS: readonly string[] = Object.freeze(['regions', 'lobby_count_max', 'answer_ms', 'verifier', 'captcha']);
 export const VERIFIER_KEYS: readonly string[] = Object.freeze(['latency_ms', 'deny_share', 'timeout_share']);
 export const CAPTCHA_KEYS: readonly string[] = Object.freeze(['latency_ms', 'fail_share']);
 
@@ -97,9 +97,10 @@ const captchaModel: Parser<CaptchaModel> = (value, path, out) => {
  * (optional): the provider, `{latency_ms, fail_share}`.
  *
  * `{regions: [{id, display_name, provider?, coords?, lobby_start_delay_ms, lobby_crash_rate_per_hour,
- * lobby_count_max, cost_per_lobby_hour?}], lobby_count_max?}`: a region's `lobby_count_max` is the
+ * lobby_count_max, cost_per_lobby_hour?}], lobby_count_max?, answer_ms?}`: a region's `lobby_count_max` is the
  * containers it can run (a stopping one included); the top-level one the namespace's cap on active
- * lobbies (default the sum of the regions'). Region items are addressed by index:
+ * lobbies (default the sum of the regions'); `answer_ms` the server's own time to answer a request
+ * whose seat is ready at once (a distribution; absent: at once; `answer-ms.*` problems as any distribution's). Region items are addressed by index:
  * `infrastructure.regions.<i>.…`; ids are lowercase kebab (`id.invalid`) and unique
  * (`id.not-unique`); at least one region (`regions.empty`).
  *
@@ -111,5 +112,6 @@ export const infrastructure: Parser<Infrastructure> = strictObject(INFRASTRUCTUR
   const verifier = f.opt('verifier', verifierModel) ?? DEFAULT_VERIFIER;
   const captcha = f.opt('captcha', captchaModel) ?? DEFAULT_CAPTCHA;
   const lobbyCountMax = f.opt('lobby_count_max', u32);
-  return list === undefined ? undefined : { regions: list, verifier, captcha, ...(lobbyCountMax === undefined ? {} : { lobbyCountMax }) };
+  const answerMs = f.opt('answer_ms', distribution);
+  return list === undefined ? undefined : { regions: list, verifier, captcha, ...(lobbyCountMax === undefined ? {} : { lobbyCountMax }), ...(answerMs === undefined ? {} : { answerMs }) };
 });

@@ -1,8 +1,10 @@
 /**
  * Recorded demand: a JSONL file of timestamped player requests that replaces the synthetic demand.
  * One request per line: `{"at_ms": 1200, "kind": "find", "game_mode": "default", "region": "eu",
- * "party": 2, "session_ms": 900000, "connects": true}`, and `"refused": true` on a request the
- * server refused (optional, default false); blank lines are skipped.
+ * "party": 2, "session_ms": 900000, "connects": true, "connect_ms": 650}`; `connect_ms` (optional,
+ * only with `connects`) is how long after its answer the client connected (absent: the replay draws
+ * it), and `"refused": true` marks a request the server refused (optional, default false); blank
+ * lines are skipped.
  */
 import type { Problem } from '../../core/config/types.js';
 import type { RecordedRequest, Scenario } from './types.js';
@@ -10,7 +12,7 @@ import { err, ok, type Result } from '../../core/result.js';
 import { named, problem } from '../../core/config/path.js';
 import { bool, int, oneOf, safeInt, str, strictObject, u32, type Parser } from './parse-reader.js';
 
-export const RECORDED_KEYS: readonly string[] = Object.freeze(['at_ms', 'kind', 'game_mode', 'region', 'party', 'session_ms', 'connects', 'refused']);
+export const RECORDED_KEYS: readonly string[] = Object.freeze(['at_ms', 'kind', 'game_mode', 'region', 'party', 'session_ms', 'connects', 'connect_ms', 'refused']);
 
 const KINDS: Readonly<Record<string, RecordedRequest['kind']>> = Object.freeze({ find: 'find', join: 'join', create: 'create' });
 
@@ -30,12 +32,13 @@ const request = (line: number): Parser<RecordedRequest> =>
       party: f.req('party', party),
       sessionMs: f.req('session_ms', int(Number.MAX_SAFE_INTEGER)),
       connects: f.req('connects', bool),
+      connectMs: f.opt('connect_ms', int(Number.MAX_SAFE_INTEGER)),
       refused: f.opt('refused', bool),
     };
-    const { atMs, kind, gameMode, region, party: size, sessionMs, connects } = fields;
+    const { atMs, kind, gameMode, region, party: size, sessionMs, connects, connectMs } = fields;
     if (atMs === undefined || kind === undefined || gameMode === undefined || region === undefined) return undefined;
     if (size === undefined || sessionMs === undefined || connects === undefined) return undefined;
-    return { line, atMs, kind, gameMode, region, party: size, sessionMs, connects, refused: fields.refused === true };
+    return { line, atMs, kind, gameMode, region, party: size, sessionMs, connects, ...(connectMs === undefined ? {} : { connectMs }), refused: fields.refused === true };
   });
 
 function parseLine(text: string, line: number, out: Problem[]): RecordedRequest | undefined {
@@ -47,12 +50,19 @@ function parseLine(text: string, line: number, out: Problem[]): RecordedRequest 
     out.push(problem(at, 'invalid-json'));
     return undefined;
   }
-  return request(line)(json, at, out);
+  const parsed = request(line)(json, at, out);
+  // A delay to a connection that never happened: the line contradicts itself.
+  if (parsed?.connectMs !== undefined && !parsed.connects) {
+    out.push(problem(at, 'connect-ms', 'without-connection'));
+    return undefined;
+  }
+  return parsed;
 }
 
 /**
  * Parses a recorded demand. Problems carry the 1-based line number: `['line', '12', 'at-ms',
- * 'negative']`, `['line', '3', 'invalid-json']`, `['line', '4', 'kind', 'invalid']`; a request
+ * 'negative']`, `['line', '3', 'invalid-json']`, `['line', '4', 'kind', 'invalid']`,
+ * `['line', '5', 'connect-ms', 'without-connection']` (a `connect_ms` with `connects: false`); a request
  * earlier than the one before it is `['line', '<n>', 'at-ms', 'out-of-order']`. Every line is
  * checked; never throws.
  *

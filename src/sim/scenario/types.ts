@@ -75,6 +75,11 @@ export interface Infrastructure {
   readonly regions: readonly InfrastructureRegion[];
   /** The namespace's `lobby_count_max` (active lobbies); absent: the sum of the regions' capacities. */
   readonly lobbyCountMax?: number;
+  /**
+   * The server's own time to answer a request whose seat is ready at once (absent: at once). The
+   * decision is not delayed by it: only the client learns of its seat that much later.
+   */
+  readonly answerMs?: NumericDistribution;
   readonly verifier: VerifierModel;
   readonly captcha: CaptchaModel;
 }
@@ -107,6 +112,8 @@ export interface RecordedRequest {
   readonly party: number;
   readonly sessionMs: number;
   readonly connects: boolean;
+  /** How long after its answer the client connected (absent: the replay draws it). */
+  readonly connectMs?: number;
   /**
    * The server refused it: `session_ms` and `connects` say nothing of its players, so a replay that
    * seats them draws their sessions and no-shows from the scenario's demand for that mode and region.

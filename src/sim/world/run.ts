@@ -74,12 +74,16 @@ interface Arrival {
   readonly sessionMs: number;
   /** Per player: whether it connects once its seat is ready. */
   readonly connects: readonly boolean[];
+  /** How long after its seat is ready the party connects (recorded); absent: drawn from {@link CONNECT_DELAY}. */
+  readonly connectMs?: number;
   readonly dynamicMaxPlayers?: number;
   readonly tags?: Readonly<Record<string, string>>;
 }
 
 interface Pending {
   readonly arrivedAt: number;
+  /** When the answer reaches the client: its seat is ready for it no sooner. */
+  readonly answeredAt: number;
   readonly arrival: Arrival;
   readonly lobbyId: string;
   readonly index: number;
@@ -207,10 +211,11 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     directory.set(key, entries);
   };
 
+  /** The client learns at `readyAt` (now or later) that its seat is ready, and connects after its own delay. */
   const connect = (playerId: string, lobbyId: string, arrival: Arrival, index: number, readyAt: number, arrivedAt: number): void => {
     metrics.ready(readyAt - arrivedAt);
     if (arrival.connects[index] !== true) return;
-    host.after(Math.round(sample(CONNECT_DELAY, clientStream)), () =>
+    host.after(readyAt - sim.now() + (arrival.connectMs ?? Math.round(sample(CONNECT_DELAY, clientStream))), () =>
       spawn(
         (async () => {
           const ref = { namespaceId: SIM_NAMESPACE, lobbyId, playerId };
@@ -233,7 +238,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
         if (p === undefined) earlyReady.add(e.playerId);
         else {
           pending.delete(e.playerId);
-          connect(e.playerId, e.lobbyId, p.arrival, p.index, sim.now(), p.arrivedAt);
+          connect(e.playerId, e.lobbyId, p.arrival, p.index, Math.max(sim.now(), p.answeredAt), p.arrivedAt);
         }
       } else if (e.type === 'seat-failed') {
         pending.delete(e.playerId);
@@ -264,6 +269,14 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     return mm.find({ namespaceId: SIM_NAMESPACE, client, gameModes: [arrival.gameMode], regions: [arrival.region], players: arrival.party, ...credentials, ...max, ...tags });
   };
 
+  // The server's own answer time (infrastructure.answer_ms). The decision is not delayed by it: the
+  // server decides at once on arrival (its recorded lobby and seat facts are stamped so, and a replay
+  // given the server's start and connection delays decides every request as it did); the time is
+  // what its transaction, commit and response add before the client hears of the seat.
+  const answerStream = split(root, 'answers');
+  const answerMs = infra.answerMs;
+  const answerDelay = (): number => (answerMs === undefined ? 0 : Math.max(0, Math.round(sample(answerMs, answerStream))));
+
   let requestId = 0;
   let inflightPlayers = 0;
   const arrive = (arrival: Arrival): void => {
@@ -282,11 +295,12 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
       }
       const { seat } = outcome;
       trace.appendJson(sim.now(), 'outcome', `{"id":${id},"lobby":${q(seat.lobbyId)},"ready":${seat.ready}}`);
-      metrics.seat(seat.playerIds.length, sim.now() - arrivedAt);
+      const answeredAt = sim.now() + answerDelay();
+      metrics.seat(seat.playerIds.length, answeredAt - arrivedAt);
       seat.playerIds.forEach((playerId, i) => {
         const index = first + i;
-        if (seat.ready || earlyReady.delete(playerId)) connect(playerId, seat.lobbyId, arrival, index, sim.now(), arrivedAt);
-        else pending.set(playerId, { arrivedAt, arrival, lobbyId: seat.lobbyId, index });
+        if (seat.ready || earlyReady.delete(playerId)) connect(playerId, seat.lobbyId, arrival, index, answeredAt, arrivedAt);
+        else pending.set(playerId, { arrivedAt, answeredAt, arrival, lobbyId: seat.lobbyId, index });
       });
     };
     spawn(
@@ -314,8 +328,9 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     for (const r of options.recorded) {
       if (r.atMs >= scenario.durationMs) break;
       const d = r.refused ? scenario.demand[r.gameMode]?.[r.region] : undefined;
+      // A recorded client replays as it behaved: its connection delay and session as the server saw them.
       const arrival: Arrival = d === undefined
-        ? { kind: r.kind, gameMode: r.gameMode, region: r.region, party: r.party, sessionMs: Math.max(1, r.sessionMs), connects: Array.from({ length: r.party }, () => r.connects) }
+        ? { kind: r.kind, gameMode: r.gameMode, region: r.region, party: r.party, sessionMs: Math.max(1, r.sessionMs), connects: Array.from({ length: r.party }, () => r.connects), ...(r.connectMs === undefined ? {} : { connectMs: r.connectMs }) }
         : { kind: r.kind, gameMode: r.gameMode, region: r.region, party: r.party, sessionMs: Math.max(1, Math.round(sample(d.sessionMs, unknown))), connects: Array.from({ length: r.party }, () => unknown.float() >= d.noShowShare) };
       sim.schedule(r.atMs, () => arrive(arrival));
     }

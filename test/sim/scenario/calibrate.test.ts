@@ -16,6 +16,7 @@ const version = {
 const observed = (over: Partial<Observed> = {}): Observed => ({
   start_ts: '2026-01-01T00:00:00.000Z',
   end_ts: '2026-01-02T00:00:00.000Z',
+  answer_ms: { samples: 1_100, median: 2, p95: 9 },
   regions: {
     eu: {
       lobby_start_delay_ms: { samples: 400, median: 2_000, p95: 6_000 },
@@ -87,6 +88,8 @@ describe('calibrateScenario', () => {
     // Region order follows the server's list; coordinates and names come with it.
     // The namespace's cap is the namespace's (not one per region); the regions' containers are not bounded by Tavern.
     expect(s.infrastructure.lobbyCountMax).toBe(128);
+    // The server's own answer time, from the waits of the seats it found ready.
+    expect(s.infrastructure.answerMs).toEqual({ kind: 'lognormal', median: 2, p95: 9 });
     expect(s.infrastructure.regions.map((r) => [r.region.id, r.region.displayName, r.lobbyCountMax])).toEqual([['us', 'US East', CALIBRATED_REGION_CAPACITY], ['eu', 'Europe', CALIBRATED_REGION_CAPACITY]]);
     const [us, eu] = s.infrastructure.regions;
     expect(eu?.lobbyStartDelayMs).toEqual({ kind: 'lognormal', median: 2_000, p95: 6_000 });
@@ -103,6 +106,7 @@ describe('calibrateScenario', () => {
     // A mode nobody played has no demand.
     expect(s.demand['duel']).toBeUndefined();
     expect(report).toEqual(expect.arrayContaining([
+      'answer time: lognormal median 2 ms, p95 9 ms (mu 0.693, sigma 0.914) (from 1100 seats ready at once)',
       'region eu:',
       '  lobby start delay: lognormal median 2000 ms, p95 6000 ms (mu 7.601, sigma 0.668) (from 400 lobbies made ready)',
       '  crash rate: 0.0200 per lobby-hour (from 3 crashes in 150.00 lobby-hours)',
@@ -114,11 +118,20 @@ describe('calibrateScenario', () => {
   });
 
   it('an empty window: every figure defaulted, no synthetic demand (the scenario runs with --recorded)', () => {
-    const { scenario, report } = calibrateScenario({ version, observed: observed({ regions: {}, game_modes: {} }), regions, lobbyCountMax: 10, name: 'x' });
+    const { scenario, report } = calibrateScenario({ version, observed: observed({ regions: {}, game_modes: {}, answer_ms: { samples: 0 } }), regions, lobbyCountMax: 10, name: 'x' });
     expect(scenario['demand']).toBeUndefined();
     expect(report).toContain('no requests in the window: the scenario has no synthetic demand (replay one with --recorded)');
-    expect(parseScenario(scenario, { externalDemand: true }).ok).toBe(true);
-    expect(report.filter((l) => l.includes('not fitted')).length).toBe(6);
+    const parsed = parseScenario(scenario, { externalDemand: true });
+    expect(parsed.ok && parsed.value.infrastructure.answerMs).toEqual(CALIBRATION_DEFAULTS.answerMs);
+    expect(report).toContain('answer time: not fitted (0 samples, at least 20 needed): kept constant 0 ms');
+    expect(report.filter((l) => l.includes('not fitted')).length).toBe(7);
+  });
+
+  it('an observation from a server that does not report its answer time keeps the default', () => {
+    const { answer_ms: _absent, ...older } = observed();
+    const { scenario, report } = calibrateScenario({ version, observed: older, regions, lobbyCountMax: 10, name: 'x' });
+    expect((scenario['infrastructure'] as Record<string, unknown>)['answer_ms']).toEqual(CALIBRATION_DEFAULTS.answerMs);
+    expect(report).toContain('answer time: not fitted (0 samples, at least 20 needed): kept constant 0 ms');
   });
 
   it('a version region the server does not describe is named by its id; a version that does not parse is refused', () => {

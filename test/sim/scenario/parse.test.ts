@@ -36,9 +36,11 @@ describe('parseScenario', () => {
       eu(s)['arrivals'] = { kind: 'piecewise', period_ms: 86_400_000, points: [{ at_ms: 0, per_minute: 1 }, { at_ms: 3_600_000, per_minute: 5 }] };
       region0(s)['coords'] = { latitude: 50.1, longitude: 8.7 };
       region0(s)['cost_per_lobby_hour'] = 0.1;
+      obj(s, 'infrastructure')['answer_ms'] = { kind: 'lognormal', median: 2, p95: 9 };
     }));
     expect(paths(r)).toEqual([]);
     if (!r.ok) return;
+    expect(r.value.infrastructure.answerMs).toEqual({ kind: 'lognormal', median: 2, p95: 9 });
     expect(r.value.demand['default']?.['eu']?.arrivals).toEqual({ kind: 'piecewise', period: 86_400_000, points: [{ at: 0, perMinute: 1 }, { at: 3_600_000, perMinute: 5 }] });
     expect(r.value.infrastructure.regions[0]?.region.coords).toEqual({ latitude: 50.1, longitude: 8.7 });
     expect(r.value.infrastructure.regions[0]?.costPerLobbyHour).toBe(0.1);
@@ -97,6 +99,7 @@ describe('parseScenario', () => {
       Object.assign(region0(s), { lobby_count_max: -1, lobby_crash_rate_per_hour: -2, coords: { latitude: 91, longitude: 0 } });
     }, ['infrastructure.regions.0.coords.latitude.too-high', 'infrastructure.regions.0.lobby-crash-rate-per-hour.negative', 'infrastructure.regions.0.lobby-count-max.negative']],
     ['bad start delay', (s) => { region0(s)['lobby_start_delay_ms'] = { kind: 'uniform', min: 2, max: 1 }; }, ['infrastructure.regions.0.lobby-start-delay-ms.min-gt-max']],
+    ['bad answer time', (s) => { obj(s, 'infrastructure')['answer_ms'] = { kind: 'lognormal', median: 4, p95: 2 }; }, ['infrastructure.answer-ms.p95.not-above-median']],
     ['version problem from the core', (s) => { obj(s, 'version.matchmaker')['max_players'] = 1000; }, ['version.matchmaker.max-players.too-high']],
     ['version region not in infrastructure', (s) => { obj(s, 'version.matchmaker.regions')['us'] = {}; }, ['version.matchmaker.regions.*us*.not-found']],
     ['version structural problem', (s) => { s['version'] = { matchmaker: [] }; }, ['version.matchmaker.invalid-type']],

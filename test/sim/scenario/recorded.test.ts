@@ -8,12 +8,12 @@ const line = (over: Record<string, unknown> = {}): string =>
 
 describe('parseRecordedDemand', () => {
   it('parses a good file, skipping blank lines and CRLF endings', () => {
-    const text = [line(), '', line({ at_ms: 500, kind: 'create', party: 3, connects: false }), line({ at_ms: 500, kind: 'join', refused: true })].join('\r\n') + '\n';
+    const text = [line({ connect_ms: 650 }), '', line({ at_ms: 500, kind: 'create', party: 3, connects: false }), line({ at_ms: 500, kind: 'join', refused: true })].join('\r\n') + '\n';
     const r = parseRecordedDemand(text);
     expect(r).toEqual({
       ok: true,
       value: [
-        { line: 1, atMs: 0, kind: 'find', gameMode: 'default', region: 'eu', party: 1, sessionMs: 60_000, connects: true, refused: false },
+        { line: 1, atMs: 0, kind: 'find', gameMode: 'default', region: 'eu', party: 1, sessionMs: 60_000, connects: true, connectMs: 650, refused: false },
         { line: 3, atMs: 500, kind: 'create', gameMode: 'default', region: 'eu', party: 3, sessionMs: 60_000, connects: false, refused: false },
         { line: 4, atMs: 500, kind: 'join', gameMode: 'default', region: 'eu', party: 1, sessionMs: 60_000, connects: true, refused: true },
       ],
@@ -24,6 +24,7 @@ describe('parseRecordedDemand', () => {
   it('names the line of each bad request', () => {
     const lines = Array.from({ length: 11 }, (_, i) => line({ at_ms: i }));
     lines.push(line({ at_ms: -5 }), '{not json', line({ at_ms: 20, kind: 'leave', party: 0, extra: 1 }), line({ at_ms: 21, connects: 'yes', refused: 1 }));
+    lines.push(line({ at_ms: 22, connect_ms: -1 }), line({ at_ms: 23, connects: false, connect_ms: 400 }));
     expect(paths(parseRecordedDemand(lines.join('\n')))).toEqual([
       'line.12.at-ms.negative',
       'line.13.invalid-json',
@@ -32,6 +33,8 @@ describe('parseRecordedDemand', () => {
       'line.14.party.too-low',
       'line.15.connects.invalid-type',
       'line.15.refused.invalid-type',
+      'line.16.connect-ms.negative',
+      'line.17.connect-ms.without-connection',
     ]);
   });
 

@@ -133,6 +133,48 @@ describe('runScenario', () => {
     expect(refused.metrics.peakCcu).toBeGreaterThan(0);
   });
 
+  it('replays a recorded client\'s connection delay: a seat held by a slow client keeps a full namespace full, as it did on the server', async () => {
+    // One lobby at most, one player each, no idle pool, lobbies ready after 1 s. The server seated A
+    // at 0; A's client connected 10 s after its answer and left 1 s later, so B (at 8 s) found the
+    // namespace's only lobby still held and was refused. A replay that draws A's delay (median 0.8 s,
+    // p95 3 s) has A gone long before B comes, and seats B.
+    const s = short('steady', 1, [
+      'version.matchmaker.max_players=1', 'version.matchmaker.max_players_direct=1', 'version.matchmaker.max_players_party=1',
+      'version.matchmaker.idle_lobbies={"min":0,"max":0}', 'version.matchmaker.regions.eu-west.idle_lobbies={"min":0,"max":0}', 'version.matchmaker.regions.us-east.idle_lobbies={"min":0,"max":0}',
+      'infrastructure.lobby_count_max=1', 'infrastructure.regions[0].lobby_start_delay_ms={"kind":"constant","value":1000}', 'infrastructure.regions[0].lobby_crash_rate_per_hour=0',
+    ]);
+    const [a, b] = finds(2);
+    if (a === undefined || b === undefined) throw new Error('fixture');
+    const recorded = (connectMs: number): RecordedRequest[] => [
+      { ...a, sessionMs: 1_000, connectMs },
+      { ...b, atMs: 8_000, sessionMs: 0, connects: false, refused: true },
+    ];
+    const slow = await runScenario(s, { recorded: recorded(10_000) });
+    expect(slow.violations).toEqual([]);
+    expect(slow.metrics.served).toBe(1);
+    expect(slow.metrics.rejections).toEqual({ MATCHMAKER_TOO_MANY_LOBBIES: 1 });
+    // The same demand with a client that connects at once frees the lobby in time for B.
+    const quick = await runScenario(s, { recorded: recorded(0) });
+    expect(quick.metrics.served).toBe(2);
+    expect(quick.metrics.rejected).toBe(0);
+  });
+
+  it('infrastructure.answer_ms: the client hears of its seat that much later; the decisions stay where they were', async () => {
+    const sets = ['infrastructure.regions[0].lobby_start_delay_ms={"kind":"constant","value":1000}'];
+    const at = await runScenario(short('steady', 10, sets), { recorded: finds(30), keepTrace: true });
+    const later = await runScenario(short('steady', 10, [...sets, 'infrastructure.answer_ms={"kind":"constant","value":3}']), { recorded: finds(30), keepTrace: true });
+    expect(later.violations).toEqual([]);
+    // Seats ready at once (most: the idle lobby and the first lobby's free seats) wait the answer time; the
+    // first find's seat waits its lobby's start, which the answer time overlaps.
+    expect(at.metrics.timeToReadyMs).toEqual({ p50: 0, p95: 0, p99: 1_000 });
+    expect(later.metrics.timeToReadyMs).toEqual({ p50: 3, p95: 3, p99: 1_000 });
+    expect(later.metrics.timeToSeatMs).toEqual({ p50: 3, p95: 3, p99: 3 });
+    // The same decisions at the same times: each request's outcome record.
+    const outcomes = (r: typeof at): unknown[] => (r.trace.records ?? []).filter((t) => t.kind === 'outcome');
+    expect(outcomes(later)).toEqual(outcomes(at));
+    expect(later.metrics.served).toBe(at.metrics.served);
+  });
+
   it('infrastructure.lobby_count_max caps the namespace\'s active lobbies apart from the regions\' containers', async () => {
     const sets = ['version.matchmaker.max_players=2'];
     const free = await runScenario(short('steady', 10, sets), { recorded: finds(40) });
