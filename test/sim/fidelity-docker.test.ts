@@ -7,13 +7,10 @@
  * them connected and gone. The workload (bench/fidelity-run.ts `DOCKER_WORKLOAD`) keeps no idle
  * lobbies, so every seat waits for a container start: time to seat p50 and p95 both measure it.
  *
- * Figures held to the goal (±5 % counts, ±10 % percentiles): every one but refused. A lobby counts
- * (peak lobbies, idle lobby-seconds) until it is asked to stop, on both sides: the server records
- * that step, and the 0.2–0.4 s a container then takes to be gone is the runtime's, not the
- * matchmaker's (the run logs it).
- * - refused: the simulator refuses fewer finds than the server while the namespace is full, as
- *   with the fake runtime (test/sim/fidelity.test.ts; here 0 to −8.8 % over four runs): within two
- *   Poisson standard deviations (2·√n) of the server's count.
+ * Every figure is held to the goal (±5 % counts, ±10 % percentiles). A lobby counts (peak lobbies,
+ * idle lobby-seconds) until it is asked to stop, on both sides: the server records that step, and
+ * the 0.2–0.4 s a container then takes to be gone is the runtime's, not the matchmaker's (the run
+ * logs it). The simulator's figures are the mean of the replays (bench/fidelity-run.ts `REPLAYS`).
  *
  * Under CI (which starts dockerd, see .ci/run) the test fails, never skips, when the engine is missing.
  */
@@ -24,16 +21,15 @@ import { describeWithDocker, docker, dockerProblem } from '../docker/engine.js';
 const problem = await dockerProblem();
 
 describeWithDocker('the simulator against the real server running Docker containers', problem, () => {
-  it('replays a recorded real-time workload of container lobbies with every figure within the goal but refused, known and bounded', async () => {
+  it('replays a recorded real-time workload of container lobbies with every figure within the goal', async () => {
     const result = await runFidelity(DOCKER_WORKLOAD, (line) => process.stdout.write(`${line}\n`), undefined, 'docker');
     process.stdout.write(`${fidelityTable(result.rows)}\n(${result.requests} finds in ${DOCKER_WORKLOAD.durationMs / 1_000} s; whole run ${(result.wallMs / 1_000).toFixed(0)} s)\n`);
-    const { server, sim } = result;
+    const { server } = result;
     // The workload means something: containers come and go, the namespace fills, every seat waits for a start.
     expect(server.lobbiesCreated).toBeGreaterThan(5 * DOCKER_WORKLOAD.lobbyCountMax);
     expect(server.refused).toBeGreaterThan(0);
     expect(server.seatP50Ms).toBeGreaterThan(100);
-    expect(result.rows.filter((r) => !r.within && r.figure !== 'refused').map((r) => `${r.label}: server ${r.server}, simulator ${r.sim}`)).toEqual([]);
-    expect(Math.abs(sim.refused - server.refused)).toBeLessThanOrEqual(2 * Math.sqrt(server.refused));
+    expect(result.rows.filter((r) => !r.within).map((r) => `${r.label}: server ${r.server}, simulator ${r.sim}`)).toEqual([]);
     // Every container of the run is gone (its instance ids begin `fidelity-`).
     const left = await docker.listContainers({ all: true, filters: { label: ['tavern.instance'] } });
     expect(left.filter((c) => c.Labels['tavern.instance']?.startsWith('fidelity-'))).toEqual([]);
