@@ -588,9 +588,13 @@ export async function runFidelity(w: Workload, log: (line: string) => void = () 
     // How long the runtime took from a lobby's stopping (not counted any more) to its container being gone.
     const stoppingAt = new Map<string, number>();
     for (const f of facts) if (f.type === 'lobby' && f.step === 'stopping') stoppingAt.set(f.lobbyId, f.at);
-    const stopping = facts.flatMap((f) => (f.type === 'lobby' && f.step === 'stopped' && stoppingAt.has(f.lobbyId) ? [f.at - (stoppingAt.get(f.lobbyId) as number)] : [])).sort((a, b) => a - b);
-    const at = (q: number): number => stopping[Math.min(stopping.length - 1, Math.floor(q * stopping.length))] ?? NaN;
-    log(`lobbies gone after they began to stop: ${stopping.length}, median ${at(0.5)} ms, p95 ${at(0.95)} ms`);
+    const stopping = new ValueCounts();
+    for (const f of facts) {
+      const began = f.type === 'lobby' && f.step === 'stopped' ? stoppingAt.get(f.lobbyId) : undefined;
+      if (began !== undefined) stopping.add(f.at - began);
+    }
+    const [stopP50 = NaN, stopP95 = NaN] = stopping.percentiles([50, 95]);
+    log(`lobbies gone after they began to stop: median ${stopP50} ms, p95 ${stopP95} ms`);
     log(`refusals: server ${JSON.stringify(Object.fromEntries(codes))}, simulator (mean) ${JSON.stringify(Object.fromEntries([...rejections].map(([code, n]) => [code, Number(n.toFixed(2))])))}`);
     const figures = Object.keys(LABELS) as FigureName[];
     const mean = (f: FigureName): number => replays.reduce((n, r) => n + r[f], 0) / REPLAYS;
