@@ -57,6 +57,8 @@
  * the core, so the ratio of their rates is the inverse ratio of their costs per request, measured
  * in the same seconds: a busy or drifting machine slows both alike, where back-to-back runs
  * swing by ±30 % between rounds on this 2-core machine and hide a difference of a few percent.
+ * The pair starts in the given order in odd rounds and swapped in even ones (the one started
+ * first is 1–1.5 % slower here); use an odd number of rounds ≥ 9.
  */
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -221,6 +223,14 @@ const measureTavern = async (s: Settings, concurrency: number, cpu: number | und
   }
 };
 
+/**
+ * The pair in the order a round starts and loads them: swapped every other round. Which one starts
+ * first is worth 1–1.5 % to the other on this machine (measured with the same variant in both
+ * places), a bias that alternating cancels in the median of the rounds' ratios.
+ */
+const pairInRound = (pair: readonly [TavernVariant, TavernVariant], round: number): readonly [TavernVariant, TavernVariant] =>
+  round % 2 === 0 ? [pair[1], pair[0]] : pair;
+
 /** Two Tavern variants on the same CPU at once, each under its own `concurrency` connections (`--side-by-side`). */
 const measurePair = async (s: Settings, concurrency: number, cpu: number | undefined, pair: readonly [TavernVariant, TavernVariant]): Promise<Run[]> => {
   const started: Awaited<ReturnType<typeof startTavern>>[] = [];
@@ -289,7 +299,7 @@ export const httpBench = async (args: readonly string[]): Promise<void> => {
         runs.push({ ...run, round });
         log(`round ${round}/${s.rounds}, ${run.server} @ ${c}: ${rate(run.rps)} req/s, p99 ${ms(run.p99_ms)} ms, ${run.errors} errors`);
       };
-      if (s.sideBySide) (await measurePair(s, c, serverCpu, s.servers as [TavernVariant, TavernVariant])).forEach(record);
+      if (s.sideBySide) (await measurePair(s, c, serverCpu, pairInRound(s.servers as [TavernVariant, TavernVariant], round))).forEach(record);
       else for (const server of s.servers) record(server === 'colyseus' ? await measureColyseus(s, c, serverCpu) : await measureTavern(s, c, serverCpu, server));
     }
   }

@@ -2,7 +2,7 @@
  * Recorded demand, persisted: what players asked the matchmaker for and what became of their seats
  * and lobbies, as small append-only facts per namespace. The export and the simulator's calibration
  * fold them (`src/services/demand.ts`). No client address is ever stored, and players appear only
- * by a keyed digest of their id (`seat`), never by the id itself.
+ * by a keyed pseudonym of their id (`seat`), never by the id itself.
  */
 
 /** Which gates a request went through before its answer. */
@@ -35,7 +35,7 @@ export interface DemandRequestFact {
    * (no lobby start in it). Absent on a refusal, and on facts recorded before it was kept.
    */
   readonly seatReady?: boolean;
-  /** The seats it reserved (each seat's session starts here), as keyed digests of their player ids. */
+  /** The seats it reserved (each seat's session starts here), as keyed pseudonyms of their player ids. */
   readonly seats: readonly string[];
 }
 
@@ -44,7 +44,7 @@ export interface DemandSeatFact {
   readonly type: 'seat';
   readonly namespaceId: string;
   readonly at: number;
-  /** A keyed digest of the player id. */
+  /** A keyed pseudonym of the player id (its request's seat). */
   readonly seat: string;
   readonly step: 'connected' | 'removed';
 }

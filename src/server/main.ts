@@ -66,7 +66,7 @@ const systemTimers: Timers = {
 };
 
 const UPLOAD_KEY_SETTING = 'upload-signing-key';
-/** The key of recorded demand's player-id digests. */
+/** The key of recorded demand's seat keys (player-id pseudonyms); the setting keeps its first name. */
 const DEMAND_KEY_SETTING = 'demand-digest-key';
 const HOUR_MS = 3_600_000;
 

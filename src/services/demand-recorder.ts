@@ -1,12 +1,12 @@
 /**
  * Demand recording, off the hot path: a request's answer and the matchmaker's events are pushed
  * onto an in-memory buffer (no await, no I/O), and a timer flushes the buffer to the
- * {@link DemandStore} in batches. Player ids become keyed digests in the flush, so no raw id is
- * ever stored; client addresses are never recorded at all.
+ * {@link DemandStore} in batches. Player ids become keyed pseudonyms in the flush ({@link seatKeys}),
+ * so no raw id is ever stored; client addresses are never recorded at all.
  *
  * A flush shares the event loop with the requests, so it works in batches and lets the requests
  * waiting meanwhile run between them: at the http benchmark's ~13k finds/s a 250 ms buffer is
- * ~3,300 facts, which digested, encoded and written in one go held the loop for 5–18 ms per flush
+ * ~3,300 facts, which keyed, encoded and written in one go held the loop for 5–18 ms per flush
  * (the answers caught behind it made the server's p99 several ms worse). Each batch is made and
  * written within one turn, so its facts die young (kept across turns, they were promoted).
  */
@@ -19,14 +19,14 @@ import type { EventHub } from './hub.js';
 /** Seven days: how long facts are kept by default (`TAVERN_DEMAND_RETENTION`). */
 export const DEFAULT_DEMAND_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
-/** A request as the edge saw it (player ids raw: the flush digests them). */
+/** A request as the edge saw it (player ids raw: the flush turns them into seat keys). */
 export type RequestRecord = Omit<DemandRequestFact, 'type' | 'seats'> & { readonly playerIds: readonly string[] };
 
 export interface DemandRecorderOptions {
   readonly store: DemandStore;
   readonly clock: Clock;
   readonly timers: Timers;
-  /** The key of the player-id digests (a server secret: the digests cannot be reversed or recomputed without it). */
+  /** The key of the seat keys (a server secret: seat keys cannot be inverted or recomputed without it; see {@link seatKeys}). */
   readonly key: string;
   /** How often the buffer is written (default 1 s). */
   readonly flushEveryMs?: number;
@@ -55,7 +55,48 @@ const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(r
 
 /** SHA-256, one shot where Node has it (20.12+: a third of `createHash`'s cost). */
 const sha256 = (text: string): string =>
-  typeof crypto.hash === 'function' ? crypto.hash('sha256', text, 'base64url') : crypto.createHash('sha256').update(text).digest('base64url');
+  typeof crypto.hash === 'function' ? crypto.hash('sha256', text, 'hex') : crypto.createHash('sha256').update(text).digest('hex');
+
+/** Hex digits a seat key keeps (96 bits): too few to invert, enough that no two seats share one. */
+const SEAT_KEY_HEX = 24;
+
+/** Looks like a UUID (`8-4-4-4-12`): its digits are checked only if the batch's hex does not decode. */
+const isUuidShaped = (id: string): boolean => id.length === 36 && id[8] === '-' && id[13] === '-' && id[18] === '-' && id[23] === '-';
+const isUuid = (id: string): boolean => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
+
+/**
+ * The seat keys of player ids: 96-bit keyed pseudonyms, the same for an id on every instance that
+ * shares the key, which cannot be inverted or recomputed without it. Tavern's player ids are
+ * random UUIDs: a UUID's key is its 16 bytes encrypted with AES-128 under `aesKey` (a
+ * pseudorandom permutation, so distinct ids never collide before the cut), truncated to 96 bits
+ * (so even the key's holder cannot decrypt it back), and one cipher call covers the whole batch.
+ * Any other id takes the first 96 bits of SHA-256 over `shaKey` and the id. Ids that differ only
+ * in the case of their hex digits share a key (Tavern's are lowercase). The batch is what makes
+ * this cheap: a SHA-256 per id cost four times as much (`bench/RESULTS.md`).
+ *
+ * @example
+ * const keys = seatKeys(aesKey, 'secret', [crypto.randomUUID(), 'p1']); // two keys of 24 hex digits
+ */
+export function seatKeys(aesKey: Uint8Array, shaKey: string, ids: readonly string[], uuid = isUuidShaped): string[] {
+  const keys = new Array<string>(ids.length);
+  const uuids: number[] = [];
+  let hex = '';
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i] as string;
+    if (uuid(id)) {
+      uuids.push(i);
+      hex += id.slice(0, 8) + id.slice(9, 13) + id.slice(14, 18) + id.slice(19, 23) + id.slice(24);
+    } else keys[i] = sha256(`${shaKey}:${id}`).slice(0, SEAT_KEY_HEX);
+  }
+  if (uuids.length === 0) return keys;
+  const bytes = Buffer.from(hex, 'hex');
+  // Hex decoding stops at the first pair that is not hex: then some id only looked like a UUID.
+  if (bytes.length !== uuids.length * 16) return seatKeys(aesKey, shaKey, ids, isUuid);
+  const cipher = crypto.createCipheriv('aes-128-ecb', aesKey, null).setAutoPadding(false);
+  const out = Buffer.concat([cipher.update(bytes), cipher.final()]).toString('hex');
+  uuids.forEach((i, k) => (keys[i] = out.slice(k * 32, k * 32 + SEAT_KEY_HEX)));
+  return keys;
+}
 
 /**
  * @example
@@ -66,6 +107,8 @@ const sha256 = (text: string): string =>
  */
 export class DemandRecorder {
   readonly #o: DemandRecorderOptions;
+  /** The AES key of {@link seatKeys}, derived from the options' key. */
+  readonly #aesKey: Uint8Array;
   /**
    * What the hot path buffers until a flush, flat: a request is its values in a row, a decision's
    * events {@link EVENTS} and the events; times are offsets from {@link #base} (small integers,
@@ -92,6 +135,7 @@ export class DemandRecorder {
 
   constructor(options: DemandRecorderOptions) {
     this.#o = options;
+    this.#aesKey = new Uint8Array(crypto.hkdfSync('sha256', options.key, '', 'tavern demand seat keys', 16));
   }
 
   /** Records the seat and lobby events of every decision the hub publishes; returns the unsubscribe. */
@@ -137,11 +181,28 @@ export class DemandRecorder {
   }
 
   /**
-   * A player's seat key: SHA-256 of the server's secret key and the player id (22 characters), the
-   * same on every instance sharing the key, so a session links to its request wherever it ran.
+   * Replaces the raw player ids of the facts made from `from` on by their seat keys, in one
+   * {@link seatKeys} call: the same on every instance sharing the key, so a session links to its
+   * request wherever it ran.
    */
-  #digest(playerId: string): string {
-    return sha256(`${this.#o.key}:${playerId}`).slice(0, 22);
+  #keySeats(facts: DemandFact[], from: number): void {
+    const ids: string[] = [];
+    for (let i = from; i < facts.length; i++) {
+      const f = facts[i] as DemandFact;
+      if (f.type === 'request') ids.push(...f.seats);
+      else if (f.type === 'seat') ids.push(f.seat);
+    }
+    if (ids.length === 0) return;
+    const keys = seatKeys(this.#aesKey, this.#o.key, ids);
+    let k = 0;
+    for (let i = from; i < facts.length; i++) {
+      const f = facts[i] as DemandFact;
+      // Both were made by `#factsAt` for this batch: theirs to rewrite.
+      if (f.type === 'request') {
+        const seats = f.seats as string[];
+        for (let j = 0; j < seats.length; j++) seats[j] = keys[k++] as string;
+      } else if (f.type === 'seat') (f as { seat: string }).seat = keys[k++] as string;
+    }
   }
 
   /** The facts of the buffered item at `i` (times from `base`); returns where the next item starts. */
@@ -160,7 +221,8 @@ export class DemandRecorder {
       party: buffer[i + 3] as number,
       outcome: buffer[i + 4] as string,
       waitMs: buffer[i + 5] as number,
-      seats: players === undefined ? [] : typeof players === 'string' ? [this.#digest(players)] : players.map((id) => this.#digest(id)),
+      // Raw ids until `#keySeats` (a copy: the array is rewritten).
+      seats: players === undefined ? [] : typeof players === 'string' ? [players] : [...players],
     };
     const gameMode = buffer[i + 7] as string | undefined;
     const region = buffer[i + 8] as string | undefined;
@@ -196,10 +258,10 @@ export class DemandRecorder {
         return;
       }
       case 'player-connected':
-        out.push({ type: 'seat', namespaceId: e.namespaceId, at: e.at, seat: this.#digest(e.playerId), step: 'connected' });
+        out.push({ type: 'seat', namespaceId: e.namespaceId, at: e.at, seat: e.playerId, step: 'connected' });
         return;
       case 'player-removed':
-        out.push({ type: 'seat', namespaceId: e.namespaceId, at: e.at, seat: this.#digest(e.playerId), step: 'removed' });
+        out.push({ type: 'seat', namespaceId: e.namespaceId, at: e.at, seat: e.playerId, step: 'removed' });
         return;
       case 'captcha-verified':
       case 'player-reserved':
@@ -244,13 +306,17 @@ export class DemandRecorder {
     let next = 0;
     while (facts.length > 0 || next < count) {
       // A batch is made and written in one turn of the event loop, so its facts die young.
+      const made = facts.length;
       while (facts.length < batch && next < count) next = this.#factsAt(pending, base, next, facts);
+      this.#keySeats(facts, made);
       const write = facts.length > batch ? facts.slice(0, batch) : facts;
       try {
         await this.#o.store.appendDemand(write);
       } catch (error) {
         this.#o.onError?.(error);
+        const rest = facts.length;
         while (next < count) next = this.#factsAt(pending, base, next, facts);
+        this.#keySeats(facts, rest);
         const max = this.#o.maxBuffered ?? 200_000;
         this.dropped += Math.max(0, facts.length - max);
         this.#unwritten = facts.slice(Math.max(0, facts.length - max));

@@ -1,9 +1,10 @@
 /** The demand recorder: buffered off the request path, flushed in batches, retried on failure, ids digested, retention. */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MemoryDemandStore } from '../../src/adapters/memory/demand-store.js';
 import type { MatchEvent } from '../../src/core/events.js';
 import type { DemandFact, DemandStore } from '../../src/io/demand.js';
-import { DemandRecorder, type RequestRecord } from '../../src/services/demand-recorder.js';
+import { DemandRecorder, seatKeys, type RequestRecord } from '../../src/services/demand-recorder.js';
 import { EventHub } from '../../src/services/hub.js';
 import { ManualClock, ManualTimers } from '../server/harness.js';
 
@@ -53,7 +54,7 @@ describe('DemandRecorder', () => {
     expect((await all()).map((f) => f.at)).toEqual([1, 2]);
   });
 
-  it('stores player ids only as keyed digests: the same player gets the same digest, another key another one', async () => {
+  it('stores player ids only as keyed pseudonyms: the same player gets the same seat key, another key another one', async () => {
     const { recorder, all } = setup();
     const hub = new EventHub();
     recorder.attach(hub);
@@ -69,6 +70,24 @@ describe('DemandRecorder', () => {
     otherRecorder.request(request(1, ['3f1c0b7e-aaaa-4bbb-8ccc-000000000001']));
     await otherRecorder.flush();
     expect((await other.all())[0]).not.toMatchObject({ seats: req.seats });
+  });
+
+  it('seat keys: 24 hex digits, the same for an id alone or in any batch, distinct for distinct ids and keys', () => {
+    const aes = new Uint8Array(16).fill(7);
+    // UUIDs (either case), ids of any other shape, and UUID-shaped ids with a digit that is not hex.
+    const id = fc.oneof(fc.uuid(), fc.uuid().map((u) => u.toUpperCase()), fc.string({ maxLength: 40 }), fc.uuid().map((u) => `${u.slice(0, 35)}z`));
+    fc.assert(
+      fc.property(fc.uniqueArray(id, { maxLength: 20, selector: (i) => i.toLowerCase() }), (ids) => {
+        const keys = seatKeys(aes, 'secret', ids);
+        expect(keys).toHaveLength(ids.length);
+        keys.forEach((k, i) => {
+          expect(k).toMatch(/^[0-9a-f]{24}$/);
+          expect(seatKeys(aes, 'secret', [ids[i] as string])).toEqual([k]);
+        });
+        expect(new Set(keys).size).toBe(ids.length);
+        if (ids.length > 0) expect(seatKeys(new Uint8Array(16).fill(8), 'other', ids)[0]).not.toBe(keys[0]);
+      }),
+    );
   });
 
   it('lobby facts carry the mode and region of lobbies this instance saw created; events it does not keep are skipped', async () => {
