@@ -15,7 +15,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { writeGameFolder } from '../cli/game-folder.js';
 import { tavern } from '../cli/run.js';
-import { describeWithDocker, docker, dockerProblem } from '../docker/engine.js';
+import { describeWithDocker, docker, dockerProblem, removeBuildImages } from '../docker/engine.js';
 import { api, ok, startServer, type Server } from '../server/process.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -37,6 +37,8 @@ let browser: Browser;
 let page: Page;
 let cloudToken: string;
 let publicToken: string;
+/** The build `tavern deploy` uploaded: its images are removed at the end. */
+let buildId: string | undefined;
 const consoleErrors: string[] = [];
 
 describeWithDocker('the dashboard in Chromium', problem, () => {
@@ -55,6 +57,7 @@ describeWithDocker('the dashboard in Chromium', problem, () => {
     const env = { TAVERN_API: server.origin, TAVERN_TOKEN: cloudToken };
     const deployed = await tavern(game, env, 'deploy', '--name', 'arena v1');
     expect(deployed.code, deployed.stderr).toBe(0);
+    buildId = /^build (\S+)$/m.exec(deployed.stdout)?.[1];
     publicToken = (await tavern(game, env, 'token', 'create', '--kind', 'public')).stdout.trim();
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: process.getuid?.() === 0 ? ['--no-sandbox'] : [] });
     page = await browser.newPage({ viewport: { width: 1200, height: 1400 } });
@@ -69,6 +72,7 @@ describeWithDocker('the dashboard in Chromium', problem, () => {
     await server?.stop();
     const left = await docker.listContainers({ all: true, filters: { label: [`tavern.instance=${INSTANCE}`] } });
     for (const c of left) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
+    if (buildId !== undefined) await removeBuildImages([buildId]);
     if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });
   }, 60_000);
 

@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { api, startServer, type Server } from '../server/process.js';
-import { describeWithDocker, docker, dockerProblem } from './engine.js';
+import { describeWithDocker, docker, dockerProblem, removeBuildImages } from './engine.js';
 import { nodeGameServer, type GameServerArchives } from './images.js';
 
 const problem = await dockerProblem();
@@ -33,12 +33,14 @@ interface World {
   gameId: string;
   nsId: string;
   buildId: string;
+  /** Every build uploaded: their images are removed at the end. */
+  builds: string[];
   cloud: RivetClient;
   cloudToken: string;
   publicToken: string;
   player: RivetClient;
 }
-const w = {} as World;
+const w = { builds: [] as string[] } as World;
 
 const serverEnv = (): Record<string, string> => ({
   TAVERN_RUNTIME: 'docker', TAVERN_ADMIN_TOKEN: ADMIN, TAVERN_HOST: '127.0.0.1', TAVERN_PORT: '0', TAVERN_DATA_DIR: w.dataDir,
@@ -173,6 +175,7 @@ describeWithDocker('lobbies as Docker containers, end to end', problem, () => {
     expect(await putFile(url, w.archives.ociBundleLz4)).toBe(200);
     await w.cloud.cloud.uploads.completeUpload(build.uploadId);
     w.buildId = build.buildId;
+    w.builds.push(build.buildId);
     w.publicToken = (await w.cloud.cloud.games.namespaces.createGameNamespaceTokenPublic(w.gameId, w.nsId)).token;
     w.player = client(w.publicToken);
   }, 180_000);
@@ -182,6 +185,7 @@ describeWithDocker('lobbies as Docker containers, end to end', problem, () => {
     // Whatever a failed test left behind.
     const left = await docker.listContainers({ all: true, filters: { label: [`tavern.instance=${INSTANCE}`] } });
     for (const c of left) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
+    await removeBuildImages(w.builds);
     if (w.dataDir !== undefined) rmSync(w.dataDir, { recursive: true, force: true });
   }, 60_000);
 
@@ -250,6 +254,7 @@ describeWithDocker('lobbies as Docker containers, end to end', problem, () => {
     await w.cloud.cloud.uploads.completeUpload(build.uploadId);
     const ociBuild = w.buildId;
     w.buildId = build.buildId;
+    w.builds.push(build.buildId);
     try {
       await publish('v-docker-save');
       const found = await w.player.matchmaker.lobbies.find({ gameModes: ['default'] });

@@ -45,3 +45,19 @@ export const removeRepository = async (repository: string): Promise<void> => {
   const tagged = await docker.listImages({ filters: { reference: [`${repository}:*`] } });
   await Promise.all(tagged.map((i) => docker.getImage(i.Id).remove({ force: true }).catch(() => undefined)));
 };
+
+/**
+ * Removes what a test's builds left in the engine, by tag, so an image another test also tagged
+ * stays: each build as the Docker runtime loaded it (`tavern-build:<id>`), and the `tavern-game:`
+ * tag `tavern deploy` built the same image under.
+ *
+ * @example
+ * afterAll(() => removeBuildImages([buildId]));
+ */
+export const removeBuildImages = async (buildIds: readonly string[]): Promise<void> => {
+  for (const id of buildIds) {
+    const loaded = await docker.getImage(`tavern-build:${id}`).inspect().catch(() => undefined);
+    const tags = loaded?.RepoTags?.filter((t) => t === `tavern-build:${id}` || t.startsWith('tavern-game:')) ?? [];
+    for (const tag of tags) await docker.getImage(tag).remove({ force: true }).catch(() => undefined);
+  }
+};

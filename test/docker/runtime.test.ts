@@ -16,7 +16,7 @@ import type { StartLobby } from '../../src/core/effects.js';
 import type { BuildArchives } from '../../src/io/build-archives.js';
 import type { LogLine, LogStream } from '../../src/io/catalog.js';
 import { Exits, runtimeContract, startable } from '../contracts/runtime.contract.js';
-import { describeWithDocker, docker, dockerProblem } from './engine.js';
+import { describeWithDocker, docker, dockerProblem, removeBuildImages } from './engine.js';
 import { busyboxGameServer, nodeGameServer, type GameServerArchives } from './images.js';
 
 const problem = await dockerProblem();
@@ -79,6 +79,7 @@ describeWithDocker('the Docker runtime', problem, () => {
   afterAll(async () => {
     const left = await docker.listContainers({ all: true, filters: { label: instances.map((i) => `tavern.instance=${i}`) } });
     for (const c of left) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
+    await removeBuildImages([BUILD, NODE_BUILD]);
   });
 
   runtimeContract('docker', () => {

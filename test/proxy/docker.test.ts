@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { docker, dockerProblem } from '../docker/engine.js';
+import { docker, dockerProblem, removeBuildImages } from '../docker/engine.js';
 import { nodeImage } from '../docker/images.js';
 import { describeNeeding } from '../needs.js';
 import { api, startServer, type Server } from '../server/process.js';
@@ -44,6 +44,7 @@ describeNeeding({ what: 'the Docker Engine and HAProxy', start: 'start dockerd a
   let proxyPort: number;
   let player: RivetClient;
   let gameId: string;
+  let buildId: string | undefined;
   let ca: Buffer;
 
   /** A TLS connection to the proxied port with SNI `servername`, trusting the test's CA only: what it answers to `text`. */
@@ -79,6 +80,7 @@ describeNeeding({ what: 'the Docker Engine and HAProxy', start: 'start dockerd a
       displayName: 'http game server', imageTag: `game:${randomUUID().slice(0, 8)}`,
       imageFile: { path: 'image.tar', contentType: 'binary/octet-stream', contentLength: statSync(image.dockerImage).size }, kind: 'docker_image', compression: 'none',
     });
+    buildId = build.buildId;
     expect(await putFile(build.imagePresignedRequest?.url ?? '', image.dockerImage)).toBe(200);
     await cloud.cloud.uploads.completeUpload(build.uploadId);
     const config = {
@@ -98,6 +100,7 @@ describeNeeding({ what: 'the Docker Engine and HAProxy', start: 'start dockerd a
     await server?.stop();
     const left = await docker.listContainers({ all: true, filters: { label: [`tavern.instance=${INSTANCE}`] } });
     for (const c of left) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
+    if (buildId !== undefined) await removeBuildImages([buildId]);
     if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true });
   }, 60_000);
 
