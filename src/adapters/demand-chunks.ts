@@ -8,16 +8,16 @@
  * Two formats are read; the second is written. Format 1, a JSON array of one tuple per fact
  * ({@link Encoded}). Format 2, {@link ChunkV2}: requests (nearly every fact) as runs of numbers in
  * one flat array, their strings once each in a word list, their seat keys in one list, and the
- * rarer seat and lobby facts as format-1 tuples with their index. It is half the bytes, and
- * encodes in 40 % of the time, of format 1 (`bench/RESULTS.md`).
+ * rarer seat and lobby facts as format-1 tuples with their index. Against format 1 it takes half
+ * the bytes and 40 % of the time to encode (`bench/RESULTS.md`).
  */
 import type { DemandCursor, DemandFact, DemandLobbyFact, DemandRequestFact, DemandSeatFact, StoredDemandFact } from '../io/demand.js';
 
 /**
- * A fact as stored in format 1: a tuple without its namespace (the chunk's) and without key names, which
- * halves what a flush encodes and writes. `r`: request, `s`: seat step, `l`: lobby step. A request's
- * last number holds its flags: the gates that ran, and whether its seat was ready at admission
- * (two bits: known, ready; a chunk written before it was kept has neither).
+ * A fact as stored in format 1: a tuple without its namespace (the chunk's) and without key
+ * names. `r`: request, `s`: seat step, `l`: lobby step. A request's last number holds its flags:
+ * the gates that ran, and whether its seat was ready at admission (two bits: known, ready; a chunk
+ * written before it was kept has neither).
  */
 type Encoded =
   | readonly ['r', number, DemandRequestFact['kind'], string | null, string | null, number, string, number, readonly string[], number]

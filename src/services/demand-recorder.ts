@@ -77,7 +77,11 @@ const isUuid = (id: string): boolean => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0
  * @example
  * const keys = seatKeys(aesKey, 'secret', [crypto.randomUUID(), 'p1']); // two keys of 24 hex digits
  */
-export function seatKeys(aesKey: Uint8Array, shaKey: string, ids: readonly string[], uuid = isUuidShaped): string[] {
+export const seatKeys = (aesKey: Uint8Array, shaKey: string, ids: readonly string[]): string[] =>
+  keysWhere(isUuidShaped, aesKey, shaKey, ids) ?? (keysWhere(isUuid, aesKey, shaKey, ids) as string[]);
+
+/** {@link seatKeys}, taking the ids `uuid` accepts as UUIDs; undefined if one of them is not hex after all. */
+function keysWhere(uuid: (id: string) => boolean, aesKey: Uint8Array, shaKey: string, ids: readonly string[]): string[] | undefined {
   const keys = new Array<string>(ids.length);
   const uuids: number[] = [];
   let hex = '';
@@ -90,8 +94,8 @@ export function seatKeys(aesKey: Uint8Array, shaKey: string, ids: readonly strin
   }
   if (uuids.length === 0) return keys;
   const bytes = Buffer.from(hex, 'hex');
-  // Hex decoding stops at the first pair that is not hex: then some id only looked like a UUID.
-  if (bytes.length !== uuids.length * 16) return seatKeys(aesKey, shaKey, ids, isUuid);
+  // Hex decoding stops at the first pair that is not hex.
+  if (bytes.length !== uuids.length * 16) return undefined;
   const cipher = crypto.createCipheriv('aes-128-ecb', aesKey, null).setAutoPadding(false);
   const out = Buffer.concat([cipher.update(bytes), cipher.final()]).toString('hex');
   uuids.forEach((i, k) => (keys[i] = out.slice(k * 32, k * 32 + SEAT_KEY_HEX)));
