@@ -5,29 +5,38 @@
  * {@link DemandStore} order (time, then append order); a fact's `seq` is its chunk's times 65,536
  * plus its index in the chunk.
  *
- * Two formats are read; the second is written. Format 1, a JSON array of one tuple per fact
- * ({@link Encoded}). Format 2, {@link ChunkV2}: requests (nearly every fact) as runs of numbers in
- * one flat array, their strings once each in a word list, their seat keys in one list, and the
- * rarer seat and lobby facts as format-1 tuples with their index. Against format 1 it takes half
- * the bytes and 40 % of the time to encode (`bench/RESULTS.md`).
+ * Three formats are read. Format 1, a JSON array of one tuple per fact ({@link Encoded}). Format
+ * 2, {@link ChunkV2}, written for facts: requests (nearly every fact) as runs of numbers in one
+ * flat array, their strings once each in a word list, their seat keys in one list, and the rarer
+ * seat and lobby facts as format-1 tuples with their index; against format 1 it takes half the
+ * bytes and 40 % of the time to encode. Format 3, {@link ChunkV3}, written for the recorder's
+ * {@link DemandRequestColumns}: format 2's requests with their numbers as varints and their seat
+ * keys as bytes, both in base64, made with no object per request (`bench/RESULTS.md`).
  */
-import type { DemandCursor, DemandFact, DemandLobbyFact, DemandRequestFact, DemandSeatFact, StoredDemandFact } from '../io/demand.js';
+import {
+  REQUEST_FLAGS,
+  REQUEST_NUMBERS,
+  SEAT_KEY_BYTES,
+  type DemandCursor,
+  type DemandFact,
+  type DemandLobbyFact,
+  type DemandRequestColumns,
+  type DemandRequestFact,
+  type DemandSeatFact,
+  type StoredDemandFact,
+} from '../io/demand.js';
 
 /**
  * A fact as stored in format 1: a tuple without its namespace (the chunk's) and without key
- * names. `r`: request, `s`: seat step, `l`: lobby step. A request's last number holds its flags:
- * the gates that ran, and whether its seat was ready at admission (two bits: known, ready; a chunk
- * written before it was kept has neither).
+ * names. `r`: request, `s`: seat step, `l`: lobby step. A request's last number holds its
+ * {@link REQUEST_FLAGS} (a chunk written before seat readiness was kept has neither of its bits).
  */
 type Encoded =
   | readonly ['r', number, DemandRequestFact['kind'], string | null, string | null, number, string, number, readonly string[], number]
   | readonly ['s', number, string, DemandSeatFact['step']]
   | readonly ['l', number, string, DemandLobbyFact['step'], string | null, string | null, string | null, number];
 
-const GATE_CAPTCHA = 1;
-const GATE_VERIFICATION = 2;
-const SEAT_READINESS_KNOWN = 4;
-const SEAT_READY = 8;
+const { captcha: GATE_CAPTCHA, verification: GATE_VERIFICATION, seatReadinessKnown: SEAT_READINESS_KNOWN, seatReady: SEAT_READY } = REQUEST_FLAGS;
 
 /** A request's flags: the gates that ran, and whether its seat was ready at admission. */
 const flagsOf = (f: DemandRequestFact): number =>
@@ -70,12 +79,9 @@ const decode = (e: Encoded, namespaceId: string): DemandFact => {
 };
 
 /**
- * A chunk in format 2. `a`: the time the request times count from. `w`: the words (kinds, game
- * modes, regions, outcomes) the numbers point to. `n`: {@link REQUEST_NUMBERS} numbers per
- * request in order: at − `a`, kind, game mode, region, party, outcome, wait ms, seat keys, flags
- * (words as their index in `w`, −1 for none; seat keys: how many of `k` are the request's; flags
- * as in format 1). `k`: the requests' seat keys in order. `e`: every other fact, as its index in the
- * chunk followed by its format-1 tuple; requests fill the other indexes in order.
+ * A chunk in format 2: its requests as {@link DemandRequestColumns} (`a`: base, `w`: words, `n`:
+ * numbers, `k`: seats), and `e`: every other fact, as its index in the chunk followed by its
+ * format-1 tuple; requests fill the other indexes in order.
  */
 interface ChunkV2 {
   readonly v: 2;
@@ -86,7 +92,55 @@ interface ChunkV2 {
   readonly e: readonly (readonly [number, ...Encoded])[];
 }
 
-const REQUEST_NUMBERS = 9;
+/**
+ * A chunk in format 3: {@link DemandRequestColumns} with `n` as base64 of the numbers as zigzag
+ * LEB128 varints and `k` as base64 of the seat keys' bytes.
+ */
+interface ChunkV3 {
+  readonly v: 3;
+  readonly a: number;
+  readonly w: readonly string[];
+  readonly n: string;
+  readonly k: string;
+}
+
+/** Where format 3's varints are written (grown as needed; one event loop, so one buffer). */
+let scratch = Buffer.allocUnsafe(1 << 16);
+
+/** The numbers as base64 of their zigzag varints; undefined if one is not an integer format 3 can hold. */
+function varints(numbers: readonly number[]): string | undefined {
+  if (scratch.length < numbers.length * 8) scratch = Buffer.allocUnsafe(numbers.length * 8);
+  let p = 0;
+  for (let i = 0; i < numbers.length; i++) {
+    const x = numbers[i] as number;
+    if (!Number.isSafeInteger(x) || Math.abs(x) >= 2 ** 48) return undefined;
+    let z = x < 0 ? -2 * x - 1 : 2 * x;
+    while (z >= 0x80) {
+      scratch[p++] = (z % 0x80) | 0x80;
+      z = Math.floor(z / 0x80);
+    }
+    scratch[p++] = z;
+  }
+  return scratch.toString('base64', 0, p);
+}
+
+/** The numbers of base64 zigzag varints. */
+function numbersOf(text: string): number[] {
+  const bytes = Buffer.from(text, 'base64');
+  const numbers: number[] = [];
+  for (let p = 0; p < bytes.length; ) {
+    let z = 0;
+    let scale = 1;
+    let b: number;
+    do {
+      b = bytes[p++] as number;
+      z += (b & 0x7f) * scale;
+      scale *= 0x80;
+    } while (b >= 0x80);
+    numbers.push(z % 2 === 1 ? -(z + 1) / 2 : z / 2);
+  }
+  return numbers;
+}
 
 /** The facts (one namespace's, at least one) as a format-2 chunk body. */
 function encodeChunk(facts: readonly DemandFact[]): string {
@@ -118,20 +172,37 @@ function encodeChunk(facts: readonly DemandFact[]): string {
   return JSON.stringify(chunk);
 }
 
+/** Requests as facts, in order, from their columns with their seats as strings. */
+function requestsOf(c: Omit<DemandRequestColumns, 'seats'>, seats: readonly string[]): DemandRequestFact[] {
+  const word = (i: number): string | null => (i < 0 ? null : (c.words[i] as string));
+  const facts: DemandRequestFact[] = [];
+  let seat = 0;
+  for (let at = 0; at < c.numbers.length; at += REQUEST_NUMBERS) {
+    const num = (field: number): number => c.numbers[at + field] as number;
+    const tuple = ['r', c.base + num(0), c.words[num(1)] as DemandRequestFact['kind'], word(num(2)), word(num(3)), num(4), c.words[num(5)] as string, num(6), seats.slice(seat, (seat += num(7))), num(8)] as const;
+    facts.push(decode(tuple, c.namespaceId) as DemandRequestFact);
+  }
+  return facts;
+}
+
+/** Seat keys' bytes as their hex, one string per key. */
+function hexKeys(bytes: Uint8Array): string[] {
+  const hex = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
+  const keys: string[] = [];
+  for (let i = 0; i < hex.length; i += 2 * SEAT_KEY_BYTES) keys.push(hex.slice(i, i + 2 * SEAT_KEY_BYTES));
+  return keys;
+}
+
+/** The requests of columns as facts, in order. */
+export const requestFacts = (c: DemandRequestColumns): DemandRequestFact[] => requestsOf(c, hexKeys(c.seats));
+
 /** The facts of a format-2 chunk, in its order. */
 function decodeChunk(c: ChunkV2, namespaceId: string): DemandFact[] {
-  const facts = new Array<DemandFact>(c.n.length / REQUEST_NUMBERS + c.e.length);
+  const requests = requestsOf({ namespaceId, base: c.a, words: c.w, numbers: c.n }, c.k);
+  const facts = new Array<DemandFact>(requests.length + c.e.length);
   for (const [i, ...tuple] of c.e) facts[i] = decode(tuple, namespaceId);
-  const word = (i: number): string | null => (i < 0 ? null : (c.w[i] as string));
-  let at = 0;
-  let seat = 0;
-  for (let j = 0; j < facts.length; j++) {
-    if (facts[j] !== undefined) continue;
-    const num = (field: number): number => c.n[at + field] as number;
-    const seats = c.k.slice(seat, (seat += num(7)));
-    facts[j] = decode(['r', c.a + num(0), c.w[num(1)] as DemandRequestFact['kind'], word(num(2)), word(num(3)), num(4), c.w[num(5)] as string, num(6), seats, num(8)], namespaceId);
-    at += REQUEST_NUMBERS;
-  }
+  let r = 0;
+  for (let j = 0; j < facts.length; j++) if (facts[j] === undefined) facts[j] = requests[r++] as DemandRequestFact;
   return facts;
 }
 
@@ -161,12 +232,13 @@ export interface ChunkRow {
 
 /**
  * The chunks of an append: per namespace, facts in time order (stable), cut at
- * {@link MAX_CHUNK_SPAN_MS} and {@link MAX_CHUNK_FACTS}.
+ * {@link MAX_CHUNK_SPAN_MS} and {@link MAX_CHUNK_FACTS}; then each request columns as one chunk as
+ * they are (in their order, which need not be time order), or cut like facts if they do not fit one.
  *
  * @example
- * toChunks(facts).forEach((c) => insert.run(c.namespaceId, c.firstAt, c.lastAt, c.count, c.facts));
+ * toChunks(facts, requests).forEach((c) => insert.run(c.namespaceId, c.firstAt, c.lastAt, c.count, c.facts));
  */
-export function toChunks(facts: readonly DemandFact[]): NewChunk[] {
+export function toChunks(facts: readonly DemandFact[], requests: readonly DemandRequestColumns[] = []): NewChunk[] {
   const byNamespace = new Map<string, DemandFact[]>();
   for (const f of facts) {
     const list = byNamespace.get(f.namespaceId);
@@ -187,13 +259,36 @@ export function toChunks(facts: readonly DemandFact[]): NewChunk[] {
       start = i;
     }
   }
+  for (const c of requests) chunks.push(...columnChunks(c));
   return chunks;
 }
 
-/** The facts of a chunk (either format), each with its seq. */
+/** Request columns as one chunk when they fit one (span and count), else cut through their facts. */
+function columnChunks(c: DemandRequestColumns): NewChunk[] {
+  const count = c.numbers.length / REQUEST_NUMBERS;
+  if (count === 0) return [];
+  let first = Infinity;
+  let last = -Infinity;
+  for (let i = 0; i < c.numbers.length; i += REQUEST_NUMBERS) {
+    const at = c.numbers[i] as number;
+    if (at < first) first = at;
+    if (at > last) last = at;
+  }
+  const n = last - first > MAX_CHUNK_SPAN_MS || count > MAX_CHUNK_FACTS ? undefined : varints(c.numbers);
+  if (n === undefined) return toChunks(requestFacts(c));
+  const k = Buffer.from(c.seats.buffer, c.seats.byteOffset, c.seats.byteLength).toString('base64');
+  const chunk: ChunkV3 = { v: 3, a: c.base, w: c.words, n, k };
+  return [{ namespaceId: c.namespaceId, firstAt: c.base + first, lastAt: c.base + last, count, facts: JSON.stringify(chunk) }];
+}
+
+/** The facts of a chunk (any format), each with its seq. */
 export const factsOf = (row: ChunkRow): StoredDemandFact[] => {
-  const body = JSON.parse(row.facts) as Encoded[] | ChunkV2;
-  const facts = Array.isArray(body) ? body.map((e) => decode(e, row.namespaceId)) : decodeChunk(body, row.namespaceId);
+  const body = JSON.parse(row.facts) as Encoded[] | ChunkV2 | ChunkV3;
+  const facts = Array.isArray(body)
+    ? body.map((e) => decode(e, row.namespaceId))
+    : body.v === 3
+      ? requestsOf({ namespaceId: row.namespaceId, base: body.a, words: body.w, numbers: numbersOf(body.n) }, hexKeys(Buffer.from(body.k, 'base64')))
+      : decodeChunk(body, row.namespaceId);
   return facts.map((fact, i) => ({ seq: row.seq * SEQ_SHIFT + i, fact }));
 };
 

@@ -84,14 +84,42 @@ export interface DemandCursor {
   readonly seq: number;
 }
 
+/** The bytes of a seat key (a fact's seat is their hex: 24 digits). */
+export const SEAT_KEY_BYTES = 12;
+
+/** Numbers a request takes in {@link DemandRequestColumns}. */
+export const REQUEST_NUMBERS = 9;
+
+/** A request's flags in {@link DemandRequestColumns}: the gates that ran, and whether its seat was ready at admission (known, ready). */
+export const REQUEST_FLAGS = { captcha: 1, verification: 2, seatReadinessKnown: 4, seatReady: 8 } as const;
+
+/**
+ * One namespace's requests as columns, as the recorder hands a flush over: no object per request,
+ * and the SQL stores write it as a chunk as it is (`adapters/demand-chunks.ts`).
+ */
+export interface DemandRequestColumns {
+  readonly namespaceId: string;
+  /** The time the requests' times count from (epoch ms). */
+  readonly base: number;
+  /**
+   * {@link REQUEST_NUMBERS} per request, in order: at − `base`, kind, game mode, region, party,
+   * outcome, wait ms, seats, flags. Kind, game mode, region and outcome are indexes in `words`
+   * (−1: none); seats is how many of `seats` are the request's; flags are {@link REQUEST_FLAGS}.
+   */
+  readonly numbers: readonly number[];
+  readonly words: readonly string[];
+  /** The requests' seat keys in order, {@link SEAT_KEY_BYTES} each (a fact's seat is their hex). */
+  readonly seats: Uint8Array;
+}
+
 /**
  * @example
  * await store.appendDemand([{ type: 'seat', namespaceId, at: Date.now(), seat, step: 'connected' }]);
  * const page = await store.readDemand(namespaceId, { from: 0, to: Date.now() }, undefined, 1000);
  */
 export interface DemandStore {
-  /** Appends facts (one commit). */
-  appendDemand(facts: readonly DemandFact[]): Promise<void>;
+  /** Appends facts, and requests as columns (one commit; the facts come first in append order). */
+  appendDemand(facts: readonly DemandFact[], requests?: readonly DemandRequestColumns[]): Promise<void>;
   /**
    * A namespace's facts with `from <= at < to`, ordered by time then by append order, after
    * `after` (exclusive), at most `limit`.

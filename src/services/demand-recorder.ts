@@ -8,11 +8,13 @@
  * waiting meanwhile run between them: at the http benchmark's ~13k finds/s a 250 ms buffer is
  * ~3,300 facts, which keyed, encoded and written in one go held the loop for 5–18 ms per flush
  * (the answers caught behind it made the server's p99 several ms worse). Each batch is made and
- * written within one turn, so its facts die young (kept across turns, they were promoted).
+ * written within one turn, so its facts die young (kept across turns, they were promoted). Requests,
+ * nearly all the facts, go from the buffer straight into {@link DemandRequestColumns}: no object
+ * per request is made on the way to the store.
  */
 import * as crypto from 'node:crypto';
 import type { MatchEvent } from '../core/events.js';
-import type { DemandFact, DemandRequestFact, DemandStore } from '../io/demand.js';
+import { REQUEST_FLAGS, REQUEST_NUMBERS, SEAT_KEY_BYTES, type DemandFact, type DemandRequestColumns, type DemandRequestFact, type DemandStore } from '../io/demand.js';
 import type { Clock, Timers } from '../io/index.js';
 import type { EventHub } from './hub.js';
 
@@ -30,7 +32,7 @@ export interface DemandRecorderOptions {
   readonly key: string;
   /** How often the buffer is written (default 1 s). */
   readonly flushEveryMs?: number;
-  /** Facts per write (default 1,000): each batch is made and written in one turn of the event loop. */
+  /** Facts (requests included) per write (default 1,000): each batch is made and written in one turn of the event loop. */
   readonly batch?: number;
   /** Facts held at most while the store is failing; older ones are dropped (counted) beyond it (default 200,000). */
   readonly maxBuffered?: number;
@@ -50,56 +52,112 @@ const RECORDED_EVENTS: ReadonlySet<MatchEvent['type']> = new Set(['lobby-created
 /** Lobbies whose mode and region a recorder remembers at most (their created facts hold them too). */
 const MAX_KNOWN_LOBBIES = 100_000;
 
+/** One namespace's requests of a batch as columns in the making (`ids`: their raw player ids, keyed into the columns' seats). */
+interface Run {
+  readonly namespaceId: string;
+  readonly base: number;
+  readonly numbers: number[];
+  readonly words: string[];
+  readonly index: Map<string, number>;
+  readonly ids: string[];
+}
+
+/** The index of `text` in the run's words (added if new); −1 for none. */
+function wordOf(run: Run, text: string | undefined): number {
+  if (text === undefined) return -1;
+  let w = run.index.get(text);
+  if (w === undefined) {
+    w = run.words.push(text) - 1;
+    run.index.set(text, w);
+  }
+  return w;
+}
+
+const requestsIn = (run: DemandRequestColumns): number => run.numbers.length / REQUEST_NUMBERS;
+
+/** The columns without their `n` first requests. */
+function withoutFirst(c: DemandRequestColumns, n: number): DemandRequestColumns {
+  let seats = 0;
+  for (let i = 0; i < n; i++) seats += c.numbers[i * REQUEST_NUMBERS + 7] as number;
+  return { ...c, numbers: c.numbers.slice(n * REQUEST_NUMBERS), seats: c.seats.subarray(seats * SEAT_KEY_BYTES) };
+}
+
+/** What a failed write left to retry: facts and request columns, keyed already. */
+interface Unwritten {
+  readonly facts: DemandFact[];
+  readonly runs: DemandRequestColumns[];
+}
+
 /** Lets whatever is waiting on the event loop (requests) run before going on. */
 const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** SHA-256, one shot where Node has it (20.12+: a third of `createHash`'s cost). */
-const sha256 = (text: string): string =>
-  typeof crypto.hash === 'function' ? crypto.hash('sha256', text, 'hex') : crypto.createHash('sha256').update(text).digest('hex');
+const sha256 = (text: string): Buffer =>
+  typeof crypto.hash === 'function' ? crypto.hash('sha256', text, 'buffer') : crypto.createHash('sha256').update(text).digest();
 
-/** Hex digits a seat key keeps (96 bits): too few to invert, enough that no two seats share one. */
-const SEAT_KEY_HEX = 24;
+/** Where each of a UUID's 16 bytes starts in its text (`8-4-4-4-12` hex digits). */
+const UUID_BYTE_AT = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34] as const;
+/** A hex digit's value by its character code (−1: not a hex digit). */
+const HEX_VALUE = new Int8Array(128).fill(-1);
+[...'0123456789abcdef'].forEach((c, v) => (HEX_VALUE[c.charCodeAt(0)] = HEX_VALUE[c.toUpperCase().charCodeAt(0)] = v));
 
-/** Looks like a UUID (`8-4-4-4-12`): its digits are checked only if the batch's hex does not decode. */
-const isUuidShaped = (id: string): boolean => id.length === 36 && id[8] === '-' && id[13] === '-' && id[18] === '-' && id[23] === '-';
-const isUuid = (id: string): boolean => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
+/** Writes the 16 bytes of `id` at `to` if it is a UUID (true), else returns false. */
+function uuidBytes(id: string, out: Uint8Array, to: number): boolean {
+  if (id.length !== 36 || id[8] !== '-' || id[13] !== '-' || id[18] !== '-' || id[23] !== '-') return false;
+  for (let j = 0; j < 16; j++) {
+    const at = UUID_BYTE_AT[j] as number;
+    const hi = id.charCodeAt(at);
+    const lo = id.charCodeAt(at + 1);
+    const h = hi < 128 ? (HEX_VALUE[hi] as number) : -1;
+    const l = lo < 128 ? (HEX_VALUE[lo] as number) : -1;
+    if (h < 0 || l < 0) return false;
+    out[to + j] = (h << 4) | l;
+  }
+  return true;
+}
 
 /**
- * The seat keys of player ids: 96-bit keyed pseudonyms, the same for an id on every instance that
- * shares the key, which cannot be inverted or recomputed without it. Tavern's player ids are
- * random UUIDs: a UUID's key is its 16 bytes encrypted with AES-128 under `aesKey` (a
- * pseudorandom permutation, so distinct ids never collide before the cut), truncated to 96 bits
- * (so even the key's holder cannot decrypt it back), and one cipher call covers the whole batch.
- * Any other id takes the first 96 bits of SHA-256 over `shaKey` and the id. Ids that differ only
- * in the case of their hex digits share a key (Tavern's are lowercase). The batch is what makes
- * this cheap: a SHA-256 per id cost four times as much (`bench/RESULTS.md`).
+ * The seat keys of player ids: 96-bit keyed pseudonyms ({@link SEAT_KEY_BYTES} bytes each, in
+ * order), the same for an id on every instance that shares the key, which cannot be inverted or
+ * recomputed without it. Tavern's player ids are random UUIDs: a UUID's key is its 16 bytes
+ * encrypted with AES-128 under `aesKey` (a pseudorandom permutation, so distinct ids never collide
+ * before the cut), truncated to 96 bits (so even the key's holder cannot decrypt it back), and one
+ * cipher call covers the whole batch. Any other id takes the first 96 bits of SHA-256 over
+ * `shaKey` and the id. Ids that differ only in the case of their hex digits share a key (Tavern's
+ * are lowercase). The batch is what makes this cheap: a SHA-256 per id cost four times as much
+ * (`bench/RESULTS.md`).
  *
  * @example
- * const keys = seatKeys(aesKey, 'secret', [crypto.randomUUID(), 'p1']); // two keys of 24 hex digits
+ * const bytes = seatKeyBytes(aesKey, 'secret', [crypto.randomUUID(), 'p1']); // 24 bytes: two keys
  */
-export const seatKeys = (aesKey: Uint8Array, shaKey: string, ids: readonly string[]): string[] =>
-  keysWhere(isUuidShaped, aesKey, shaKey, ids) ?? (keysWhere(isUuid, aesKey, shaKey, ids) as string[]);
-
-/** {@link seatKeys}, taking the ids `uuid` accepts as UUIDs; undefined if one of them is not hex after all. */
-function keysWhere(uuid: (id: string) => boolean, aesKey: Uint8Array, shaKey: string, ids: readonly string[]): string[] | undefined {
-  const keys = new Array<string>(ids.length);
+export function seatKeyBytes(aesKey: Uint8Array, shaKey: string, ids: readonly string[]): Buffer {
+  const keys = Buffer.allocUnsafe(ids.length * SEAT_KEY_BYTES);
+  const blocks = Buffer.allocUnsafe(ids.length * 16);
   const uuids: number[] = [];
-  let hex = '';
   for (let i = 0; i < ids.length; i++) {
     const id = ids[i] as string;
-    if (uuid(id)) {
-      uuids.push(i);
-      hex += id.slice(0, 8) + id.slice(9, 13) + id.slice(14, 18) + id.slice(19, 23) + id.slice(24);
-    } else keys[i] = sha256(`${shaKey}:${id}`).slice(0, SEAT_KEY_HEX);
+    if (uuidBytes(id, blocks, uuids.length * 16)) uuids.push(i);
+    else sha256(`${shaKey}:${id}`).copy(keys, i * SEAT_KEY_BYTES, 0, SEAT_KEY_BYTES);
   }
   if (uuids.length === 0) return keys;
-  const bytes = Buffer.from(hex, 'hex');
-  // Hex decoding stops at the first pair that is not hex.
-  if (bytes.length !== uuids.length * 16) return undefined;
   const cipher = crypto.createCipheriv('aes-128-ecb', aesKey, null).setAutoPadding(false);
-  const out = Buffer.concat([cipher.update(bytes), cipher.final()]).toString('hex');
-  uuids.forEach((i, k) => (keys[i] = out.slice(k * 32, k * 32 + SEAT_KEY_HEX)));
+  const out = Buffer.concat([cipher.update(blocks.subarray(0, uuids.length * 16)), cipher.final()]);
+  for (let k = 0; k < uuids.length; k++) {
+    const to = (uuids[k] as number) * SEAT_KEY_BYTES;
+    for (let b = 0; b < SEAT_KEY_BYTES; b++) keys[to + b] = out[k * 16 + b] as number;
+  }
   return keys;
+}
+
+/**
+ * {@link seatKeyBytes} as the seats of facts: each key's hex (24 digits).
+ *
+ * @example
+ * const [key] = seatKeys(aesKey, 'secret', [crypto.randomUUID()]);
+ */
+export function seatKeys(aesKey: Uint8Array, shaKey: string, ids: readonly string[]): string[] {
+  const bytes = seatKeyBytes(aesKey, shaKey, ids);
+  return ids.map((_, i) => bytes.toString('hex', i * SEAT_KEY_BYTES, (i + 1) * SEAT_KEY_BYTES));
 }
 
 /**
@@ -127,8 +185,8 @@ export class DemandRecorder {
   /** The other buffer, emptied by the last flush: the two are reused, so they grow once. */
   #spare: unknown[] = [];
   #base = 0;
-  /** Facts made from pending items that a failed write left to retry. */
-  #unwritten: DemandFact[] = [];
+  /** What a failed write left to retry. */
+  #unwritten: Unwritten = { facts: [], runs: [] };
   #cancel: (() => void) | undefined;
   #flushing: Promise<void> | undefined;
   #closed = false;
@@ -164,7 +222,7 @@ export class DemandRecorder {
     let n = this.#count;
     if (n === 0) this.#base = r.at;
     const ids = r.playerIds;
-    // Its values in the order `#factsAt` reads them; one player as its id (in the state anyway), none as undefined.
+    // Its values in the order `#take` reads them; one player as its id (in the state anyway), none as undefined.
     b[n++] = r.namespaceId;
     b[n++] = r.at - this.#base;
     b[n++] = r.kind;
@@ -185,59 +243,65 @@ export class DemandRecorder {
   }
 
   /**
-   * Replaces the raw player ids of the facts made from `from` on by their seat keys, in one
-   * {@link seatKeys} call: the same on every instance sharing the key, so a session links to its
-   * request wherever it ran.
+   * Takes up to `room` items from the buffer at `i` (times from `base`): events as facts onto
+   * `facts`, requests as columns, one per namespace, onto `runs`. Their raw player ids become seat
+   * keys in one {@link seatKeyBytes} call: the same on every instance sharing the key, so a session
+   * links to its request wherever it ran. Returns where the next item starts.
    */
-  #keySeats(facts: DemandFact[], from: number): void {
+  #take(buffer: readonly unknown[], base: number, i: number, count: number, room: number, facts: DemandFact[], runs: DemandRequestColumns[]): number {
+    const made = facts.length;
+    const byNamespace = new Map<string, Run>();
+    for (let n = 0; n < room && i < count; n++) {
+      if (buffer[i] === EVENTS) {
+        for (const e of buffer[i + 1] as readonly MatchEvent[]) this.#eventFact(e, facts);
+        i += 2;
+        continue;
+      }
+      const namespaceId = buffer[i] as string;
+      let run = byNamespace.get(namespaceId);
+      if (run === undefined) {
+        run = { namespaceId, base, numbers: [], words: [], index: new Map(), ids: [] };
+        byNamespace.set(namespaceId, run);
+      }
+      const players = buffer[i + 6] as string | readonly string[] | undefined;
+      const gates = buffer[i + 9] as RequestRecord['gates'];
+      const seatReady = buffer[i + 10] as boolean | undefined;
+      const flags = (gates?.captcha === true ? REQUEST_FLAGS.captcha : 0) | (gates?.verification === true ? REQUEST_FLAGS.verification : 0) |
+        (seatReady === undefined ? 0 : REQUEST_FLAGS.seatReadinessKnown | (seatReady ? REQUEST_FLAGS.seatReady : 0));
+      let seats = 0;
+      if (typeof players === 'string') {
+        run.ids.push(players);
+        seats = 1;
+      } else if (players !== undefined) {
+        for (const id of players) run.ids.push(id);
+        seats = players.length;
+      }
+      run.numbers.push(
+        buffer[i + 1] as number, wordOf(run, buffer[i + 2] as string), wordOf(run, buffer[i + 7] as string | undefined), wordOf(run, buffer[i + 8] as string | undefined),
+        buffer[i + 3] as number, wordOf(run, buffer[i + 4] as string), buffer[i + 5] as number, seats, flags,
+      );
+      i += REQUEST_VALUES;
+    }
     const ids: string[] = [];
-    for (let i = from; i < facts.length; i++) {
-      const f = facts[i] as DemandFact;
-      if (f.type === 'request') ids.push(...f.seats);
-      else if (f.type === 'seat') ids.push(f.seat);
+    for (let f = made; f < facts.length; f++) {
+      const fact = facts[f] as DemandFact;
+      if (fact.type === 'seat') ids.push(fact.seat);
     }
-    if (ids.length === 0) return;
-    const keys = seatKeys(this.#aesKey, this.#o.key, ids);
+    for (const run of byNamespace.values()) for (const id of run.ids) ids.push(id);
+    const keys = seatKeyBytes(this.#aesKey, this.#o.key, ids);
     let k = 0;
-    for (let i = from; i < facts.length; i++) {
-      const f = facts[i] as DemandFact;
-      // Both were made by `#factsAt` for this batch: theirs to rewrite.
-      if (f.type === 'request') {
-        const seats = f.seats as string[];
-        for (let j = 0; j < seats.length; j++) seats[j] = keys[k++] as string;
-      } else if (f.type === 'seat') (f as { seat: string }).seat = keys[k++] as string;
+    for (let f = made; f < facts.length; f++) {
+      const fact = facts[f] as DemandFact;
+      // Made by `#eventFact` for this batch: its to rewrite.
+      if (fact.type === 'seat') {
+        (fact as { seat: string }).seat = keys.toString('hex', k * SEAT_KEY_BYTES, (k + 1) * SEAT_KEY_BYTES);
+        k += 1;
+      }
     }
-  }
-
-  /** The facts of the buffered item at `i` (times from `base`); returns where the next item starts. */
-  #factsAt(buffer: readonly unknown[], base: number, i: number, out: DemandFact[]): number {
-    if (buffer[i] === EVENTS) {
-      for (const e of buffer[i + 1] as readonly MatchEvent[]) this.#eventFact(e, out);
-      return i + 2;
+    for (const { namespaceId, numbers, words, ids: seated } of byNamespace.values()) {
+      runs.push({ namespaceId, base, numbers, words, seats: keys.subarray(k * SEAT_KEY_BYTES, (k += seated.length) * SEAT_KEY_BYTES) });
     }
-    const players = buffer[i + 6] as string | readonly string[] | undefined;
-    // Assigned member by member: spreads of optional members cost an object each, per request.
-    const fact: { -readonly [K in keyof DemandRequestFact]: DemandRequestFact[K] } = {
-      type: 'request',
-      namespaceId: buffer[i] as string,
-      at: base + (buffer[i + 1] as number),
-      kind: buffer[i + 2] as RequestRecord['kind'],
-      party: buffer[i + 3] as number,
-      outcome: buffer[i + 4] as string,
-      waitMs: buffer[i + 5] as number,
-      // Raw ids until `#keySeats` (a copy: the array is rewritten).
-      seats: players === undefined ? [] : typeof players === 'string' ? [players] : [...players],
-    };
-    const gameMode = buffer[i + 7] as string | undefined;
-    const region = buffer[i + 8] as string | undefined;
-    const gates = buffer[i + 9] as RequestRecord['gates'];
-    const seatReady = buffer[i + 10] as boolean | undefined;
-    if (gameMode !== undefined) fact.gameMode = gameMode;
-    if (region !== undefined) fact.region = region;
-    if (gates !== undefined) fact.gates = gates;
-    if (seatReady !== undefined) fact.seatReady = seatReady;
-    out.push(fact);
-    return i + REQUEST_VALUES;
+    return i;
   }
 
   #eventFact(e: MatchEvent, out: DemandFact[]): void {
@@ -262,6 +326,7 @@ export class DemandRecorder {
         return;
       }
       case 'player-connected':
+        // The raw id until `#take` keys it.
         out.push({ type: 'seat', namespaceId: e.namespaceId, at: e.at, seat: e.playerId, step: 'connected' });
         return;
       case 'player-removed':
@@ -304,32 +369,51 @@ export class DemandRecorder {
   }
 
   async #writeFrom(pending: readonly unknown[], count: number, base: number): Promise<void> {
-    let facts = this.#unwritten;
-    this.#unwritten = [];
+    let { facts, runs } = this.#unwritten;
+    this.#unwritten = { facts: [], runs: [] };
     const batch = Math.max(1, this.#o.batch ?? 1_000);
     let next = 0;
-    while (facts.length > 0 || next < count) {
-      // A batch is made and written in one turn of the event loop, so its facts die young.
-      const made = facts.length;
-      while (facts.length < batch && next < count) next = this.#factsAt(pending, base, next, facts);
-      this.#keySeats(facts, made);
+    while (facts.length > 0 || runs.length > 0 || next < count) {
+      // A batch is made and written in one turn of the event loop, so what it makes dies young.
+      if (facts.length < batch && runs.length === 0) next = this.#take(pending, base, next, count, batch - facts.length, facts, runs);
       const write = facts.length > batch ? facts.slice(0, batch) : facts;
+      let size = write.length;
+      let taken = 0;
+      while (taken < runs.length && size < batch) size += requestsIn(runs[taken++] as DemandRequestColumns);
+      const columns = taken === runs.length ? runs : runs.slice(0, taken);
       try {
-        await this.#o.store.appendDemand(write);
+        await this.#o.store.appendDemand(write, columns);
       } catch (error) {
         this.#o.onError?.(error);
-        const rest = facts.length;
-        while (next < count) next = this.#factsAt(pending, base, next, facts);
-        this.#keySeats(facts, rest);
-        const max = this.#o.maxBuffered ?? 200_000;
-        this.dropped += Math.max(0, facts.length - max);
-        this.#unwritten = facts.slice(Math.max(0, facts.length - max));
+        // The rest of the buffer joins what is left, keyed: no raw id is kept across flushes.
+        while (next < count) next = this.#take(pending, base, next, count, batch, facts, runs);
+        this.#keep(facts, runs);
         if (!this.#closed) this.#cancel ??= this.#o.timers.after(this.#o.flushEveryMs ?? 1_000, () => void this.flush());
         return;
       }
       facts = write === facts ? [] : facts.slice(batch);
-      if (facts.length > 0 || next < count) await yieldToLoop();
+      runs = columns === runs ? [] : runs.slice(taken);
+      if (facts.length > 0 || runs.length > 0 || next < count) await yieldToLoop();
     }
+  }
+
+  /** Keeps what a failed write left, at most `maxBuffered` facts: the oldest of each kind go first (counted). */
+  #keep(facts: DemandFact[], runs: DemandRequestColumns[]): void {
+    const max = this.#o.maxBuffered ?? 200_000;
+    let excess = facts.length + runs.reduce((n, run) => n + requestsIn(run), 0) - max;
+    if (excess <= 0) {
+      this.#unwritten = { facts, runs };
+      return;
+    }
+    this.dropped += excess;
+    const kept: DemandRequestColumns[] = [];
+    for (const run of runs) {
+      const n = requestsIn(run);
+      const drop = Math.min(n, excess);
+      excess -= drop;
+      if (drop < n) kept.push(drop === 0 ? run : withoutFirst(run, drop));
+    }
+    this.#unwritten = { facts: facts.slice(excess), runs: kept };
   }
 
   /** Deletes facts older than the retention; returns how many. */

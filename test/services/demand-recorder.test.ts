@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MemoryDemandStore } from '../../src/adapters/memory/demand-store.js';
 import type { MatchEvent } from '../../src/core/events.js';
-import type { DemandFact, DemandStore } from '../../src/io/demand.js';
+import { REQUEST_NUMBERS, type DemandFact, type DemandRequestColumns, type DemandStore } from '../../src/io/demand.js';
 import { DemandRecorder, seatKeys, type RequestRecord } from '../../src/services/demand-recorder.js';
 import { EventHub } from '../../src/services/hub.js';
 import { ManualClock, ManualTimers } from '../server/harness.js';
@@ -14,14 +14,14 @@ const request = (at: number, playerIds: readonly string[] = ['player-a']): Reque
   namespaceId: NS, at, kind: 'find', gameMode: 'default', region: 'eu', party: playerIds.length, outcome: 'ok', waitMs: 5, playerIds,
 });
 
-/** A store that fails while `failing` is set and counts the appends it was asked for. */
+/** A store that fails while `failing` is set and counts the facts of each append it was asked for. */
 class FlakyStore implements DemandStore {
   readonly inner = new MemoryDemandStore();
   failing = false;
   appends: number[] = [];
-  appendDemand(facts: readonly DemandFact[]): Promise<void> {
-    this.appends.push(facts.length);
-    return this.failing ? Promise.reject(new Error('disk full')) : this.inner.appendDemand(facts);
+  appendDemand(facts: readonly DemandFact[], requests: readonly DemandRequestColumns[] = []): Promise<void> {
+    this.appends.push(requests.reduce((n, c) => n + c.numbers.length / REQUEST_NUMBERS, facts.length));
+    return this.failing ? Promise.reject(new Error('disk full')) : this.inner.appendDemand(facts, requests);
   }
   readDemand(...args: Parameters<DemandStore['readDemand']>): ReturnType<DemandStore['readDemand']> {
     return this.inner.readDemand(...args);

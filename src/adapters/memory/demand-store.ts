@@ -1,5 +1,6 @@
 /** The demand store in memory (tests and in-process apps): facts in append order, read sorted. */
-import type { DemandCursor, DemandFact, DemandStore, StoredDemandFact } from '../../io/demand.js';
+import type { DemandCursor, DemandFact, DemandRequestColumns, DemandStore, StoredDemandFact } from '../../io/demand.js';
+import { requestFacts } from '../demand-chunks.js';
 
 const before = (a: DemandCursor, b: DemandCursor): boolean => a.at < b.at || (a.at === b.at && a.seq < b.seq);
 
@@ -11,8 +12,9 @@ export class MemoryDemandStore implements DemandStore {
   #facts: StoredDemandFact[] = [];
   #seq = 0;
 
-  appendDemand(facts: readonly DemandFact[]): Promise<void> {
+  appendDemand(facts: readonly DemandFact[], requests: readonly DemandRequestColumns[] = []): Promise<void> {
     for (const fact of facts) this.#facts.push({ seq: (this.#seq += 1), fact: structuredClone(fact) });
+    for (const c of requests) for (const fact of requestFacts(c)) this.#facts.push({ seq: (this.#seq += 1), fact });
     return Promise.resolve();
   }
 

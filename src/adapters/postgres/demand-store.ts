@@ -3,7 +3,7 @@
  * (`demand-chunks.ts`), so a flush costs one insert whatever its size.
  */
 import type pg from 'pg';
-import type { DemandCursor, DemandFact, DemandStore, StoredDemandFact } from '../../io/demand.js';
+import type { DemandCursor, DemandFact, DemandRequestColumns, DemandStore, StoredDemandFact } from '../../io/demand.js';
 import { readPage, toChunks, trimChunk, type ChunkRow } from '../demand-chunks.js';
 import { inTransaction } from './schema.js';
 
@@ -27,8 +27,8 @@ export class PgDemandStore implements DemandStore {
     this.#pool = pool;
   }
 
-  async appendDemand(facts: readonly DemandFact[]): Promise<void> {
-    const chunks = toChunks(facts);
+  async appendDemand(facts: readonly DemandFact[], requests?: readonly DemandRequestColumns[]): Promise<void> {
+    const chunks = toChunks(facts, requests);
     if (chunks.length === 0) return;
     await this.#pool.query(
       // WITH ORDINALITY keeps the chunks' order in their sequence numbers.

@@ -3,7 +3,7 @@
  * (`demand-chunks.ts`), so a flush costs a few inserts whatever its size.
  */
 import type Database from 'better-sqlite3';
-import type { DemandCursor, DemandFact, DemandStore, StoredDemandFact } from '../../io/demand.js';
+import type { DemandCursor, DemandFact, DemandRequestColumns, DemandStore, StoredDemandFact } from '../../io/demand.js';
 import { readPage, toChunks, trimChunk, type ChunkRow } from '../demand-chunks.js';
 
 const settle = <T>(work: () => T): Promise<T> => {
@@ -42,9 +42,9 @@ export class SqliteDemandStore implements DemandStore {
     this.#update = db.prepare('UPDATE demand_chunks SET first_at = ?, last_at = ?, count = ?, facts = ? WHERE seq = ?');
   }
 
-  appendDemand(facts: readonly DemandFact[]): Promise<void> {
+  appendDemand(facts: readonly DemandFact[], requests?: readonly DemandRequestColumns[]): Promise<void> {
     return settle(() => {
-      const chunks = toChunks(facts);
+      const chunks = toChunks(facts, requests);
       if (chunks.length === 0) return;
       this.#db
         .transaction(() => {
