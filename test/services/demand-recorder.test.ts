@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MemoryDemandStore } from '../../src/adapters/memory/demand-store.js';
 import type { MatchEvent } from '../../src/core/events.js';
-import { REQUEST_NUMBERS, type DemandFact, type DemandRequestColumns, type DemandStore } from '../../src/io/demand.js';
+import { REQUEST_NUMBERS, type DemandFact, type DemandRequestColumns, type DemandRequestFact, type DemandStore } from '../../src/io/demand.js';
 import { DemandRecorder, seatKeys, type RequestRecord } from '../../src/services/demand-recorder.js';
 import { EventHub } from '../../src/services/hub.js';
 import { ManualClock, ManualTimers } from '../server/harness.js';
@@ -108,6 +108,30 @@ describe('DemandRecorder', () => {
       { type: 'lobby', namespaceId: NS, at: 4, lobbyId: 'l1', step: 'stopped', gameMode: 'duel', region: 'us', reason: 'crashed', failed: true },
       { type: 'lobby', namespaceId: NS, at: 5, lobbyId: 'elsewhere', step: 'stopped', reason: 'idle', failed: false },
     ]);
+  });
+
+  it('requests of several namespaces in one batch each read back in their namespace, in order, with their seats keyed like their steps', async () => {
+    const { store, recorder } = setup();
+    const hub = new EventHub();
+    recorder.attach(hub);
+    const ids = ['3f1c0b7e-aaaa-4bbb-8ccc-000000000001', '3f1c0b7e-aaaa-4bbb-8ccc-000000000002', 'not-a-uuid'];
+    recorder.request(request(3, [ids[0] as string]));
+    recorder.request({ ...request(1, [ids[1] as string, ids[2] as string]), namespaceId: 'ns-2', gameMode: 'duel', outcome: 'LOBBY_FULL' });
+    hub.publish([{ type: 'player-connected', at: 4, namespaceId: 'ns-2', playerId: ids[2] as string, lobbyId: 'l1' }]);
+    recorder.request({ ...request(2, []), namespaceId: 'ns-2', kind: 'join', party: 1 });
+    await recorder.flush();
+    const read = async (ns: string) => (await store.readDemand(ns, { from: 0, to: 100 }, undefined, 100)).map((r) => r.fact);
+    const [one, two] = [await read(NS), await read('ns-2')];
+    const { playerIds, ...asked } = request(3, [ids[0] as string]);
+    expect(playerIds).toHaveLength(1);
+    expect(one).toEqual([{ ...asked, type: 'request', seats: [expect.stringMatching(/^[0-9a-f]{24}$/)] }]);
+    expect(two.map((f) => [f.type, f.at])).toEqual([['request', 1], ['request', 2], ['seat', 4]]);
+    const [first, second, step] = two as [DemandRequestFact, DemandRequestFact, Extract<DemandFact, { type: 'seat' }>];
+    expect(first).toMatchObject({ gameMode: 'duel', outcome: 'LOBBY_FULL', party: 2 });
+    expect(first.seats).toHaveLength(2);
+    expect(first.seats[1]).toBe(step.seat);
+    expect(new Set([...first.seats, ...(one[0] as DemandRequestFact).seats]).size).toBe(3);
+    expect(second).toMatchObject({ kind: 'join', seats: [] });
   });
 
   it('writes in batches; a failed write keeps what is left and retries it (nothing lost, nothing twice)', async () => {
