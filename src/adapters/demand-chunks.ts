@@ -16,6 +16,8 @@
 import {
   REQUEST_FLAGS,
   REQUEST_NUMBERS,
+  requestFlags,
+  wordIndex,
   SEAT_KEY_BYTES,
   type DemandCursor,
   type DemandFact,
@@ -38,15 +40,10 @@ type Encoded =
 
 const { captcha: GATE_CAPTCHA, verification: GATE_VERIFICATION, seatReadinessKnown: SEAT_READINESS_KNOWN, seatReady: SEAT_READY } = REQUEST_FLAGS;
 
-/** A request's flags: the gates that ran, and whether its seat was ready at admission. */
-const flagsOf = (f: DemandRequestFact): number =>
-  (f.gates?.captcha === true ? GATE_CAPTCHA : 0) | (f.gates?.verification === true ? GATE_VERIFICATION : 0) |
-  (f.seatReady === undefined ? 0 : SEAT_READINESS_KNOWN | (f.seatReady ? SEAT_READY : 0));
-
 const encode = (f: DemandFact): Encoded => {
   switch (f.type) {
     case 'request':
-      return ['r', f.at, f.kind, f.gameMode ?? null, f.region ?? null, f.party, f.outcome, f.waitMs, f.seats, flagsOf(f)];
+      return ['r', f.at, f.kind, f.gameMode ?? null, f.region ?? null, f.party, f.outcome, f.waitMs, f.seats, requestFlags(f.gates, f.seatReady)];
     case 'seat':
       return ['s', f.at, f.seat, f.step];
     case 'lobby':
@@ -147,15 +144,7 @@ function encodeChunk(facts: readonly DemandFact[]): string {
   const base = (facts[0] as DemandFact).at;
   const w: string[] = [];
   const index = new Map<string, number>();
-  const word = (text: string | undefined): number => {
-    if (text === undefined) return -1;
-    let i = index.get(text);
-    if (i === undefined) {
-      i = w.push(text) - 1;
-      index.set(text, i);
-    }
-    return i;
-  };
+  const word = (text: string | undefined): number => wordIndex(w, index, text);
   const n: number[] = [];
   const k: string[] = [];
   const e: (readonly [number, ...Encoded])[] = [];
@@ -165,7 +154,7 @@ function encodeChunk(facts: readonly DemandFact[]): string {
       e.push([i, ...encode(f)]);
       continue;
     }
-    n.push(f.at - base, word(f.kind), word(f.gameMode), word(f.region), f.party, word(f.outcome), f.waitMs, f.seats.length, flagsOf(f));
+    n.push(f.at - base, word(f.kind), word(f.gameMode), word(f.region), f.party, word(f.outcome), f.waitMs, f.seats.length, requestFlags(f.gates, f.seatReady));
     for (const seat of f.seats) k.push(seat);
   }
   const chunk: ChunkV2 = { v: 2, a: base, w, n, k, e };
@@ -218,7 +207,7 @@ export interface NewChunk {
   readonly firstAt: number;
   readonly lastAt: number;
   readonly count: number;
-  /** The facts, as a format-2 chunk ({@link ChunkV2}). */
+  /** The facts, as a format-2 chunk ({@link ChunkV2}), or requests only as a format-3 one ({@link ChunkV3}). */
   readonly facts: string;
 }
 

@@ -94,6 +94,25 @@ export const REQUEST_NUMBERS = 9;
 export const REQUEST_FLAGS = { captcha: 1, verification: 2, seatReadinessKnown: 4, seatReady: 8 } as const;
 
 /**
+ * The index of `text` in a columns' `words`, added if new (`index` maps each word to its index);
+ * −1 for none.
+ */
+export function wordIndex(words: string[], index: Map<string, number>, text: string | undefined): number {
+  if (text === undefined) return -1;
+  let w = index.get(text);
+  if (w === undefined) {
+    w = words.push(text) - 1;
+    index.set(text, w);
+  }
+  return w;
+}
+
+/** A request's {@link REQUEST_FLAGS}, from the gates that ran and whether its seat was ready at admission. */
+export const requestFlags = (gates: DemandGates | undefined, seatReady: boolean | undefined): number =>
+  (gates?.captcha === true ? REQUEST_FLAGS.captcha : 0) | (gates?.verification === true ? REQUEST_FLAGS.verification : 0) |
+  (seatReady === undefined ? 0 : REQUEST_FLAGS.seatReadinessKnown | (seatReady ? REQUEST_FLAGS.seatReady : 0));
+
+/**
  * One namespace's requests as columns, as the recorder hands a flush over: no object per request,
  * and the SQL stores write it as a chunk as it is (`adapters/demand-chunks.ts`).
  */

@@ -14,7 +14,7 @@
  */
 import * as crypto from 'node:crypto';
 import type { MatchEvent } from '../core/events.js';
-import { REQUEST_FLAGS, REQUEST_NUMBERS, SEAT_KEY_BYTES, type DemandFact, type DemandRequestColumns, type DemandRequestFact, type DemandStore } from '../io/demand.js';
+import { REQUEST_NUMBERS, requestFlags, SEAT_KEY_BYTES, wordIndex, type DemandFact, type DemandRequestColumns, type DemandRequestFact, type DemandStore } from '../io/demand.js';
 import type { Clock, Timers } from '../io/index.js';
 import type { EventHub } from './hub.js';
 
@@ -62,16 +62,7 @@ interface Run {
   readonly ids: string[];
 }
 
-/** The index of `text` in the run's words (added if new); −1 for none. */
-function wordOf(run: Run, text: string | undefined): number {
-  if (text === undefined) return -1;
-  let w = run.index.get(text);
-  if (w === undefined) {
-    w = run.words.push(text) - 1;
-    run.index.set(text, w);
-  }
-  return w;
-}
+const wordOf = (run: Run, text: string | undefined): number => wordIndex(run.words, run.index, text);
 
 const requestsIn = (run: DemandRequestColumns): number => run.numbers.length / REQUEST_NUMBERS;
 
@@ -264,10 +255,7 @@ export class DemandRecorder {
         byNamespace.set(namespaceId, run);
       }
       const players = buffer[i + 6] as string | readonly string[] | undefined;
-      const gates = buffer[i + 9] as RequestRecord['gates'];
-      const seatReady = buffer[i + 10] as boolean | undefined;
-      const flags = (gates?.captcha === true ? REQUEST_FLAGS.captcha : 0) | (gates?.verification === true ? REQUEST_FLAGS.verification : 0) |
-        (seatReady === undefined ? 0 : REQUEST_FLAGS.seatReadinessKnown | (seatReady ? REQUEST_FLAGS.seatReady : 0));
+      const flags = requestFlags(buffer[i + 9] as RequestRecord['gates'], buffer[i + 10] as boolean | undefined);
       let seats = 0;
       if (typeof players === 'string') {
         run.ids.push(players);
