@@ -151,6 +151,10 @@ const loneEntry = (n: Node): number => {
   return nodemap(n) === 0 && n.length === DATA + 2 ? DATA : -1;
 };
 
+/** The collision node a branch holds with nothing beside it: it belongs in the branch's own slot, where an insertion puts it. */
+const loneCollision = (n: Node): Node | undefined =>
+  !isCollision(n) && datamap(n) === 0 && n.length === DATA + 1 && isCollision(n[DATA] as Node) ? (n[DATA] as Node) : undefined;
+
 /** The node without `key` (undefined when it became empty), or the same node when absent. */
 export function deleteIn(n: Node, key: Key, hash: number, shift: number): Node | undefined {
   if (isCollision(n)) {
@@ -171,8 +175,9 @@ export function deleteIn(n: Node, key: Key, hash: number, shift: number): Node |
   if ((nm & bit) === 0) return n;
   const ci = childBase(n) + popcount(nm & (bit - 1));
   const child = n[ci] as Node;
-  const next = deleteIn(child, key, hash, shift + BITS);
-  if (next === child) return n;
+  const deleted = deleteIn(child, key, hash, shift + BITS);
+  if (deleted === child) return n;
+  const next = deleted === undefined ? undefined : (loneCollision(deleted) ?? deleted);
   if (next === undefined) {
     if (n.length === DATA + 1) return undefined;
     const out = spliced(n, ci, 1, []);

@@ -183,6 +183,16 @@ describe('PMap', () => {
     );
   });
 
+  it('a collision left alone in a branch by a delete moves up to where an insertion puts it', () => {
+    const [a, b] = colliding as [string, string];
+    const h = hashKey(a);
+    // A key sharing the collision's first chunk but not its second: the collision goes one level down beside it.
+    const c = Array.from({ length: 1_000_000 }, (_, i) => i).find((i) => ((hashKey(i) ^ h) & 31) === 0 && ((hashKey(i) ^ h) & (31 << 5)) !== 0);
+    if (c === undefined) throw new Error('no key shares the first chunk');
+    const m = PMap.from<string | number, number>([[a, 1], [b, 1], [c, 1]]).delete(c);
+    expect(rootOf(m)).toEqual(rootOf(PMap.from<string | number, number>([[a, 1], [b, 1]])));
+  });
+
   it('keeps every entry inline at the shallowest level its hash allows', () => {
     // Two keys whose hashes differ in their first 5 bits sit side by side in the root; a third
     // sharing a chunk with one of them pushes both one level down, and deleting it pulls the other back up.
