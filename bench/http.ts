@@ -53,10 +53,13 @@
  *
  * `--side-by-side` (two Tavern variants, e.g. `--servers tavern,tavern-no-demand --clients 64`):
  * instead of one after the other, each round runs both servers at once on the same CPU, each
- * with its own `--clients` connections from this process. The kernel gives each the same share of
- * the core, so the ratio of their rates is the inverse ratio of their costs per request, measured
- * in the same seconds: a busy or drifting machine slows both alike, where back-to-back runs
- * swing by ±30 % between rounds on this 2-core machine and hide a difference of a few percent.
+ * with its own `--clients` connections from this process, measured in the same seconds: a busy or
+ * drifting machine slows both alike, where back-to-back runs swing by ±30 % between rounds on
+ * this 2-core machine and hide a difference of a few percent. The kernel shares the core between
+ * threads, not processes: a variant whose V8 helper threads (compiler, collector) work more takes
+ * more than half of the core, so the ratio of the rates understates its cost. The run also prints
+ * the ratio of their CPU per request (all threads, from `/proc`), off over on: the rate each would
+ * have on a core of its own (`demand_cpu_ratio`, `limits_cpu_ratio` in `--json`).
  * The pair starts in the given order in odd rounds and swapped in even ones (the one started
  * first is 1–1.5 % slower here); use an odd number of rounds ≥ 9.
  */
@@ -315,11 +318,19 @@ export const httpBench = async (args: readonly string[]): Promise<void> => {
       const other = runs.find((r) => r.server === base && r.concurrency === c && r.round === t.round);
       return other === undefined ? [] : [t.rps / other.rps];
     });
-  /** With limits on over off, when both ran. */
-  const limitsRatios = ratiosAt(s.clients.includes(64) ? 64 : Math.max(...s.clients), 'tavern-limits', 'tavern');
-  /** With demand recording on over off, when both ran. */
-  const demandRatios = ratiosAt(s.clients.includes(64) ? 64 : Math.max(...s.clients), 'tavern', 'tavern-no-demand');
+  /** Each round's CPU per request of `base` over `server`'s at `c` clients: the rate ratio on a core of its own each. */
+  const cpuRatiosAt = (c: number, server: Run['server'], base: Run['server']): number[] =>
+    runsOf(server, c).flatMap((t) => {
+      const other = runs.find((r) => r.server === base && r.concurrency === c && r.round === t.round);
+      return other?.cpu_us_per_request === undefined || t.cpu_us_per_request === undefined ? [] : [other.cpu_us_per_request / t.cpu_us_per_request];
+    });
   const headline = s.clients.includes(64) ? 64 : Math.max(...s.clients);
+  /** With limits on over off, when both ran. */
+  const limitsRatios = ratiosAt(headline, 'tavern-limits', 'tavern');
+  const limitsCpuRatios = cpuRatiosAt(headline, 'tavern-limits', 'tavern');
+  /** With demand recording on over off, when both ran. */
+  const demandRatios = ratiosAt(headline, 'tavern', 'tavern-no-demand');
+  const demandCpuRatios = cpuRatiosAt(headline, 'tavern', 'tavern-no-demand');
   const tavern = at('tavern', headline);
   const colyseus = at('colyseus', headline);
   const ratios = ratiosAt(headline);
@@ -343,7 +354,9 @@ export const httpBench = async (args: readonly string[]): Promise<void> => {
       ratio: Number.isFinite(ratio) ? ratio : null,
       ratios,
       ...(limitsRatios.length === 0 ? {} : { limits_ratio: median(limitsRatios), limits_ratios: limitsRatios }),
+      ...(limitsCpuRatios.length === 0 ? {} : { limits_cpu_ratio: median(limitsCpuRatios), limits_cpu_ratios: limitsCpuRatios }),
       ...(demandRatios.length === 0 ? {} : { demand_ratio: median(demandRatios), demand_ratios: demandRatios }),
+      ...(demandCpuRatios.length === 0 ? {} : { demand_cpu_ratio: median(demandCpuRatios), demand_cpu_ratios: demandCpuRatios }),
       rounds: s.rounds,
       targets: { ratio: TARGET_RATIO, p99_ms: TARGET_P99_MS, ...targets },
       settings: { duration_ms: s.durationMs, warmup_ms: s.warmupMs, max_players: s.maxPlayers, idle_lobbies: s.idleLobbies, pinned, side_by_side: s.sideBySide },
@@ -363,12 +376,14 @@ export const httpBench = async (args: readonly string[]): Promise<void> => {
         process.stdout.write(`tavern / colyseus at ${c} client${c === 1 ? '' : 's'}: ${median(each).toFixed(2)}x (rounds: ${each.map((x) => `${x.toFixed(2)}x`).join(', ')})\n`);
       }
     }
-    if (limitsRatios.length > 0) {
-      process.stdout.write(`tavern with rate limits on / off at ${headline} clients: ${median(limitsRatios).toFixed(3)}x (rounds: ${limitsRatios.map((x) => `${x.toFixed(3)}x`).join(', ')})\n`);
-    }
-    if (demandRatios.length > 0) {
-      process.stdout.write(`tavern with demand recording on / off at ${headline} clients: ${median(demandRatios).toFixed(3)}x (rounds: ${demandRatios.map((x) => `${x.toFixed(3)}x`).join(', ')})\n`);
-    }
+    const onOff = (what: string, rates: readonly number[], cpu: readonly number[]): void => {
+      if (rates.length === 0) return;
+      const listed = (xs: readonly number[]): string => xs.map((x) => `${x.toFixed(3)}x`).join(', ');
+      process.stdout.write(`tavern with ${what} on / off at ${headline} clients: ${median(rates).toFixed(3)}x (rounds: ${listed(rates)})\n`);
+      if (cpu.length > 0) process.stdout.write(`  CPU per request off / on (the rate on a core of its own): ${median(cpu).toFixed(3)}x (rounds: ${listed(cpu)})\n`);
+    };
+    onOff('rate limits', limitsRatios, limitsCpuRatios);
+    onOff('demand recording', demandRatios, demandCpuRatios);
     process.stdout.write(
       `target at ${headline} clients: >= ${TARGET_RATIO}x colyseus (${Number.isFinite(ratio) ? ratio.toFixed(2) : '-'}x: ${targets.ratio_ok ? 'met' : 'NOT met'}), ` +
         `tavern p99 <= ${TARGET_P99_MS} ms (${ms(tavern?.p99_ms ?? NaN)} ms: ${targets.p99_ok ? 'met' : 'NOT met'})\n`,
