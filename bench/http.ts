@@ -312,18 +312,20 @@ export const httpBench = async (args: readonly string[]): Promise<void> => {
     const of = runsOf(server, c);
     return of.length === 0 ? undefined : summarize(of);
   };
+  /** Each round's `ratio` of `server`'s run to `base`'s at `c` clients, in the rounds where both ran and it is defined. */
+  const perRound = (c: number, server: Run['server'], base: Run['server'], ratio: (run: Run, other: Run) => number | undefined): number[] =>
+    runsOf(server, c).flatMap((t) => {
+      const other = runs.find((r) => r.server === base && r.concurrency === c && r.round === t.round);
+      const x = other === undefined ? undefined : ratio(t, other);
+      return x === undefined ? [] : [x];
+    });
   /** Each round's rate of `server` over `base`'s at `c` clients (Tavern / Colyseus by default). */
   const ratiosAt = (c: number, server: Run['server'] = 'tavern', base: Run['server'] = 'colyseus'): number[] =>
-    runsOf(server, c).flatMap((t) => {
-      const other = runs.find((r) => r.server === base && r.concurrency === c && r.round === t.round);
-      return other === undefined ? [] : [t.rps / other.rps];
-    });
+    perRound(c, server, base, (t, other) => t.rps / other.rps);
   /** Each round's CPU per request of `base` over `server`'s at `c` clients: the rate ratio on a core of its own each. */
   const cpuRatiosAt = (c: number, server: Run['server'], base: Run['server']): number[] =>
-    runsOf(server, c).flatMap((t) => {
-      const other = runs.find((r) => r.server === base && r.concurrency === c && r.round === t.round);
-      return other?.cpu_us_per_request === undefined || t.cpu_us_per_request === undefined ? [] : [other.cpu_us_per_request / t.cpu_us_per_request];
-    });
+    perRound(c, server, base, (t, other) =>
+      other.cpu_us_per_request === undefined || t.cpu_us_per_request === undefined ? undefined : other.cpu_us_per_request / t.cpu_us_per_request);
   const headline = s.clients.includes(64) ? 64 : Math.max(...s.clients);
   /** With limits on over off, when both ran. */
   const limitsRatios = ratiosAt(headline, 'tavern-limits', 'tavern');
