@@ -2,9 +2,12 @@ import { defineConfig } from 'vitest/config';
 
 // One fast-check seed per run, chosen here (in the main process) so every worker shares it and CI
 // can print it. Replay a failure with FC_SEED=<seed> npm test.
-// (Each project reads this file again: the seed is chosen and printed once.)
-if (process.env['FC_SEED'] === undefined) {
-  process.env['FC_SEED'] = String((Math.random() * 2 ** 31) | 0);
+// Each project reads this file again in the same process: the seed is printed the first time only.
+process.env['FC_SEED'] ??= String((Math.random() * 2 ** 31) | 0);
+const SEED_SHOWN = Symbol.for('tavern.fast-check-seed-shown');
+const shown = globalThis as { [SEED_SHOWN]?: true };
+if (shown[SEED_SHOWN] === undefined) {
+  shown[SEED_SHOWN] = true;
   process.stdout.write(`fast-check seed: FC_SEED=${process.env['FC_SEED']}\n`);
 }
 
