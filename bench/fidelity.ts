@@ -26,6 +26,7 @@ export const fidelityBench = async (args: readonly string[]): Promise<void> => {
       `${JSON.stringify({
         minutes,
         runtime,
+        namespaces: workload.namespaces,
         finds: result.requests,
         wall_s: Math.round(result.wallMs / 1_000),
         figures: Object.fromEntries(result.rows.map((r) => [r.figure, { server: r.server, sim: r.sim, delta: Number(r.delta.toFixed(4)), tolerance: r.tolerance, within: r.within }])),
@@ -36,7 +37,7 @@ export const fidelityBench = async (args: readonly string[]): Promise<void> => {
   }
   const missed = result.rows.filter((r) => !r.within).map((r) => r.label);
   process.stdout.write(
-    `${fidelityTable(result.rows)}\n${result.requests} finds over ${minutes} min (${workload.findsPerSecond}/s, ${runtime} runtime), whole run ${Math.round(result.wallMs / 1_000)} s; ` +
+    `${fidelityTable(result.rows)}\n${result.requests} finds over ${minutes} min (${workload.findsPerSecond}/s in each of ${workload.namespaces} namespace${workload.namespaces === 1 ? '' : 's'}, ${runtime} runtime), whole run ${Math.round(result.wallMs / 1_000)} s; ` +
       `${missed.length === 0 ? 'every figure within the goal' : `missed: ${missed.join(', ')}`}\n`,
   );
 };

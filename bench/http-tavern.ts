@@ -85,8 +85,9 @@ export interface BenchGame {
   readonly nsPath: string;
 }
 
-export async function createGame(origin: string): Promise<BenchGame> {
-  const game = await call(origin, 'POST', '/cloud/games', TAVERN_ADMIN, { name_id: 'bench', display_name: 'Bench', developer_group_id: randomUUID() });
+/** A game (`nameId`, unique on the server; default `bench`) made with the admin token, its cloud token and its `prod` namespace. */
+export async function createGame(origin: string, nameId = 'bench'): Promise<BenchGame> {
+  const game = await call(origin, 'POST', '/cloud/games', TAVERN_ADMIN, { name_id: nameId, display_name: 'Bench', developer_group_id: randomUUID() });
   const gameId = str(game['game_id'], 'game_id');
   const cloud = str((await call(origin, 'POST', `/cloud/games/${gameId}/tokens/cloud`, TAVERN_ADMIN))['token'], 'a cloud token');
   const got = await call(origin, 'GET', `/cloud/games/${gameId}`, cloud);

@@ -90,6 +90,31 @@ describe('DemandRecorder', () => {
     );
   });
 
+  it('a request keys its players like their steps, whether its ids are UUIDs, other ids or a mix, across batches and flushes', async () => {
+    const id = fc.oneof(fc.uuid(), fc.uuid(), fc.uuid(), fc.string({ minLength: 1, maxLength: 12 }));
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.array(id, { minLength: 0, maxLength: 3, size: 'max' }), { minLength: 1, maxLength: 1_400, size: 'max' }), fc.integer({ min: 1, max: 300 }), fc.integer({ min: 1, max: 3 }), async (parties, batch, flushes) => {
+        const { recorder, all } = setup({ batch });
+        const hub = new EventHub();
+        recorder.attach(hub);
+        const per = Math.ceil(parties.length / flushes);
+        for (const [at, ids] of parties.entries()) {
+          recorder.request(request(at, ids));
+          // Each player's step, keyed from its raw id in the flush.
+          hub.publish(ids.map((playerId) => ({ type: 'player-connected', at, namespaceId: NS, playerId, lobbyId: 'l1' })));
+          if ((at + 1) % per === 0) await recorder.flush();
+        }
+        await recorder.flush();
+        const facts = await all();
+        const requests = facts.filter((f): f is DemandRequestFact => f.type === 'request');
+        const steps = facts.filter((f): f is Extract<DemandFact, { type: 'seat' }> => f.type === 'seat');
+        expect(requests.map((r) => r.at)).toEqual(parties.map((_, at) => at));
+        expect(requests.flatMap((r) => r.seats)).toEqual(steps.map((s) => s.seat));
+      }),
+      { numRuns: 25 },
+    );
+  });
+
   it('lobby facts carry the mode and region of lobbies this instance saw created; events it does not keep are skipped', async () => {
     const { recorder, all } = setup();
     const hub = new EventHub();
