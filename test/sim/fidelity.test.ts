@@ -2,8 +2,9 @@
  * Fidelity, proven (issue 23 item 4): a real server process driven for three minutes of
  * real time (four independent namespaces at once: see `TEST_WORKLOAD`), its recording exported,
  * calibrated and replayed in the simulator (the mean of `REPLAYS` seeds: see there); the figures
- * printed side by side, each within the goal (±5 % counts, ±10 % percentiles). The workload and the comparison live in bench/fidelity-run.ts
- * (`npm run bench -- fidelity` runs the same for longer).
+ * printed side by side, each within the goal (±5 % counts, ±10 % percentiles). The workload and
+ * the comparison live in bench/fidelity-run.ts (`npm run bench -- fidelity` runs the same for
+ * longer).
  *
  * One figure is held to less than the goal, for a reason of measurement:
  * - time to seat p50: most seats go to lobbies already ready, so the median is the server's answer
