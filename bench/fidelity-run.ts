@@ -27,6 +27,7 @@ import { parseScenario } from '../src/sim/scenario/parse.js';
 import type { RecordedRequest, Scenario } from '../src/sim/scenario/types.js';
 import { parseRecordedDemand } from '../src/sim/scenario/recorded.js';
 import { CONNECT_DELAY, runScenario } from '../src/sim/world/run.js';
+import { facts as demandFacts } from '../src/services/demand.js';
 import { nodeGameServer } from '../test/docker/images.js';
 import { call, createGame, publicToken, publishVersion, setLimits, spawnTavern, str, uploadBuild, type BenchGame, type BuildUpload } from './http-tavern.js';
 
@@ -472,11 +473,10 @@ async function removeRun(docker: Dockerode, instance: string, buildIds: readonly
   await Promise.all(buildIds.map((id) => docker.getImage(`tavern-build:${id}`).remove({ force: true }).catch(() => undefined)));
 }
 
-/** A namespace of a run, set up: its game, its players' token, its build and the config it publishes. */
+/** A namespace of a run, set up: its game, its players' token and the config it publishes (its build's). */
 interface Namespace {
   readonly game: BenchGame;
   readonly pub: string;
-  readonly buildId: string;
   readonly config: (idle: Workload['idleLobbies']) => unknown;
 }
 
@@ -510,27 +510,14 @@ async function setUpNamespace(origin: string, w: Workload, n: number, upload: Bu
     await publishVersion(origin, game, 'warm-up', config({ min: 1, max: 1 }));
     await readyLobby(origin, game);
   }
-  return { game, pub, buildId, config };
-}
-
-/** The facts of a namespace in `[from, to)`, read from the stopped server's database. */
-async function readFacts(store: SqliteDemandStore, namespaceId: string, from: number, to: number): Promise<DemandFact[]> {
-  const facts: DemandFact[] = [];
-  let after: { at: number; seq: number } | undefined;
-  for (;;) {
-    const page = await store.readDemand(namespaceId, { from, to }, after, 5_000);
-    facts.push(...page.map((p) => p.fact));
-    const last = page.at(-1);
-    if (last === undefined || page.length < 5_000) return facts;
-    after = { at: last.fact.at, seq: last.seq };
-  }
+  return { game, pub, config };
 }
 
 /** The percentiles, averaged over namespaces; every other figure, added up. */
 const AVERAGED: ReadonlySet<FigureName> = new Set(['seatP50Ms', 'seatP95Ms']);
 
 /** The figures of a run from its namespaces' (see {@link AVERAGED}). */
-export const combine = (parts: readonly Figures[]): Figures =>
+const combine = (parts: readonly Figures[]): Figures =>
   Object.fromEntries(
     (Object.keys(LABELS) as FigureName[]).map((f) => {
       const sum = parts.reduce((n, p) => n + p[f], 0);
@@ -629,7 +616,11 @@ export async function runFidelity(w: Workload, log: (line: string) => void = () 
     const facts: DemandFact[][] = [];
     try {
       const store = new SqliteDemandStore(db);
-      for (const d of driven) facts.push(await readFacts(store, d.game.nsId, d.start, d.start + w.durationMs));
+      for (const d of driven) {
+        const read: DemandFact[] = [];
+        for await (const f of demandFacts(store, d.game.nsId, { from: d.start, to: d.start + w.durationMs })) read.push(f);
+        facts.push(read);
+      }
     } finally {
       db.close();
     }

@@ -29,8 +29,13 @@ const NAMING_ERRORS: ReadonlySet<string> = new Set([
   'MATCHMAKER_REGION_NOT_ENABLED_FOR_GAME_MODE',
 ]);
 
-/** Every fact of a namespace in the window, in time order. */
-async function* facts(store: DemandStore, namespaceId: string, window: DemandWindow): AsyncGenerator<DemandFact> {
+/**
+ * Every fact of a namespace in the window, in time order, read a page at a time.
+ *
+ * @example
+ * for await (const f of facts(store, namespaceId, { from, to })) console.log(f.type);
+ */
+export async function* facts(store: DemandStore, namespaceId: string, window: DemandWindow): AsyncGenerator<DemandFact> {
   let after: { at: number; seq: number } | undefined;
   for (;;) {
     const page = await store.readDemand(namespaceId, window, after, PAGE);
