@@ -608,8 +608,8 @@ export async function runFidelity(w: Workload, log: (line: string) => void = () 
     players.close();
     const errors = driven.flatMap((d) => d.errors);
     if (errors.length > 0) throw new Error(`the workload failed: ${errors.slice(0, 3).join('; ')}`);
-    // The recorder flushes every 250 ms.
-    await new Promise((r) => setTimeout(r, 1_000));
+    // The recorder flushes every second.
+    await new Promise((r) => setTimeout(r, 2_000));
 
     const calibration: string[] = [];
     const recorded: { readonly demand: readonly RecordedRequest[]; readonly scenario: Scenario }[] = [];

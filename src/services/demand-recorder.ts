@@ -5,8 +5,8 @@
  * so no raw id is ever stored; client addresses are never recorded at all.
  *
  * A flush shares the event loop with the requests, so it works in batches and lets the requests
- * waiting meanwhile run between them: at the http benchmark's ~13k finds/s a 250 ms buffer is
- * ~3,300 facts, which keyed, encoded and written in one go held the loop for 5–18 ms per flush
+ * waiting meanwhile run between them: at the http benchmark's ~13k finds/s even a 250 ms buffer
+ * was ~3,300 facts, which keyed, encoded and written in one go held the loop for 5–18 ms per flush
  * (the answers caught behind it made the server's p99 several ms worse). Each batch is made and
  * written within one turn, so its facts die young (kept across turns, they were promoted). Requests,
  * nearly all the facts, go from the buffer straight into {@link DemandRequestColumns}: no object

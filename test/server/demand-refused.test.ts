@@ -39,7 +39,7 @@ const post = async (path: string, token: string, body: unknown): Promise<Answer>
 
 const lobbyOf = (a: Answer): string => str((a.body['lobby'] as Record<string, unknown> | undefined)?.['lobby_id'], 'lobby_id');
 
-/** The export of `[from, to)`, once it holds `lines` lines (the recorder writes every 250 ms). */
+/** The export of `[from, to)`, once it holds `lines` lines (the recorder writes every second). */
 const exported = async (game: BenchGame, from: number, lines: number): Promise<string> => {
   const deadline = Date.now() + 10_000;
   for (;;) {
