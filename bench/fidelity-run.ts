@@ -436,6 +436,7 @@ function serverFigures(facts: readonly DemandFact[], seats: readonly HeldSeat[],
  */
 export const CLOCK_TICK_MS = 1;
 
+/** The figures that are times (percentiles): within a tick counts as within, and several namespaces' are averaged. */
 const TIMES: ReadonlySet<FigureName> = new Set(['seatP50Ms', 'seatP95Ms']);
 
 export const rowsOf = (server: Figures, sim: Figures): Row[] =>
@@ -527,15 +528,12 @@ async function setUpNamespace(origin: string, w: Workload, n: number, upload: Bu
   return { game, pub, config };
 }
 
-/** The percentiles, averaged over namespaces; every other figure, added up. */
-const AVERAGED: ReadonlySet<FigureName> = new Set(['seatP50Ms', 'seatP95Ms']);
-
-/** The figures of a run from its namespaces' (see {@link AVERAGED}). */
+/** The figures of a run from its namespaces': the times ({@link TIMES}) averaged, every other figure added up. */
 const combine = (parts: readonly Figures[]): Figures =>
   Object.fromEntries(
     (Object.keys(LABELS) as FigureName[]).map((f) => {
       const sum = parts.reduce((n, p) => n + p[f], 0);
-      return [f, AVERAGED.has(f) ? sum / parts.length : sum];
+      return [f, TIMES.has(f) ? sum / parts.length : sum];
     }),
   ) as unknown as Figures;
 
@@ -667,7 +665,7 @@ export async function runFidelity(w: Workload, log: (line: string) => void = () 
 
     // The replay is a stochastic model (lobby start delays, and the sessions of requests the server
     // refused, are drawn): its figures are the mean of REPLAYS seeds, not one draw (see REPLAYS).
-    // Replay r runs every namespace with seed r, and its figures add up over them like the server's.
+    // Replay r runs namespace i with seed `seed + i + r`; its figures add up over them like the server's.
     const replays: Figures[] = [];
     const rejections = new Map<string, number>();
     for (let r = 0; r < REPLAYS; r++) {

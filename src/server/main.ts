@@ -158,7 +158,7 @@ async function main(): Promise<void> {
   hosted.attach(matchmaker);
   // Demand recording (TAVERN_DEMAND_RETENTION, default 7 days; off: none): buffered, written once a
   // second (the recorder's default) in batches that let waiting requests run between them. Four
-  // flushes a second cost a point more: a flush's own cost is as much in starting cold as in its facts.
+  // flushes a second cost about half a point more: a flush costs as much in starting cold as in its facts.
   const demandKey = await catalog.putSettingIfAbsent(DEMAND_KEY_SETTING, Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url'));
   const recorder = env.demandRetentionMs === undefined
     ? undefined
