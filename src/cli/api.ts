@@ -17,13 +17,15 @@ export class ApiError extends Error {
   }
 }
 
-/** The field paths in a wire error's `metadata.errors` (`[{path: ['a','b']}]` → `a.b`). */
+/** The field paths in a wire error's `metadata.errors` (`[{path: ['a','b'], message?}]` → `a.b`, or `a.b: message`). */
 export const errorPaths = (metadata: unknown): string[] => {
   const errors = (metadata as { errors?: unknown } | undefined)?.errors;
   if (!Array.isArray(errors)) return [];
   return errors.flatMap((e: unknown) => {
-    const path = (e as { path?: unknown } | null)?.path;
-    return Array.isArray(path) ? [path.map(String).join('.')] : [];
+    const { path, message } = (e ?? {}) as { path?: unknown; message?: unknown };
+    if (!Array.isArray(path)) return [];
+    const joined = path.map(String).join('.');
+    return [typeof message === 'string' ? `${joined}: ${message}` : joined];
   });
 };
 

@@ -114,14 +114,15 @@ export const errorMessage = (e: MatchError): string =>
 
 /**
  * The `VALIDATION_ERROR` for a list of problems: the message joins each path with `.` and the
- * paths with `, ` (Rivet's wording); `metadata.errors` keeps every path for clients that want them.
+ * paths with `, ` (Rivet's wording), a problem's own words after its path in parentheses;
+ * `metadata.errors` keeps every path (and message) for clients that want them.
  *
  * @example
  * validationError([{ path: ['display-name', 'too-long'] }]).params // { error: 'display-name.too-long' }
  */
-export const validationError = (problems: readonly { readonly path: readonly string[] }[]): MatchError =>
+export const validationError = (problems: readonly { readonly path: readonly string[]; readonly message?: string }[]): MatchError =>
   matchError(
     'VALIDATION_ERROR',
-    { error: problems.map((p) => p.path.join('.')).join(', ') },
-    { metadata: { errors: problems.map((p) => ({ path: p.path })) } },
+    { error: problems.map((p) => (p.message === undefined ? p.path.join('.') : `${p.path.join('.')} (${p.message})`)).join(', ') },
+    { metadata: { errors: problems.map((p) => (p.message === undefined ? { path: p.path } : { path: p.path, message: p.message })) } },
   );

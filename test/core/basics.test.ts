@@ -88,6 +88,12 @@ describe('errors', () => {
     expect(e.metadata).toEqual({ errors: [{ path: ['display-name', 'too-long'] }, { path: ['config', 'cdn', 'no-site-id'] }] });
   });
 
+  it("adds a problem's own words after its path, and keeps them in the metadata", () => {
+    const e = validationError([{ path: ['config', 'matchmaker', 'max-player', 'unknown-key'], message: 'did you mean max_players?' }, { path: ['display-name', 'too-long'] }]);
+    expect(errorMessage(e)).toBe('did not pass validation: config.matchmaker.max-player.unknown-key (did you mean max_players?), display-name.too-long');
+    expect(e.metadata).toEqual({ errors: [{ path: ['config', 'matchmaker', 'max-player', 'unknown-key'], message: 'did you mean max_players?' }, { path: ['display-name', 'too-long'] }] });
+  });
+
   it('gives every code a 4xx or 5xx status and a message', () => {
     for (const e of Object.values(ERRORS)) {
       expect(e.status >= 400 && e.status < 600).toBe(true);

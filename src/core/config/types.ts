@@ -271,6 +271,8 @@ export interface ResolvedVersion {
  */
 export interface Problem {
   readonly path: readonly string[];
+  /** Why, in words, and what to do about it (a setting to change, the key that was meant); optional. */
+  readonly message?: string;
 }
 
 /** What validation needs to know about the world; everything optional is checked only when given. */

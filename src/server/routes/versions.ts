@@ -19,7 +19,7 @@ async function create(ctx: Ctx): Promise<unknown> {
 async function validate(ctx: Ctx): Promise<unknown> {
   const game = await requireGame(ctx, param(ctx, 'game_id'));
   const problems = await versionProblems(ctx.services, game.id, await ctx.body());
-  return { errors: problems.map((p) => ({ path: [...p.path] })) };
+  return { errors: problems.map((p) => (p.message === undefined ? { path: [...p.path] } : { path: [...p.path], message: p.message })) };
 }
 
 /** The config as GET version returns it: re-rendered from storage, without `engine` (Rivet did not store it). */
