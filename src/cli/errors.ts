@@ -1,6 +1,7 @@
 /**
  * The CLI's failures and how they print: usage mistakes exit 2, everything else 1; an API error
- * shows its code, message and each field path; never a stack trace.
+ * shows its code, message and each field path; a failure with a known cause (no Docker Engine, no
+ * server, the wrong kind of token) says what to do; never a stack trace.
  */
 import { ApiError } from './api.js';
 
@@ -21,12 +22,34 @@ export class StepError extends Error {
   }
 }
 
+/** What to do about an API error whose cause is known: the wrong token, no server. */
+const apiAdvice = (error: ApiError): string | undefined => {
+  if (error.code === 'CLAIMS_MISSING_ENTITLEMENT' && error.message.includes('GameCloud')) {
+    return 'this needs a cloud token (or the admin token): with the admin token, run `tavern token create --kind cloud --game <game>`, then pass it with --token or TAVERN_TOKEN (or run `tavern login`)';
+  }
+  if (error.code === 'NETWORK') return 'is the server running? Start it with `npm start` (or `tavern serve`), or point --api or TAVERN_API at it';
+  return undefined;
+};
+
+/** The Docker Engine's own words for a failure, and what to do about it, when the cause is known. */
+const engineAdvice = (message: string): string | undefined => {
+  const socket = /connect (ENOENT|ECONNREFUSED|EACCES) (\S*docker\.sock)/.exec(message);
+  if (socket?.[1] === 'EACCES') return `this user may not use the Docker Engine (${socket[2] ?? 'its socket'}): add it to the docker group (\`sudo usermod -aG docker $USER\`, then log in again), or set DOCKER_HOST`;
+  if (socket !== null) return `no Docker Engine answers at ${socket[2] ?? 'its socket'} (deploy builds images with it): start it (\`sudo systemctl start docker\`), or set DOCKER_HOST to one that runs`;
+  const dockerfile = /Cannot locate specified Dockerfile: ?(\S+)/.exec(message);
+  if (dockerfile !== null) return `there is no ${dockerfile[1] ?? 'Dockerfile'} in the project folder: set docker.dockerfile in rivet.toml to its path, relative to the folder rivet.toml is in`;
+  return undefined;
+};
+
 const describe = (error: unknown): string => {
   if (error instanceof ApiError) {
     const paths = error.paths.length > 0 ? `\n  fields: ${error.paths.join(', ')}` : '';
-    return `${error.code}: ${error.message}${paths}`;
+    const advice = apiAdvice(error);
+    return `${error.code}: ${error.message}${paths}${advice === undefined ? '' : `\n  ${advice}`}`;
   }
-  return error instanceof Error ? error.message : String(error);
+  const message = error instanceof Error ? error.message : String(error);
+  const advice = engineAdvice(message);
+  return advice === undefined ? message : `${advice}\n  (${message.split('\n')[0] ?? ''})`;
 };
 
 /**

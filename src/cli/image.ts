@@ -10,6 +10,7 @@ import { pipeline } from 'node:stream/promises';
 import type Docker from 'dockerode';
 import { customAlphabet } from 'nanoid';
 import { listFiles } from './files.js';
+import { stripAnsi } from './terminal.js';
 
 /** The local tag of a built image: `tavern-game:<id>` (Rivet CLI's `rivet-game:<uuid>`). */
 export const newImageTag = (): string => `tavern-game:${tagId()}`;
@@ -44,7 +45,7 @@ async function build(docker: Docker, root: string, dockerfile: string, tag: stri
       const failed = events.find((e) => e.error !== undefined);
       if (err !== null || failed !== undefined) {
         const why = failed?.errorDetail?.message ?? failed?.error ?? err?.message ?? 'unknown error';
-        reject(new ImageBuildFailed(`docker build of ${dockerfile} failed: ${why}\n--- build output ---\n${output.join('').trimEnd()}`));
+        reject(new ImageBuildFailed(`docker build of ${dockerfile} failed: ${why}\n--- build output ---\n${stripAnsi(output.join('')).trimEnd()}`));
       } else resolve();
     }, (e: BuildEvent) => {
       if (e.stream !== undefined) output.push(e.stream);

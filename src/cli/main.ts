@@ -3,14 +3,27 @@
  * The `tavern` command (commander): `serve` runs the server, `sim` the simulator, `deploy` and the
  * cloud commands talk to a Tavern API. Exit codes: 0 ok, 1 failed, 2 usage.
  */
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import Docker from 'dockerode';
 import { simCommand } from '../sim/cli.js';
+import { registerAdmin } from './admin.js';
 import { registerCloudCommands, apiFor, type CommandIo } from './commands.js';
 import { calibrateCommand, registerDemand } from './demand.js';
 import { deploy } from './deploy.js';
 import { report } from './errors.js';
 import { createProgress } from './progress.js';
+
+// A reader that stops early (`tavern version list | head -1`) closes the pipe: that ends the command quietly.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+}
+
+/** This package's version (package.json is two folders up from both src/cli and dist/cli). */
+const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 const io: CommandIo = {
   cwd: process.cwd(),
@@ -24,6 +37,7 @@ const program = new Command('tavern')
   .addOption(new Option('--api <origin>', 'the Tavern API (default: TAVERN_API, RIVET_API_ENDPOINT, the saved login, http://127.0.0.1:8080)'))
   .addOption(new Option('--token <token>', 'a cloud or admin token (default: TAVERN_TOKEN, RIVET_TOKEN, .tavern/cloud_token)'))
   .addOption(new Option('--game <game>', "the game's id or name (default: the cloud token's game)"))
+  .version(VERSION, '-V, --version', "print Tavern's version")
   .exitOverride()
   .showHelpAfterError();
 
@@ -74,6 +88,7 @@ program.command('deploy').description('build and upload the images and site of r
   });
 
 registerCloudCommands(program, io);
+registerAdmin(program, io);
 registerDemand(program, io);
 
 try {

@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import ignore from 'ignore';
 import { lookup } from 'mime-types';
 import { listFiles } from './files.js';
+import { forDestination } from './terminal.js';
 
 export const CDN_IGNORE = '.rivet-cdn-ignore';
 
@@ -32,8 +33,8 @@ export interface SiteFiles {
 export function runBuildCommand(command: string, cwd: string, log: NodeJS.WritableStream, env: Readonly<Record<string, string>> = {}): Promise<void> {
   return new Promise((done, fail) => {
     const child = spawn('sh', ['-c', command], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout.pipe(log, { end: false });
-    child.stderr.pipe(log, { end: false });
+    child.stdout.pipe(forDestination(log)).pipe(log, { end: false });
+    child.stderr.pipe(forDestination(log)).pipe(log, { end: false });
     child.on('error', (e) => fail(new SiteBuildFailed(`cdn.build_command could not start: ${e.message}`)));
     child.on('close', (code, signal) => {
       if (code === 0) done();

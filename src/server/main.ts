@@ -15,9 +15,7 @@ import { HttpVerifier } from '../adapters/http/verifier.js';
 import { SystemRandom } from '../adapters/system-random.js';
 import { TICK_INTERVAL_MS } from '../core/tick.js';
 import type { Blobs, DirectUploads } from '../io/blobs.js';
-import type { CatalogStore } from '../io/catalog.js';
-import type { DemandStore } from '../io/demand.js';
-import type { Clock, MatchStore, Timers } from '../io/index.js';
+import type { Clock, Timers } from '../io/index.js';
 import { DemandRecorder } from '../services/demand-recorder.js';
 import { LogBook } from '../services/lobby-logs.js';
 import { Matchmaker } from '../services/matchmaker.js';
@@ -33,28 +31,8 @@ import { json } from './errors.js';
 import { closeHttpServer, createHttpServer } from './http.js';
 import { createLogger } from './logger.js';
 import { createServerRuntime } from './runtime.js';
+import { openStores } from './stores.js';
 import { TokenIssuer } from './tokens.js';
-
-interface Stores {
-  readonly catalog: CatalogStore;
-  readonly match: MatchStore;
-  readonly demand: DemandStore;
-  close(): void | Promise<void>;
-}
-
-/** Storage adapters are loaded on demand, so a SQLite server never loads `pg` and vice versa. */
-async function openStores(env: ServerEnv, logger: ReturnType<typeof createLogger>): Promise<Stores> {
-  if (env.databaseUrl !== undefined) {
-    const { openPostgres } = await import('../adapters/postgres/index.js');
-    return openPostgres(env.databaseUrl, { regions: env.regions, ...(env.postgresSchema === undefined ? {} : { schema: env.postgresSchema }) });
-  }
-  const { openSqlite } = await import('../adapters/sqlite/index.js');
-  return openSqlite(env.dataDir, {
-    regions: env.regions,
-    synchronous: env.sqliteSync,
-    onCheckpointError: (error) => logger.warn({ err: error }, 'the WAL checkpointer failed: checkpoints run in commits again'),
-  });
-}
 
 const systemClock: Clock = { now: () => Date.now() };
 const systemTimers: Timers = {
@@ -192,10 +170,11 @@ async function main(): Promise<void> {
   }, 10_000);
   live.app = started;
   const admin = await tokens.adminToken();
-  // Printed once: on the start that generated it (set TAVERN_ADMIN_TOKEN to choose your own).
-  if (admin.generated) process.stdout.write(`\nTavern admin token (shown once, keep it): ${admin.token}\n\n`);
+  // Printed on the start that generated it (set TAVERN_ADMIN_TOKEN to choose your own; `tavern admin token` shows it again).
+  if (admin.generated) process.stdout.write(`\nTavern admin token: ${admin.token}\n(shown on this first start; \`tavern admin token\` prints it again)\n\n`);
   logger.info({ publicOrigin, ...cdn, storage: env.databaseUrl === undefined ? 'sqlite' : 'postgres', regions: env.regions.map((r) => r.id), runtime: hosted.status().runtime, proxy: proxy.settings?.proxyPorts ?? 'off' }, 'tavern listening');
   await hosted.run();
+  process.stdout.write(`Tavern is up: API ${publicOrigin}, dashboard ${publicOrigin}/dashboard\n`);
 
   const tick = setInterval(() => {
     matchmaker.maintain().catch((error: unknown) => logger.error({ err: error }, 'maintenance failed'));

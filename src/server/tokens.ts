@@ -113,7 +113,8 @@ export const TOKEN_TTL_MS: Readonly<Record<TokenKind, number>> = Object.freeze({
 });
 
 const SIGNING_KEY_SETTING = 'token-signing-key';
-const ADMIN_TOKEN_SETTING = 'admin-token';
+/** Where the generated admin token is kept (the catalog's settings). */
+export const ADMIN_TOKEN_SETTING = 'admin-token';
 
 const randomSecret = (bytes: number): string => Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString('base64url');
 

@@ -1,11 +1,12 @@
 /**
- * The npm package as a user gets it: `npm pack` (its prepack compiles to dist/), installed into
+ * The npm package as a user gets it: `npm pack` (its prepare script compiles to dist/), installed into
  * an empty folder with production dependencies only. Install scripts are skipped and better-sqlite3
  * gets the native addon this checkout already built when the versions match (its build from source
  * is its own, and takes minutes on a small machine); otherwise it is rebuilt there. Then, with no
  * TypeScript runner installed:
  * `tavern --help`, `tavern sim`, `tavern serve` (until it listens, its dashboard served), and `tavern deploy` of a
- * site-only project against that server.
+ * site-only project against that server. And the repository itself after `npm ci` (whose prepare
+ * script builds dist/ too): `npx tavern` and `npm start` run the compiled code, never tsx.
  */
 import { execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -50,6 +51,9 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 describe('the npm package', () => {
   it('ships compiled JavaScript, no TypeScript runner', async () => {
     expect(existsSync(join(app, 'node_modules', 'tavern', 'dist', 'cli', 'main.js'))).toBe(true);
+    // The schema the built-in scenarios name in their $schema, and the licence package.json names.
+    expect(existsSync(join(app, 'node_modules', 'tavern', 'dist', 'sim', 'scenario', 'scenario.schema.json'))).toBe(true);
+    expect(await readFile(join(app, 'node_modules', 'tavern', 'LICENSE'), 'utf8')).toContain('Apache License');
     // Of src/, only the dashboard's static files ship: no TypeScript.
     expect(await readdir(join(app, 'node_modules', 'tavern', 'src'))).toEqual(['dashboard']);
     expect((await readdir(join(app, 'node_modules', 'tavern', 'src', 'dashboard'))).sort()).toEqual(['app.js', 'index.html', 'style.css']);
@@ -59,6 +63,30 @@ describe('the npm package', () => {
     expect(stdout).toMatch(/Usage: tavern/);
     for (const command of ['serve', 'sim', 'deploy', 'login', 'logs']) expect(stdout).toContain(command);
   });
+
+  it('in the repository, `npx tavern` and `npm start` run the compiled code (dist/, built by prepare), not tsx', async () => {
+    const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string>; bin: Record<string, string> };
+    expect(pkg.scripts['prepare']).toBe('npm run build');
+    expect(pkg.scripts['start']).toBe('node dist/cli/main.js serve');
+    expect(pkg.bin['tavern']).toBe('dist/cli/main.js');
+    const { stdout } = await run('npx', ['--no-install', 'tavern', '--version'], { cwd: ROOT, env: env() });
+    expect(stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+    const server = spawn('npm', ['start'], { cwd: ROOT, env: { ...env(), TAVERN_PORT: '0', TAVERN_DATA_DIR: join(dir, 'start-data'), TAVERN_RUNTIME: 'none' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    try {
+      const listening = await new Promise<string>((resolve, reject) => {
+        server.once('exit', (code) => reject(new Error(`npm start exited with ${code}`)));
+        createInterface({ input: server.stdout }).on('line', (line) => {
+          if (line.includes('tavern listening')) resolve(line);
+        });
+      });
+      expect(JSON.parse(listening)).toMatchObject({ msg: 'tavern listening' });
+      const { stdout: tree } = await run('ps', ['-o', 'args=', '-g', String(server.pid)]);
+      expect(tree).toContain('dist/cli/main.js serve');
+      expect(tree).not.toContain('tsx');
+    } finally {
+      if (server.pid !== undefined) process.kill(-server.pid, 'SIGTERM');
+    }
+  }, 120_000);
 
   it('tavern sim runs a scenario', async () => {
     const { stdout } = await run(bin, ['sim', 'steady', '--set', 'duration_ms=60000', '--json'], { cwd: app, env: env(), timeout: 120_000 });

@@ -23,6 +23,13 @@ describe('/dashboard', () => {
     expect((await h.call('GET', '/dashboard/..%2fpackage.json')).status).toBe(404);
   });
 
+  it('sends a browser that opens the server address to the dashboard', async () => {
+    h = harness();
+    const res = await h.app.handle(new Request(`${ORIGIN}/`));
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe('/dashboard');
+  });
+
   it('runs a built-in scenario for a cloud or admin token, and names what is wrong otherwise', async () => {
     h = harness();
     expect((await h.call('POST', '/dashboard/sim', { body: { scenario: 'steady', minutes: 1 } })).status).toBe(401);

@@ -1,9 +1,8 @@
 /** The server's environment parsing and its log redaction. */
 import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { parseEnv, parseRegions } from '../../src/server/env.js';
-import { REDACTED_PATHS } from '../../src/server/logger.js';
+import { createLogger } from '../../src/server/logger.js';
 
 describe('parseEnv', () => {
   it('has the documented defaults', () => {
@@ -127,10 +126,23 @@ describe('log redaction', () => {
   it('never writes tokens or authorization headers', () => {
     const lines: string[] = [];
     const sink = new Writable({ write: (chunk: Buffer, _e, done) => (lines.push(chunk.toString()), done()) });
-    const logger = pino({ redact: { paths: [...REDACTED_PATHS], censor: '[redacted]' } }, sink);
-    logger.info({ req: { headers: { authorization: 'Bearer abc' } }, token: 'tok', body: { player_token: 'p' }, effect: { env: { RIVET_TOKEN: 'lobby.x' } } }, 'x');
-    const out = lines.join('');
-    for (const secret of ['Bearer abc', '"tok"', '"p"', 'lobby.x']) expect(out).not.toContain(secret);
-    expect(out).toContain('[redacted]');
+    for (const pretty of [false, true]) {
+      lines.length = 0;
+      const logger = createLogger({ pretty, destination: sink });
+      logger.info({ req: { headers: { authorization: 'Bearer abc' } }, token: 'tok', body: { player_token: 'p' }, effect: { env: { RIVET_TOKEN: 'lobby.x' } } }, 'x');
+      const out = lines.join('');
+      for (const secret of ['Bearer abc', 'tok"', '"p"', 'lobby.x']) expect(out, `pretty: ${pretty}`).not.toContain(secret);
+      expect(out).toContain('[redacted]');
+    }
+  });
+
+  it('writes JSON for a log collector, and a readable line (time, level, message, fields) for a terminal', () => {
+    const lines: string[] = [];
+    const sink = new Writable({ write: (chunk: Buffer, _e, done) => (lines.push(chunk.toString()), done()) });
+    createLogger({ pretty: false, destination: sink }).info({ port: 8080 }, 'tavern listening');
+    expect(JSON.parse(lines[0] ?? '')).toMatchObject({ level: 30, msg: 'tavern listening', port: 8080 });
+    lines.length = 0;
+    createLogger({ pretty: true, destination: sink }).info({ port: 8080 }, 'tavern listening');
+    expect(lines.join('')).toMatch(/^\[\d\d:\d\d:\d\d\] INFO: tavern listening \{"port":8080\}\n$/);
   });
 });

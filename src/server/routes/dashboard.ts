@@ -1,5 +1,5 @@
 /**
- * The dashboard (`/dashboard`): static files from the package's `src/dashboard/` folder (plain HTML,
+ * The dashboard (`/dashboard`, and `/` sends a browser there): static files from the package's `src/dashboard/` folder (plain HTML,
  * CSS and one ES module, no build step, nothing fetched from elsewhere), and `POST /dashboard/sim`
  * running a built-in simulator scenario for its charts (any cloud or admin token; at most an hour
  * of virtual time, so one run costs the server well under a second).
@@ -57,8 +57,13 @@ async function sim(ctx: Ctx): Promise<unknown> {
   return { summary: summaryTable(result), charts: runCharts(result) };
 }
 
+/** `GET /`: a person who opens the server's address in a browser lands on the dashboard. */
+const toDashboard = (): Promise<RawAnswer> =>
+  Promise.resolve(new RawAnswer({ status: 302, headers: { location: '/dashboard', 'content-type': 'text/plain; charset=utf-8' }, body: 'The dashboard is at /dashboard\n' }));
+
 export function registerDashboard(router: Router<Handler>): void {
   router
+    .add('GET', '/', toDashboard)
     .add('GET', '/dashboard', () => serve('index.html'))
     .add('GET', '/dashboard/{file}', (ctx) => serve(param(ctx, 'file')))
     .add('POST', '/dashboard/sim', sim);
