@@ -12,9 +12,10 @@ import type Docker from 'dockerode';
 import { produce } from 'immer';
 import type { Api, Json } from './api.js';
 import { StepError } from './errors.js';
-import { findNamespace, getGame, resolveGameId } from './game.js';
+import { findNamespace, getGame, resolveGameId, type NamespaceSummary } from './game.js';
 import { newImageTag, prepareImage, type ImageSource } from './image.js';
 import type { Progress } from './progress.js';
+import { PLACEHOLDER_ID, preflight } from './preflight.js';
 import { loadProjectConfig } from './project-config.js';
 import { collectSite, runBuildCommand } from './site.js';
 import { uploadParts, type PartUpload } from './upload.js';
@@ -99,10 +100,19 @@ export async function deploy(api: Api, options: DeployOptions, io: DeployIo): Pr
   const ns = findNamespace(game, options.namespace);
   io.log(`deploying ${project.files.join(' + ')} to ${game.name_id}/${ns.name_id}`);
 
+  const blocks = dockerBlocks(project.config);
+  const cdn = project.config['cdn'] as Json | undefined;
+  const buildsSite = cdn !== undefined && cdn['site_id'] === undefined && (typeof cdn['build_output'] === 'string' || typeof cdn['build_command'] === 'string');
+  const displayName = options.name ?? defaultVersionName(io.now());
+  // The whole config checked by the server before anything is built or uploaded.
+  const toBuild = blocks.filter((b) => sourceOf(b.value) !== undefined);
+  const placeholders = new Map(toBuild.map((b) => [JSON.stringify(sourceOf(b.value)), PLACEHOLDER_ID]));
+  await step('checking the config with the server', done, () =>
+    preflight(api, gameId, finalConfig(project.config, blocks, placeholders, buildsSite ? PLACEHOLDER_ID : undefined), { built: toBuild, site: buildsSite, displayName }));
+
   const tmp = await mkdtemp(join(tmpdir(), 'tavern-deploy-'));
   try {
     const imageIds = new Map<string, string>();
-    const blocks = dockerBlocks(project.config);
     for (const block of blocks) {
       const source = sourceOf(block.value);
       if (source === undefined) continue;
@@ -111,13 +121,12 @@ export async function deploy(api: Api, options: DeployOptions, io: DeployIo): Pr
       const label = 'dockerfile' in source ? source.dockerfile : source.image;
       imageIds.set(key, await step(`the image of ${block.path} (${label})`, done, () => uploadImage(api, gameId, source, project.root, join(tmp, `image-${imageIds.size}.tar`), options, io, done)));
     }
-    const cdn = project.config['cdn'] as Json | undefined;
     let siteId: string | undefined;
-    if (cdn !== undefined && cdn['site_id'] === undefined && (typeof cdn['build_output'] === 'string' || typeof cdn['build_command'] === 'string')) {
-      siteId = await step('the cdn site', done, () => uploadSite(api, gameId, cdn, project.root, options, io, done));
+    if (buildsSite) {
+      const site = { api, gameId, namespace: ns };
+      siteId = await step('the cdn site', done, () => uploadSite(site, cdn, project.root, options, io, done));
     }
     const config = finalConfig(project.config, blocks, imageIds, siteId);
-    const displayName = options.name ?? defaultVersionName(io.now());
     const { version_id: versionId } = await step('creating the version', done, () => api.call<{ version_id: string }>('POST', `/cloud/games/${gameId}/versions`, { display_name: displayName, config }));
     done.push(`version ${displayName} (${versionId})`);
     await step(`publishing to ${ns.name_id}`, done, () => api.call('PUT', `/cloud/games/${gameId}/namespaces/${ns.namespace_id}/version`, { version_id: versionId }));
@@ -180,10 +189,22 @@ async function uploadImage(api: Api, gameId: string, source: ImageSource, root: 
   return build.build_id;
 }
 
-async function uploadSite(api: Api, gameId: string, cdn: Json, root: string, options: DeployOptions, io: DeployIo, done: string[]): Promise<string> {
+/**
+ * What a site's build command is given besides `build_env`, as Rivet's CLI gave it: where the
+ * game's client finds the API (`RIVET_API_ENDPOINT`) and which namespace it deploys to.
+ */
+export const buildCommandEnv = (origin: string, namespace: { readonly namespace_id: string; readonly name_id: string }): Record<string, string> => ({
+  RIVET_API_ENDPOINT: origin,
+  RIVET_NAMESPACE: namespace.name_id,
+  RIVET_NAMESPACE_ID: namespace.namespace_id,
+});
+
+async function uploadSite(target: { readonly api: Api; readonly gameId: string; readonly namespace: NamespaceSummary }, cdn: Json, root: string, options: DeployOptions, io: DeployIo, done: string[]): Promise<string> {
+  const { api, gameId } = target;
   if (typeof cdn['build_command'] === 'string') {
     io.log(`running ${cdn['build_command']}`);
-    await runBuildCommand(cdn['build_command'], root, io.commandOutput, (cdn['build_env'] ?? {}) as Record<string, string>);
+    const env = { ...buildCommandEnv(api.origin, target.namespace), ...(cdn['build_env'] ?? {}) as Record<string, string> };
+    await runBuildCommand(cdn['build_command'], root, io.commandOutput, env);
   }
   const site = await collectSite(root, typeof cdn['build_output'] === 'string' ? cdn['build_output'] : '.');
   const name = siteName(site.sha256);

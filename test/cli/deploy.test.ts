@@ -90,7 +90,8 @@ describeWithDocker('tavern deploy, end to end', problem, () => {
     const { builds } = ok('builds', await api(w.server.origin, 'GET', `/cloud/games/${w.gameId}/builds`, token)) as { builds: { build_id: string; complete: boolean }[] };
     expect(builds).toEqual([expect.objectContaining({ build_id: buildId, complete: true })]);
     const { sites } = ok('sites', await api(w.server.origin, 'GET', `/cloud/games/${w.gameId}/cdn/sites`, token)) as { sites: { site_id: string; complete: boolean; content_length: number }[] };
-    const served = Buffer.byteLength(CLIENT['index.html']) + Buffer.byteLength(CLIENT['app.js']);
+    const apiTxt = w.server.origin;
+    const served = Buffer.byteLength(CLIENT['index.html']) + Buffer.byteLength(CLIENT['app.js']) + Buffer.byteLength(apiTxt);
     expect(sites).toEqual([expect.objectContaining({ site_id: siteId, complete: true, content_length: served })]);
     // Deploy prints where the site answers; the CDN serves it there (the Host header, no DNS needed).
     const cdnUrl = /^cdn (\S+)$/m.exec(ran.stdout)?.[1] ?? '';
@@ -103,6 +104,7 @@ describeWithDocker('tavern deploy, end to end', problem, () => {
     expect(named('index.html')).toHaveLength(1);
     expect(await readFile(named('index.html')[0] as string, 'utf8')).toBe(CLIENT['index.html']);
     expect(await readFile(named('app.js')[0] as string, 'utf8')).toBe(CLIENT['app.js']);
+    expect(await readFile(named('api.txt')[0] as string, 'utf8')).toBe(apiTxt);
     expect(named('app.js.map')).toEqual([]);
     expect(named('.rivet-cdn-ignore')).toEqual([]);
 
@@ -131,7 +133,7 @@ describeWithDocker('tavern deploy, end to end', problem, () => {
     const again = await tavern(dir, w.env, 'deploy', '-n', 'staging', '-o', 'matchmaker.tier=basic-1d2', '--name', 'staging one');
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/already holds this image .*not uploaded again/);
-    expect(again.stderr).toMatch(/already holds these 2 files: not uploaded again/);
+    expect(again.stderr).toMatch(/already holds these 3 files: not uploaded again/);
     const after = ok('builds', await api(w.server.origin, 'GET', `/cloud/games/${w.gameId}/builds`, { token: w.cloudToken }))['builds'] as unknown[];
     expect(after).toHaveLength(before.length);
     const versionId = /^version (\S+) is live in staging$/m.exec(again.stdout)?.[1];
@@ -177,10 +179,16 @@ describeWithDocker('tavern deploy, end to end', problem, () => {
     expect(unknownGame.code).toBe(2);
     expect(unknownGame.stderr).toContain('no game named no-such-game');
 
+    // The server checks the whole config before anything is built or uploaded.
     const badVersion = await tavern(dir, w.env, 'deploy', '-o', 'matchmaker.max_players=-3', '-c', join(dir, 'rivet.staging.toml'));
     expect(badVersion.code).toBe(1);
-    expect(badVersion.stderr).toMatch(/^tavern: creating the version failed: VALIDATION_ERROR: .*\n {2}fields: .*max-players/m);
+    expect(badVersion.stderr).toMatch(/^tavern: checking the config with the server failed: the server refuses this config, so nothing was built:\n {2}- config\.matchmaker\.max-players\.\S+/m);
     expect(badVersion.stderr).toContain('nothing was uploaded');
+    await writeGameFolder(dir);
+    const unknownRegion = await tavern(dir, w.env, 'deploy', '-o', 'matchmaker.regions={"lnd-atl":{}}');
+    expect(unknownRegion.code).toBe(1);
+    expect(unknownRegion.stderr).toContain('config.matchmaker.regions.*lnd-atl*.not-found: this server has no region lnd-atl; it runs: lnd-sfo, lnd-fra (an operator adds regions with TAVERN_REGIONS)');
+    expect(unknownRegion.stderr).not.toContain('building');
   }, 120_000);
 
   it('login: a device link completed by an admin saves a cloud token the next commands use', async () => {

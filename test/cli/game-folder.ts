@@ -5,7 +5,8 @@
  * game modes, a `[cdn]` block with `build_command` and `build_output`, empty `[kv]` and
  * `[identity]`), a Dockerfile building a FROM-scratch image of Debian's static busybox running a
  * small game server (listen, `lobbies/ready`, log lines), and client files the build command
- * copies into `dist/` with a `.rivet-cdn-ignore`.
+ * copies into `dist/` with a `.rivet-cdn-ignore`, and `api.txt` saying where the client finds the API
+ * (the build command is given `RIVET_API_ENDPOINT`, as Rivet's CLI gave it).
  */
 import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -27,7 +28,7 @@ export const RIVET_TOML = `# Version configuration, laid out like Rivet's exampl
 \tdefault = {}
 
 [cdn]
-\tbuild_command = "mkdir -p dist && cp client/* dist/ && printf '*.map\\\\n' > dist/.rivet-cdn-ignore"
+\tbuild_command = "mkdir -p dist && cp client/* dist/ && printf '*.map\\\\n' > dist/.rivet-cdn-ignore && printf '%s' \\"$RIVET_API_ENDPOINT\\" > dist/api.txt"
 \tbuild_output = "./dist/"
 
 [kv]

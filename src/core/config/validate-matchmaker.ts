@@ -5,7 +5,7 @@
  */
 import type { IdleLobbies, InheritedModeSettings, MatchmakerConfig, Problem, ValidationContext } from './types.js';
 import { LIMITS, TIER_CATALOGUE } from './defaults.js';
-import { named, problem, type Path } from './path.js';
+import { explained, named, problem, type Path } from './path.js';
 import { validateCaptcha } from './validate-captcha.js';
 import { validateContainer, validateEffectiveContainer } from './validate-container.js';
 import { isIdent } from './validate-text.js';
@@ -36,11 +36,20 @@ function validateMaxPlayers(settings: InheritedModeSettings, at: Path, out: Prob
   }
 }
 
+/**
+ * What an unknown region's problem says: the regions this server runs, and how an operator adds one.
+ *
+ * @example
+ * unknownRegion('lnd-atl', new Set(['local'])); // 'this server has no region lnd-atl; it runs: local (an operator adds regions with TAVERN_REGIONS)'
+ */
+export const unknownRegion = (name: string, regions: ReadonlySet<string>): string =>
+  `this server has no region ${name}; it runs: ${[...regions].join(', ') || 'none'} (an operator adds regions with TAVERN_REGIONS)`;
+
 /** Checks the settings written at `at`, whoever inherits them. */
 function validateWritten(settings: InheritedModeSettings, at: Path, ctx: ValidationContext, out: Problem[]): void {
   for (const [name, region] of Object.entries(settings.regions ?? {})) {
     const regionAt = [...at, 'regions', named(name)];
-    if (!ctx.regions.has(name)) out.push(problem(regionAt, 'not-found'));
+    if (!ctx.regions.has(name)) out.push(explained(regionAt, unknownRegion(name, ctx.regions), 'not-found'));
     validateTier(region.tier, regionAt, ctx, out);
     validateIdle(region.idleLobbies, regionAt, out);
   }

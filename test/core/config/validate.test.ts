@@ -158,6 +158,10 @@ describe('validateVersion: game modes', () => {
       'config.matchmaker.regions.*nowhere*.not-found',
       'config.matchmaker.tier.not-found',
     ]);
+    const parsed = parseVersionConfig(withMm({ regions: { nowhere: {} } }));
+    if (!parsed.ok) throw new Error('parse');
+    const unknown = validateVersion({ displayName: 'v1', config: parsed.value }, ctx).find((p) => p.path.includes('*nowhere*'));
+    expect(unknown?.message).toBe('this server has no region nowhere; it runs: lnd-atl, fra (an operator adds regions with TAVERN_REGIONS)');
   });
 
   it('uses ctx.tiers instead of the catalogue when given', () => {
