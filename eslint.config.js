@@ -13,7 +13,7 @@ const clockReadingDateFns = [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.tavern/**', 'test/.generated/**', '.stryker-tmp/**', 'reports/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'bench/peers/colyseus/**', 'coverage/**', '.tavern/**', 'test/.generated/**', '.stryker-tmp/**', 'reports/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -9,7 +9,7 @@
  *   child process) with a fresh SQLite data dir and the fake runtime (a new lobby is ready as soon
  *   as it starts), set up over HTTP like the CLI does (`http-tavern.ts`).
  * - Colyseus 0.18: `POST /matchmake/joinOrCreate/lobby` `{}` on a real Colyseus `Server` with its
- *   WebSocket transport (child process, `peers/colyseus-http.ts`).
+ *   WebSocket transport (child process, `peers/colyseus/http.ts`, its package installed on first use).
  *
  * Seats: one game mode / room type whose lobbies hold `--max-players` (default 256). Seats are
  * held for the whole run (Tavern: a reserved player expires after its 2-minute connect window;
@@ -65,11 +65,11 @@
  */
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { canPin, cpuSeconds, pinSelf, spawnServer, waitHealthy } from './http-child.js';
 import { runLoad, type LoadResult, type Shot } from './http-load.js';
 import { startTavern } from './http-tavern.js';
 import { table } from './measure.js';
+import { colyseusHttpMain } from './colyseus.js';
 
 const TARGET_RATIO = 3;
 const TARGET_P99_MS = 10;
@@ -245,8 +245,6 @@ const measurePair = async (s: Settings, concurrency: number, cpu: number | undef
   }
 };
 
-/** The Colyseus child's program; only its path is used, so this process never loads Colyseus. */
-const COLYSEUS_MAIN = fileURLToPath(new URL('./peers/colyseus-http.js', import.meta.url));
 const COLYSEUS_ROOM = 'lobby';
 
 const colyseusPort = (line: string): number | undefined => {
@@ -261,7 +259,7 @@ const colyseusPort = (line: string): number | undefined => {
 const measureColyseus = async (s: Settings, concurrency: number, cpu: number | undefined): Promise<Run> => {
   const child = await spawnServer({
     name: 'colyseus',
-    args: [COLYSEUS_MAIN, '--room', COLYSEUS_ROOM, '--max-clients', String(s.maxPlayers)],
+    args: [colyseusHttpMain(), '--room', COLYSEUS_ROOM, '--max-clients', String(s.maxPlayers)],
     ...(cpu === undefined ? {} : { cpu }),
     portOf: colyseusPort,
   });

@@ -10,7 +10,7 @@ import { find, routeFind } from '../src/core/matchmaker/find.js';
 import type { Seat } from '../src/core/matchmaker/seat.js';
 import type { World } from '../src/core/world.js';
 import { fmtRate, rate, rateAsync, table } from './measure.js';
-import { createColyseusPeer } from './peers/colyseus.js';
+import { createColyseusPeer } from './colyseus.js';
 import { buildWorld, CLOSED_SHARE, findCommands, FULL_SHARE, MODES, naiveChoose, REGIONS, SEATS } from './routing-world.js';
 
 interface SizeResult {

@@ -1,5 +1,5 @@
 /**
- * Colyseus 0.18 as an HTTP peer for the `http` benchmark: this file is the program of a child
+ * Colyseus 0.18 as an HTTP peer for the `http` benchmark (its own package: ../../colyseus.ts): this file is the program of a child
  * process (`node colyseus-http.js --room lobby --max-clients 256`), a real single-process Colyseus server.
  *
  * Setup follows Colyseus's own `Server`: `new Server({ transport: new WebSocketTransport() })`
@@ -15,7 +15,7 @@
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { Room, Server } from '@colyseus/core';
-import { silentLogger } from './colyseus.js';
+import { silentLogger } from './matchmaker.js';
 import { WebSocketTransport } from '@colyseus/ws-transport';
 
 /** How long a reserved seat is held (seconds): Tavern's 2-minute connect window. */
