@@ -1,7 +1,12 @@
 /**
- * CORS (wire.md §1.6): the matchmaker (and presigned uploads) allow any origin, echoed back with
- * credentials; `/cloud` allows only the configured hub origins, and answers any other browser
- * Origin with `API_CORS_ORIGIN_NOT_ALLOWED`. Requests without Origin (CLI, servers) are unaffected.
+ * CORS (wire.md §1.6): the matchmaker (and presigned uploads) allow any origin, echoed back;
+ * `/cloud` allows only the configured hub origins, and answers any other browser Origin with
+ * `API_CORS_ORIGIN_NOT_ALLOWED`. Requests without Origin (CLI, servers) are unaffected.
+ *
+ * Unlike Rivet, no answer says `Access-Control-Allow-Credentials: true`: authentication is a bearer
+ * token only (no cookie is ever read), so a credentialed request would gain a page nothing but the
+ * ambient cookies and client certificates of whatever else shares the host. The 23.2 client never
+ * asks for credentials (axios with `withCredentials` unset: XHR sends none), so browser games work.
  */
 import { matchError, type MatchError } from '../core/errors.js';
 
@@ -26,7 +31,6 @@ export function corsFor(path: string, origin: string | null, hubOrigins: RegExp 
     kind: 'allow',
     headers: {
       'access-control-allow-origin': origin,
-      'access-control-allow-credentials': 'true',
       'access-control-expose-headers': EXPOSED_HEADERS,
       vary: 'Origin',
     },

@@ -26,8 +26,16 @@ const urlOf = (req: IncomingMessage): URL => {
   }
 };
 
-/** A request target whose path `new URL` would keep as it is: no escapes, dots, backslashes or empty segments. */
-const PLAIN_TARGET = /^(\/[A-Za-z0-9_~-]+)+\/?(?=\?|$)|^\/(?=\?|$)/;
+/**
+ * The path of a request target as sent: an origin-form target up to its query, or the path of an
+ * absolute-form one. Nothing is resolved or decoded (`new URL` would resolve `/v1/../cloud` and
+ * `/v1/%2e%2e/cloud` to `/cloud`, and read a backslash as `/`): the router sees what the client sent.
+ */
+const pathAsSent = (target: string): string => {
+  const path = target.startsWith('/') ? target : (/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*(\/[^?#]*)?/i.exec(target)?.[1] ?? '/');
+  const end = path.search(/[?#]/);
+  return end === -1 ? path : path.slice(0, end);
+};
 
 const readBody = (req: IncomingMessage, max: number): Promise<BodyRead> =>
   new Promise((resolve) => {
@@ -75,8 +83,7 @@ class NodeIncoming implements Incoming {
     this.#req = req;
     this.#res = res;
     this.method = (req.method ?? 'GET').toUpperCase();
-    const plain = PLAIN_TARGET.exec(req.url ?? '');
-    this.path = plain === null ? this.url.pathname : plain[0];
+    this.path = pathAsSent(req.url ?? '/');
     const address = req.socket.remoteAddress;
     if (address !== undefined) this.remoteAddress = address;
   }

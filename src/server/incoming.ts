@@ -11,7 +11,10 @@ export type BodyRead = Uint8Array | 'too-large' | 'incomplete';
 export interface Incoming {
   /** Upper case. */
   readonly method: string;
-  /** The URL's path, as `url.pathname` has it. */
+  /**
+   * The request target's path as sent: no dot segment resolved, no escape decoded (node:http). A
+   * WHATWG `Request` has resolved its URL already, so `fromRequest` can only give `url.pathname`.
+   */
   readonly path: string;
   readonly url: URL;
   /** A header's value (`name` in lower case), or null; repeated headers are joined by `, `. */

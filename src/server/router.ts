@@ -3,6 +3,10 @@
  * segment), `{name:uuid}` (a UUID; anything else does not match, so it is `API_NOT_FOUND` as in
  * Rivet) and a final `{name*}` (the rest of the path). A known path with the wrong method is
  * `API_METHOD_NOT_ALLOWED`.
+ *
+ * A path is routed as sent: a literal matches only itself, unescaped (`/%63loud` is not `/cloud`);
+ * a parameter is percent-decoded. A segment that is or decodes to `.` or `..`, or decodes to
+ * anything holding `/` or `\`, matches no route: it is never read as another path (404).
  */
 import { isUuid } from './validate.js';
 
@@ -48,11 +52,17 @@ const decode = (s: string): string | undefined => {
   }
 };
 
-/** The path's segments, raw (a rest parameter keeps them as sent) and percent-decoded (undefined: malformed). */
+/**
+ * The path's segments, raw (literals and a rest parameter match them as sent) and percent-decoded
+ * (undefined: a malformed escape, or {@link PATHLIKE}).
+ */
 interface Parts {
   readonly raw: readonly string[];
   readonly decoded: readonly (string | undefined)[];
 }
+
+/** A decoded segment that could be read as another path: a dot segment, or one holding a separator. */
+const PATHLIKE = /^\.\.?$|[/\\]/;
 
 /**
  * The segments of a path, as sent: the leading `/` and one trailing `/` are dropped, and nothing
@@ -62,7 +72,8 @@ const partsOf = (path: string): Parts => {
   const raw = path.split('/');
   raw.shift();
   if (raw.length > 0 && raw[raw.length - 1] === '') raw.pop();
-  return { raw, decoded: raw.map((s) => (s.includes('%') ? decode(s) : s)) };
+  const decoded = raw.map((s) => (s.includes('%') ? decode(s) : s));
+  return { raw, decoded: decoded.map((s) => (s === undefined || PATHLIKE.test(s) ? undefined : s)) };
 };
 
 function matchSegments(segments: readonly Segment[], { raw: parts, decoded }: Parts): Record<string, string> | undefined {
@@ -72,7 +83,7 @@ function matchSegments(segments: readonly Segment[], { raw: parts, decoded }: Pa
   for (let i = 0; i < segments.length; i++) {
     const seg = segments[i] as Segment;
     if (seg.kind === 'rest') {
-      if (i >= parts.length || parts.includes('', i)) return undefined;
+      if (i >= parts.length || parts.includes('', i) || decoded.includes(undefined, i)) return undefined;
       params ??= {};
       params[seg.name] = parts.slice(i).join('/');
       return params;
@@ -80,7 +91,7 @@ function matchSegments(segments: readonly Segment[], { raw: parts, decoded }: Pa
     const part = decoded[i];
     if (part === undefined || part === '') return undefined;
     if (seg.kind === 'literal') {
-      if (part !== seg.value) return undefined;
+      if (parts[i] !== seg.value) return undefined;
     } else {
       if (seg.uuid && !isUuid(part)) return undefined;
       params ??= {};

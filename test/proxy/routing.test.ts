@@ -66,6 +66,22 @@ describeNeeding(NEED, 'game proxy routing (HAProxy)', haproxyProblem(), () => {
     }
   });
 
+  it('refuses a path-form request with a dot segment (raw or escaped) with 400; the lobby never sees it', async () => {
+    await proxy.bind(route('lobby-a', up[0]!));
+    for (const path of [
+      '/local/lobby-a-default/../x', '/local/lobby-a-default/..', '/local/lobby-a-default/.', '/local/lobby-a-default/a/./b',
+      '/local/lobby-a-default/%2e%2e/x', '/local/lobby-a-default/%2E./x', '/local/lobby-a-default/.%2e', '/local/lobby-a-default/%2e',
+      '/local/lobby-a-default/..%2fx', '/local/lobby-a-default/x%5C..%5cy', '/local/lobby-a-default/x\\..\\y',
+      '/local/../local/lobby-a-default/', '/../local/lobby-a-default/x?y=1',
+    ]) {
+      const answer = await get(port, 'lobby.example.test', path);
+      expect({ path, status: answer.status, body: answer.body }).toEqual({ path, status: 400, body: 'a lobby path may not have a . or .. segment' });
+    }
+    // Dots inside a segment are a name, and the host form hands any path on as sent.
+    expect((await get(port, 'lobby.example.test', '/local/lobby-a-default/.well-known/a..b/c.')).body).toMatch(new RegExp(`^up-${up[0]} GET /.well-known/a..b/c. `));
+    expect((await get(port, 'lobby-a-default.lobby.local.example.test', '/x/../y')).body).toMatch(new RegExp(`^up-${up[0]} GET /x/../y `));
+  });
+
   it('passes a WebSocket upgrade through and keeps it open while other routes change', async () => {
     await proxy.bind(route('lobby-ws', up[2]!));
     const { socket, head } = await openWebSocket(port, 'lobby-ws-default.lobby.local.example.test');

@@ -116,12 +116,15 @@ describe('bodies', () => {
 });
 
 describe('CORS (§1.6)', () => {
-  it('echoes any Origin on the matchmaker, with credentials and the ray id exposed', async () => {
+  it('echoes any Origin on the matchmaker, without credentials (bearer auth only), and exposes the ray id', async () => {
     h = harness();
     const r = await h.call('POST', '/matchmaker/lobbies/find', { headers: { origin: 'https://game.example' }, body: {} });
     expect(r.headers.get('access-control-allow-origin')).toBe('https://game.example');
-    expect(r.headers.get('access-control-allow-credentials')).toBe('true');
+    expect(r.headers.get('access-control-allow-credentials')).toBeNull();
     expect(r.headers.get('access-control-expose-headers')).toBe('rvt-ray-id');
+    const preflight = await h.call('OPTIONS', '/matchmaker/lobbies/find', { headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('https://evil.example');
+    expect(preflight.headers.get('access-control-allow-credentials')).toBeNull();
   });
 
   it('answers a preflight with the methods of the path', async () => {

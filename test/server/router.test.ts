@@ -42,6 +42,23 @@ describe('Router', () => {
     for (const path of ['//uploads/a', '/uploads//a', '/uploads/a//b']) expect(router.match('PUT', path).kind, path).toBe('not-found');
     expect(router.methods(`//cloud/games/${G}`)).toEqual([]);
   });
+
+  it('routes a path as sent: a dot segment (raw or escaped), an escaped separator or an escaped literal matches nothing', () => {
+    for (const path of [`/cloud/games/../games/${G}`, `/cloud/./games/${G}`, `/cloud/games/${G}/.`, `/cloud/%2e%2e/cloud/games/${G}`,
+      `/cloud/%2E./games/${G}`, `/cloud/.%2e/games/${G}`, `/cloud/%2e/games/${G}`, `/%63loud/games/${G}`, `/cloud%2fgames/${G}`,
+      `/cloud%2Fgames/${G}`, `/cloud\\games/${G}`, `/cloud%5cgames/${G}`, `/cloud%5Cgames/${G}`]) {
+      expect(router.match('GET', path).kind, path).toBe('not-found');
+      expect(router.methods(path), path).toEqual([]);
+    }
+    // A parameter is decoded, but never into a separator or a dot segment.
+    for (const domain of ['a%2fb', 'a%2Fb', 'a%5cb', 'a\\b', '..', '%2e%2e', '.', '%2e']) {
+      expect(router.match('DELETE', `/cloud/games/${G}/namespaces/${G}/domains/${domain}`).kind, domain).toBe('not-found');
+    }
+    for (const key of ['a/../b', '../a', 'a/./b', 'a/%2e%2e/b', 'a%2fb', 'a/b%5cc', 'a/%zz']) {
+      expect(router.match('PUT', `/uploads/${key}`).kind, key).toBe('not-found');
+    }
+    expect(router.match('PUT', '/uploads/a/b%20c/.d..e')).toMatchObject({ kind: 'found', params: { key: 'a/b%20c/.d..e' } });
+  });
 });
 
 describe('canonicalPath (both URL styles of wire.md §1.1)', () => {
@@ -49,6 +66,10 @@ describe('canonicalPath (both URL styles of wire.md §1.1)', () => {
     expect(canonicalPath('/v1/lobbies/find', () => 'matchmaker.api.example.com')).toBe('/matchmaker/lobbies/find');
     expect(canonicalPath('/v1/games/x', () => 'cloud.api.rivet.gg:443')).toBe('/cloud/games/x');
     expect(canonicalPath('/v1', () => 'MATCHMAKER.API.example.com')).toBe('/matchmaker');
+  });
+
+  it('maps a dot segment with the rest, where the router then finds nothing', () => {
+    expect(canonicalPath('/v1/../cloud/games', () => 'matchmaker.api.example.com')).toBe('/matchmaker/../cloud/games');
   });
 
   it('leaves the single-origin form and other hosts alone', () => {

@@ -68,7 +68,19 @@ const bindAddress = (host: string, port: number): string => (host.includes(':') 
 /** A string HAProxy reads as one word (double quotes, backslash escapes). */
 const quoted = (s: string): string => `"${s.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
 
-/** The request rules of one frontend: limits, route lookup (host form and path form), 404, destination. */
+/**
+ * A dot segment, raw or percent-encoded, between separators that are raw or percent-encoded too
+ * (`/`, `\`, `%2f`, `%5c`): `/..`, `/%2e%2e/`, `/.%2E`, `/..%2fx`. HAProxy reads it case-blind and
+ * single-quoted (no escape processing), so the backslashes reach the regex as written.
+ */
+const DOT_SEGMENT = String.raw`'(^|[/\\]|%2f|%5c)([.]|%2e){1,2}([/\\]|%2f|%5c|$)'`;
+
+/**
+ * The request rules of one frontend: limits, route lookup (host form and path form), 404, destination.
+ * The path form strips its `/<region>/<lobby>-<label>` prefix, so a dot segment after it could
+ * climb back over what the proxy routed on, in the lobby or anything that resolves the path later:
+ * such a request is refused (400). The host form hands the path on untouched, as Game Guard did.
+ */
 function frontendRules(config: ProxyConfig, map: string): string[] {
   const { limits } = config;
   const pathHost = `lobby.${config.jobDomain}`;
@@ -76,6 +88,7 @@ function frontendRules(config: ProxyConfig, map: string): string[] {
   const lines = [
     'option forwardfor',
     `http-request set-var(txn.host) req.hdr(host),field(1,:),lower`,
+    `http-request set-var(txn.dotted) bool(true) if ${isPathForm} { path -m reg -i ${DOT_SEGMENT} }`,
     // Path form: lobby.<job domain>/<region>/<lobby>-<label>/rest → key <lobby>-<label>.lobby.<region>.<job domain>, path /rest.
     `http-request set-var(txn.region) path,field(2,/) if ${isPathForm}`,
     `http-request set-var(txn.key) path,field(3,/),lower,concat(.lobby.,txn.region,.${config.jobDomain}) if ${isPathForm}`,
@@ -100,6 +113,7 @@ function frontendRules(config: ProxyConfig, map: string): string[] {
     );
   }
   lines.push(
+    'http-request return status 400 content-type text/plain string "a lobby path may not have a . or .. segment" if { var(txn.dotted) -m bool }',
     'http-request return status 404 content-type text/plain string "no lobby at this address" unless { var(txn.addr) -m found }',
     'use_backend %[var(txn.addr)]',
   );

@@ -8,24 +8,11 @@ import { lookup } from 'node:dns/promises';
 import { type ClientRequest, type IncomingMessage, request as httpRequest, validateHeaderName, validateHeaderValue } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { ipv6Value, parseIpv6 } from '../../core/net/ip-literal.js';
+import { classifyIp, type AddressReason, type IpAddress } from '../../core/net/special-addresses.js';
 
-/** Why an address is not a public destination. */
-export type DenyReason =
-  | 'invalid'
-  | 'unspecified'
-  | 'loopback'
-  | 'private'
-  | 'link-local'
-  | 'metadata'
-  | 'cgnat'
-  | 'benchmark'
-  | 'documentation'
-  | 'multicast'
-  | 'broadcast'
-  | 'reserved'
-  | 'unique-local'
-  | 'site-local'
-  | 'teredo';
+/** Why an address is not a public destination: the core table's reason, or not an address at all. */
+export type DenyReason = AddressReason | 'invalid';
 
 /** A resolved address; `family` is 4 or 6. */
 export interface ResolvedAddress {
@@ -36,120 +23,27 @@ export interface ResolvedAddress {
 /** Resolves a host name to every address it has (the default is `dns.lookup` with `all`). */
 export type Resolve = (hostname: string) => Promise<readonly ResolvedAddress[]>;
 
-type Rule = readonly [DenyReason, string, number];
-
-/** First match wins: the specific ranges (metadata, broadcast) come before the ranges holding them. */
-const V4_RULES: readonly Rule[] = [
-  ['metadata', '169.254.169.254', 32], // AWS, GCP, Azure, OpenStack instance metadata
-  ['metadata', '100.100.100.200', 32], // Alibaba Cloud metadata
-  ['metadata', '168.63.129.16', 32], // Azure wireserver
-  ['unspecified', '0.0.0.0', 8],
-  ['loopback', '127.0.0.0', 8],
-  ['private', '10.0.0.0', 8],
-  ['private', '172.16.0.0', 12],
-  ['private', '192.168.0.0', 16],
-  ['link-local', '169.254.0.0', 16],
-  ['cgnat', '100.64.0.0', 10],
-  ['reserved', '192.0.0.0', 24], // IETF protocol assignments
-  ['documentation', '192.0.2.0', 24],
-  ['reserved', '192.88.99.0', 24], // 6to4 relay anycast
-  ['benchmark', '198.18.0.0', 15],
-  ['documentation', '198.51.100.0', 24],
-  ['documentation', '203.0.113.0', 24],
-  ['multicast', '224.0.0.0', 4],
-  ['broadcast', '255.255.255.255', 32],
-  ['reserved', '240.0.0.0', 4],
-];
-
-const V6_RULES: readonly Rule[] = [
-  ['metadata', 'fd00:ec2::254', 128], // AWS instance metadata over IPv6
-  ['private', '64:ff9b:1::', 48], // local-use NAT64
-  ['teredo', '2001::', 32],
-  ['benchmark', '2001:2::', 48],
-  ['reserved', '2001::', 23], // IETF protocol assignments
-  ['documentation', '2001:db8::', 32],
-  ['documentation', '3fff::', 20],
-  ['unique-local', 'fc00::', 7],
-  ['link-local', 'fe80::', 10],
-  ['site-local', 'fec0::', 10],
-  ['multicast', 'ff00::', 8],
-];
-
-const compile = (rules: readonly Rule[], family: 'ipv4' | 'ipv6'): readonly (readonly [DenyReason, BlockList])[] =>
-  rules.map(([reason, net, prefix]) => {
-    const list = new BlockList();
-    list.addSubnet(net, prefix, family);
-    return [reason, list] as const;
-  });
-
-const subnet = (net: string, prefix: number): BlockList => {
-  const list = new BlockList();
-  list.addSubnet(net, prefix, 'ipv6');
-  return list;
-};
-
-const V4 = compile(V4_RULES, 'ipv4');
-const V6 = compile(V6_RULES, 'ipv6');
-const MAPPED = subnet('::ffff:0:0', 96);
-const COMPATIBLE = subnet('::', 96);
-const NAT64 = subnet('64:ff9b::', 96);
-const SIX_TO_FOUR = subnet('2002::', 16);
-const GLOBAL_UNICAST = subnet('2000::', 3);
-
-/** The eight 16-bit groups of a valid IPv6 address (a trailing dotted quad becomes two groups). */
-const v6Groups = (ip: string): number[] => {
-  let text = ip;
-  const quad = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
-  if (quad) {
-    const [a, b, c, d] = quad.slice(1).map(Number) as [number, number, number, number];
-    text = `${text.slice(0, quad.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head = '', tail] = text.split('::');
-  const parse = (part: string): number[] => (part === '' ? [] : part.split(':').map((g) => parseInt(g, 16)));
-  const before = parse(head);
-  const after = tail === undefined ? [] : parse(tail);
-  return [...before, ...Array<number>(8 - before.length - after.length).fill(0), ...after];
-};
-
-const v4From = (hi: number, lo: number): string => `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
-
-const classifyV4 = (ip: string): 'public' | DenyReason => V4.find(([, list]) => list.check(ip, 'ipv4'))?.[0] ?? 'public';
-
-const classifyV6 = (ip: string): 'public' | DenyReason => {
-  const g = v6Groups(ip);
-  if (g.every((x) => x === 0)) return 'unspecified';
-  if (g.slice(0, 7).every((x) => x === 0) && g[7] === 1) return 'loopback';
-  const low = v4From(g[6] ?? 0, g[7] ?? 0);
-  if (MAPPED.check(ip, 'ipv6') || NAT64.check(ip, 'ipv6')) return classifyV4(low);
-  if (COMPATIBLE.check(ip, 'ipv6')) {
-    const embedded = classifyV4(low);
-    return embedded === 'public' ? 'reserved' : embedded;
-  }
-  if (SIX_TO_FOUR.check(ip, 'ipv6')) return classifyV4(v4From(g[1] ?? 0, g[2] ?? 0));
-  const rule = V6.find(([, list]) => list.check(ip, 'ipv6'))?.[0];
-  if (rule !== undefined) return rule;
-  return GLOBAL_UNICAST.check(ip, 'ipv6') ? 'public' : 'reserved';
-};
-
 /**
- * Whether an IP address is a public destination, or why not. IPv6 forms that carry an IPv4 address
- * (mapped `::ffff:a.b.c.d`, compatible `::a.b.c.d`, NAT64 `64:ff9b::/96`, 6to4 `2002::/16`) are
- * judged by that address; a zone (`%eth0`) is ignored; anything that is not an address is `invalid`.
+ * Whether an IP address is a public destination, or why not: the core's table of non-global
+ * addresses (`core/net/special-addresses.ts`, which configuration validation uses too) decides;
+ * a zone (`%eth0`) is ignored; anything that is not an address is `invalid`.
  *
  * @example
  * classifyAddress('93.184.216.34') // 'public'
- * classifyAddress('::ffff:7f00:1') // 'loopback'
+ * classifyAddress('::ffff:7f00:1') // 'ipv4-mapped'
+ * classifyAddress('64:ff9b::7f00:1') // 'loopback' (NAT64 is judged by the IPv4 address it carries)
  */
 export const classifyAddress = (ip: string): 'public' | DenyReason => {
   const bare = ip.replace(/%.*$/, '');
-  switch (isIP(bare)) {
-    case 4:
-      return classifyV4(bare);
-    case 6:
-      return classifyV6(bare);
-    default:
-      return 'invalid';
-  }
+  const family = isIP(bare);
+  const pieces = family === 6 ? parseIpv6(bare) : undefined;
+  const address: IpAddress | undefined =
+    family === 4 ? { family: 4, value: bare.split('.').reduce((value, octet) => (value << 8n) | BigInt(octet), 0n) }
+    : pieces !== undefined ? { family: 6, value: ipv6Value(pieces) }
+    : undefined;
+  if (address === undefined) return 'invalid';
+  const kind = classifyIp(address);
+  return kind === 'global' ? 'public' : kind;
 };
 
 /** Where outbound calls may go: by default, public addresses on ports 80 and 443 only. */

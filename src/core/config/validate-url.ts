@@ -1,12 +1,14 @@
 /**
  * A pure check of a verification URL (no request is ever made): scheme http/https, an authority
  * with a host, no userinfo, a host that is not a non-global IP literal (in any form the WHATWG
- * parser accepts), not `localhost` and not an internal name (`.local`, `.localhost`, `.internal`,
- * `.consul`). Anything an HTTP client could read differently (whitespace, control characters,
- * percent-encoded or non-ASCII hosts, extra slashes) is refused as `invalid`.
+ * parser accepts; `net/special-addresses.ts` says which are not global, for the egress guard too),
+ * not `localhost` and not an internal name (`.local`, `.localhost`, `.internal`, `.consul`).
+ * Anything an HTTP client could read differently (whitespace, control characters, percent-encoded
+ * or non-ASCII hosts, extra slashes) is refused as `invalid`.
  */
 import { LIMITS } from './defaults.js';
-import { endsInNumber, isGlobalIpv4, isGlobalIpv6, parseIpv4, parseIpv6 } from './validate-ip.js';
+import { endsInNumber, ipv6Value, parseIpv4, parseIpv6 } from '../net/ip-literal.js';
+import { classifyIp } from '../net/special-addresses.js';
 
 export type UrlProblem = 'invalid' | 'invalid-scheme' | 'no-host' | 'invalid-ip';
 
@@ -21,8 +23,6 @@ function splitHostPort(authority: string): { readonly host: string; readonly por
 
 /** An IP host's address: 32 bits, or 128 bits from eight 16-bit pieces. */
 type Address = { readonly width: 32; readonly value: bigint } | { readonly width: 128; readonly value: bigint };
-
-const ipv6Value = (pieces: readonly number[]): bigint => pieces.reduce((value, piece) => (value << 16n) | BigInt(piece), 0n);
 
 /**
  * Whether `name` (lowercase, without brackets or a trailing dot) or its `address` is one of the
@@ -57,14 +57,16 @@ function checkAuthority(authority: string, allowed: readonly string[]): UrlProbl
     const bare = host.slice(1, -1);
     const ip = parseIpv6(bare);
     if (ip === undefined) return 'invalid';
-    return isGlobalIpv6(ip) || isAllowed(bare, { width: 128, value: ipv6Value(ip) }, allowed) ? undefined : 'invalid-ip';
+    const value = ipv6Value(ip);
+    return classifyIp({ family: 6, value }) === 'global' || isAllowed(bare, { width: 128, value }, allowed) ? undefined : 'invalid-ip';
   }
   if (!/^[a-z0-9._-]+$/.test(host)) return 'invalid';
   const name = host.endsWith('.') ? host.slice(0, -1) : host;
   if (endsInNumber(host)) {
     const ip = parseIpv4(host);
     if (ip === undefined) return 'invalid';
-    return isGlobalIpv4(ip) || isAllowed(name, { width: 32, value: BigInt(ip) }, allowed) ? undefined : 'invalid-ip';
+    const value = BigInt(ip);
+    return classifyIp({ family: 4, value }) === 'global' || isAllowed(name, { width: 32, value }, allowed) ? undefined : 'invalid-ip';
   }
   if (name.split('.').includes('')) return 'invalid';
   const internal = name === 'localhost' || /\.(?:localhost|local|internal|consul)$/.test(name);

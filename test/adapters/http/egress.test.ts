@@ -86,21 +86,22 @@ const cases: readonly Case[] = [
   // IPv6, and IPv6 carrying IPv4
   { url: 'http://[::1]/', expect: '(loopback)' },
   { url: 'http://[::]/', expect: '(unspecified)' },
-  { url: 'http://[::ffff:127.0.0.1]/', expect: '::ffff:7f00:1 is not public (loopback)' },
-  { url: 'http://[::ffff:7f00:1]/', expect: '(loopback)' },
-  { url: 'http://[0:0:0:0:0:ffff:169.254.169.254]/', expect: '(metadata)' },
-  { url: 'http://[::ffff:a00:1]/', expect: '(private)' },
-  { url: 'http://[::ffff:8.8.8.8]/', expect: 'ok' },
-  { url: 'http://[::127.0.0.1]/', expect: '(loopback)' },
-  { url: 'http://[::8.8.8.8]/', expect: '(reserved)' },
+  // IPv4-mapped, IPv4-compatible and 6to4 are refused whatever they carry; NAT64 is judged by it (core/net/special-addresses.ts)
+  { url: 'http://[::ffff:127.0.0.1]/', expect: '::ffff:7f00:1 is not public (ipv4-mapped)' },
+  { url: 'http://[::ffff:7f00:1]/', expect: '(ipv4-mapped)' },
+  { url: 'http://[0:0:0:0:0:ffff:169.254.169.254]/', expect: '(ipv4-mapped)' },
+  { url: 'http://[::ffff:a00:1]/', expect: '(ipv4-mapped)' },
+  { url: 'http://[::ffff:8.8.8.8]/', expect: '(ipv4-mapped)' },
+  { url: 'http://[::127.0.0.1]/', expect: '(ipv4-compatible)' },
+  { url: 'http://[::8.8.8.8]/', expect: '(ipv4-compatible)' },
   { url: 'http://[64:ff9b::127.0.0.1]/', expect: '(loopback)' },
   { url: 'http://[64:ff9b::a9fe:a9fe]/', expect: '(metadata)' },
   { url: 'http://[64:ff9b::8.8.8.8]/', expect: 'ok' },
   { url: 'http://[64:ff9b:1::1]/', expect: '(private)' },
-  { url: 'http://[2002:7f00:1::]/', expect: '(loopback)' },
-  { url: 'http://[2002:c0a8:101::1]/', expect: '(private)' },
-  { url: 'http://[2002:a9fe:a9fe::]/', expect: '(metadata)' },
-  { url: 'http://[2002:808:808::1]/', expect: 'ok' },
+  { url: 'http://[2002:7f00:1::]/', expect: '(6to4)' },
+  { url: 'http://[2002:c0a8:101::1]/', expect: '(6to4)' },
+  { url: 'http://[2002:a9fe:a9fe::]/', expect: '(6to4)' },
+  { url: 'http://[2002:808:808::1]/', expect: '(6to4)' },
   { url: 'http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/', expect: '(teredo)' },
   { url: 'http://[fc00::1]/', expect: '(unique-local)' },
   { url: 'http://[fd12:3456::1]/', expect: '(unique-local)' },
@@ -145,7 +146,7 @@ const cases: readonly Case[] = [
   { url: 'http://metadata.google.internal/', dns: ['169.254.169.254'], expect: '(metadata)' },
   { url: 'http://cgnat.example/', dns: ['100.64.1.1'], expect: '(cgnat)' },
   { url: 'http://v6.example/', dns: ['::1'], expect: '(loopback)' },
-  { url: 'http://mapped.example/', dns: ['::ffff:127.0.0.1'], expect: '(loopback)' },
+  { url: 'http://mapped.example/', dns: ['::ffff:127.0.0.1'], expect: '(ipv4-mapped)' },
   { url: 'http://scoped.example/', dns: ['fe80::1%eth0'], expect: '(link-local)' },
   { url: 'http://mixed.example/', dns: ['93.184.216.34', '127.0.0.1'], expect: '(loopback)' },
   { url: 'http://mixed6.example/', dns: ['2606:4700::1', 'fd00::1'], expect: '(unique-local)' },
@@ -213,17 +214,17 @@ describe('classifyAddress', () => {
     expect(classifyAddress(ip)).toBe(kind);
   });
 
-  it('judges an IPv4 address the same in every IPv6 form that embeds it, and never throws', () => {
+  it('judges NAT64 by the IPv4 address it carries, and refuses the mapped and 6to4 forms whatever they carry', () => {
     fc.assert(
       fc.property(fc.ipV4(), (v4) => {
-        const kind = classifyAddress(v4);
         const [a, b, c, d] = v4.split('.').map(Number) as [number, number, number, number];
         const hi = ((a << 8) | b).toString(16);
         const lo = ((c << 8) | d).toString(16);
-        expect(classifyAddress(`::ffff:${v4}`)).toBe(kind);
-        expect(classifyAddress(`::ffff:${hi}:${lo}`)).toBe(kind);
-        expect(classifyAddress(`64:ff9b::${v4}`)).toBe(kind);
-        expect(classifyAddress(`2002:${hi}:${lo}::1`)).toBe(kind);
+        expect(classifyAddress(`64:ff9b::${v4}`)).toBe(classifyAddress(v4));
+        expect(classifyAddress(`64:ff9b::${hi}:${lo}`)).toBe(classifyAddress(v4));
+        expect(classifyAddress(`::ffff:${v4}`)).toBe('ipv4-mapped');
+        expect(classifyAddress(`::ffff:${hi}:${lo}`)).toBe('ipv4-mapped');
+        expect(classifyAddress(`2002:${hi}:${lo}::1`)).toBe('6to4');
       }),
     );
   });

@@ -2,7 +2,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkVerificationUrl } from '../../../src/core/config/validate-url.js';
 import { globKey } from '../../../src/core/config/validate-glob.js';
-import { isGlobalIpv4, isGlobalIpv6, parseIpv4, parseIpv6 } from '../../../src/core/config/validate-ip.js';
+import { ipv6Value, parseIpv4, parseIpv6 } from '../../../src/core/net/ip-literal.js';
+import { classifyIp } from '../../../src/core/net/special-addresses.js';
+
+const globalV4 = (ip: number): boolean => classifyIp({ family: 4, value: BigInt(ip) }) === 'global';
+const globalV6 = (pieces: readonly number[]): boolean => classifyIp({ family: 6, value: ipv6Value(pieces) }) === 'global';
 
 describe('checkVerificationUrl', () => {
   it.each([
@@ -79,8 +83,8 @@ describe('ip parsing', () => {
     expect(parseIpv6('1:2:3:4:5:6:7')).toBeUndefined();
     expect(parseIpv6('1:2:3:4::5:6:7:8')).toBeUndefined();
     expect(parseIpv6('::01.2.3.4')).toBeUndefined();
-    expect(isGlobalIpv6(parseIpv6('2001:4860::8888') ?? [])).toBe(true);
-    expect(isGlobalIpv6(parseIpv6('2001:db8::1') ?? [])).toBe(false);
+    expect(globalV6(parseIpv6('2001:4860::8888') ?? [])).toBe(true);
+    expect(globalV6(parseIpv6('2001:db8::1') ?? [])).toBe(false);
   });
 });
 
@@ -116,8 +120,8 @@ describe('checkVerificationUrl agrees with the WHATWG parser', () => {
       expect(parsed.username + parsed.password).toBe('');
       const hostname = parsed.hostname;
       expect(hostname).not.toBe('');
-      if (hostname.startsWith('[')) expect(isGlobalIpv6(parseIpv6(hostname.slice(1, -1)) ?? [0])).toBe(true);
-      else if (/^[0-9.]+$/.test(hostname)) expect(isGlobalIpv4(parseIpv4(hostname) ?? 0)).toBe(true);
+      if (hostname.startsWith('[')) expect(globalV6(parseIpv6(hostname.slice(1, -1)) ?? [0])).toBe(true);
+      else if (/^[0-9.]+$/.test(hostname)) expect(globalV4(parseIpv4(hostname) ?? 0)).toBe(true);
       else expect(hostname === 'localhost' || hostname.endsWith('.local')).toBe(false);
     }));
   });

@@ -1,7 +1,6 @@
 /**
- * IP literal parsing as the WHATWG URL host parser does it (so that what is checked here is what an
- * HTTP client later connects to), and Rivet's "is global" test (`external-request-validate`),
- * slightly stricter (multicast, NAT64 and site-local are refused too).
+ * IP literal parsing as the WHATWG URL host parser does it, so that what is checked is what an HTTP
+ * client later connects to. Whether an address is global is `special-addresses.ts`'s question.
  */
 
 function ipv4Number(part: string): number | undefined {
@@ -87,44 +86,10 @@ export function parseIpv6(text: string): readonly number[] | undefined {
   return missing >= 1 ? [...head, ...new Array<number>(missing).fill(0), ...tail] : undefined;
 }
 
-const inV4 = (ip: number, base: readonly [number, number, number, number], bits: number): boolean => {
-  const prefix = base.reduce((value, octet) => value * 256 + octet, 0);
-  const size = 2 ** (32 - bits);
-  return Math.floor(ip / size) === Math.floor(prefix / size);
-};
-
-const NON_GLOBAL_V4: readonly (readonly [readonly [number, number, number, number], number])[] = Object.freeze([
-  [[0, 0, 0, 0], 8], [[10, 0, 0, 0], 8], [[100, 64, 0, 0], 10], [[127, 0, 0, 0], 8], [[169, 254, 0, 0], 16],
-  [[172, 16, 0, 0], 12], [[192, 0, 0, 0], 24], [[192, 0, 2, 0], 24], [[192, 168, 0, 0], 16], [[198, 18, 0, 0], 15],
-  [[198, 51, 100, 0], 24], [[203, 0, 113, 0], 24], [[224, 0, 0, 0], 4], [[240, 0, 0, 0], 4],
-] as const);
-
 /**
- * Whether an IPv4 address (32-bit value) is globally routable.
+ * The 128-bit value of an IPv6 address's eight pieces.
  *
  * @example
- * isGlobalIpv4(parseIpv4('10.1.2.3') ?? 0); // false
+ * ipv6Value([0, 0, 0, 0, 0, 0, 0, 1]); // 1n
  */
-export const isGlobalIpv4 = (ip: number): boolean => !NON_GLOBAL_V4.some(([base, bits]) => inV4(ip, base, bits));
-
-/**
- * Whether an IPv6 address (eight pieces) is globally routable.
- *
- * @example
- * isGlobalIpv6(parseIpv6('fe80::1') ?? []); // false
- */
-export function isGlobalIpv6(p: readonly number[]): boolean {
-  const [a = 0, b = 0, c = 0, d = 0, e = 0, f = 0] = p;
-  const zeroHead = a === 0 && b === 0 && c === 0 && d === 0 && e === 0;
-  return !(
-    (zeroHead && (f === 0 || f === 0xffff)) // unspecified, loopback, IPv4-compatible, IPv4-mapped
-    || (a === 0x64 && b === 0xff9b) // NAT64 (both /96 and 64:ff9b:1::/48)
-    || (a === 0x100 && b === 0 && c === 0 && d === 0) // discard-only
-    || (a === 0x2001 && b < 0x200) // IETF protocol assignments
-    || (a === 0x2001 && b === 0xdb8) // documentation
-    || (a & 0xfe00) === 0xfc00 // unique local
-    || (a & 0xffc0) === 0xfe80 // link local
-    || (a & 0xffc0) === 0xfec0 // site local (deprecated)
-    || (a & 0xff00) === 0xff00 // multicast
-  );
-}
+export const ipv6Value = (pieces: readonly number[]): bigint => pieces.reduce((value, piece) => (value << 16n) | BigInt(piece), 0n);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { endsInNumber, isGlobalIpv4, isGlobalIpv6, parseIpv4, parseIpv6 } from '../../../src/core/config/validate-ip.js';
+import { endsInNumber, parseIpv4, parseIpv6 } from '../../../src/core/net/ip-literal.js';
 
 // The verification-URL guard (validate-url.ts) must read a host exactly as the HTTP client that
 // later connects will: the WHATWG URL parser, which Node's `URL` implements, is the oracle here.
@@ -17,7 +17,7 @@ const whatwgHost = (host: string): number | 'name' | 'invalid' => {
   return dotted === null ? 'name' : dotted.slice(1).reduce((value, part) => value * 256 + Number(part), 0);
 };
 
-/** The same question answered by validate-ip.ts. */
+/** The same question answered by ip-literal.ts. */
 const ourHost = (host: string): number | 'name' | 'invalid' => (endsInNumber(host) ? (parseIpv4(host) ?? 'invalid') : 'name');
 
 /** The eight pieces of WHATWG's serialisation of an IPv6 literal (lowercase hex, `::` compression, no IPv4 tail). */
@@ -152,68 +152,5 @@ describe('IPv6 literals are read as the WHATWG URL parser reads them', () => {
   ] as const)('%s → %j (and Node URL agrees)', (text, expected) => {
     expect(parseIpv6(text)).toEqual(expected);
     expect(whatwgIpv6(text)).toEqual(expected);
-  });
-});
-
-/** Dotted quad to its 32-bit value. */
-const v4 = (dotted: string): number => dotted.split('.').reduce((value, part) => value * 256 + Number(part), 0);
-
-describe('isGlobalIpv4: every special-purpose block (IANA, RFC 6890) is refused from its first to its last address', () => {
-  // [first, last] of each non-global block, and the addresses just outside it, which are global.
-  it.each([
-    ['0.0.0.0', '0.255.255.255', undefined, '1.0.0.0'],
-    ['10.0.0.0', '10.255.255.255', '9.255.255.255', '11.0.0.0'],
-    ['100.64.0.0', '100.127.255.255', '100.63.255.255', '100.128.0.0'],
-    ['127.0.0.0', '127.255.255.255', '126.255.255.255', '128.0.0.0'],
-    ['169.254.0.0', '169.254.255.255', '169.253.255.255', '169.255.0.0'],
-    ['172.16.0.0', '172.31.255.255', '172.15.255.255', '172.32.0.0'],
-    ['192.0.0.0', '192.0.0.255', '191.255.255.255', '192.0.1.0'],
-    ['192.0.2.0', '192.0.2.255', '192.0.1.255', '192.0.3.0'],
-    ['192.168.0.0', '192.168.255.255', '192.167.255.255', '192.169.0.0'],
-    ['198.18.0.0', '198.19.255.255', '198.17.255.255', '198.20.0.0'],
-    ['198.51.100.0', '198.51.100.255', '198.51.99.255', '198.51.101.0'],
-    ['203.0.113.0', '203.0.113.255', '203.0.112.255', '203.0.114.0'],
-    ['224.0.0.0', '255.255.255.255', '223.255.255.255', undefined],
-  ] as const)('%s–%s', (first, last, before, after) => {
-    expect(isGlobalIpv4(v4(first))).toBe(false);
-    expect(isGlobalIpv4(v4(last))).toBe(false);
-    if (before !== undefined) expect(isGlobalIpv4(v4(before))).toBe(true);
-    if (after !== undefined) expect(isGlobalIpv4(v4(after))).toBe(true);
-  });
-});
-
-describe('isGlobalIpv6: the special-purpose blocks are refused, their neighbours are global', () => {
-  it('refuses only 2001:db8::/32 as documentation, not db8 under another prefix', () => {
-    expect(isGlobalIpv6(parseIpv6('2001:db8::1') ?? [])).toBe(false);
-    expect(isGlobalIpv6(parseIpv6('2606:db8::1') ?? [])).toBe(true);
-    expect(isGlobalIpv6(parseIpv6('2001:db9::1') ?? [])).toBe(true);
-  });
-
-  const global = (text: string): boolean => {
-    const pieces = parseIpv6(text);
-    if (pieces === undefined) throw new Error(`not IPv6: ${text}`);
-    return isGlobalIpv6(pieces);
-  };
-
-  it.each([
-    // unspecified, loopback, IPv4-compatible (::/96) and IPv4-mapped (::ffff:0:0/96)
-    '::', '::1', '::2', '::ffff:0:0', '::ffff:8.8.8.8', '::ffff:ffff:ffff',
-    // NAT64, discard-only, IETF protocol assignments, documentation
-    '64:ff9b::', '64:ff9b:1::1', '64:ff9b:ffff:ffff:ffff:ffff:ffff:ffff', '100::', '100::ffff:ffff:ffff:ffff',
-    '2001::', '2001:1ff:ffff::', '2001:db8::', '2001:db8:ffff::1',
-    // unique local, link local, site local, multicast
-    'fc00::', 'fdff:ffff::1', 'fe80::', 'febf:ffff::1', 'fec0::', 'feff::1', 'ff00::', 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff',
-  ])('%s is not global', (text) => {
-    expect(global(text)).toBe(false);
-  });
-
-  it.each([
-    // one piece away from each block above
-    '::1:0:0', '::fffe:0:0', '::1:0:0:0', '0:0:0:1::', '0:0:1::', '0:1::', '1::',
-    '64:ff9a::', '65:ff9b::', '64:ff9c::', '100:0:0:1::', '100:0:1::', '100:1::', '101::', 'ff::',
-    '2001:200::', '2000::1', '2002::', '2001:db7::', '2001:db9::', '2001:4860::8888',
-    'fbff:ffff::1', 'fe00::', 'fe7f::1',
-  ])('%s is global', (text) => {
-    expect(global(text)).toBe(true);
   });
 });
