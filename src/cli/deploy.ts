@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { produce } from 'immer';
 import type { Api, Json } from './api.js';
+import { checkConfigKeys } from './config-keys.js';
 import { StepError } from './errors.js';
 import { findNamespace, getGame, resolveGameId, type NamespaceSummary } from './game.js';
 import { newImageTag, prepareImage, type ImageSource } from './image.js';
@@ -95,6 +96,7 @@ export async function deploy(api: Api, options: DeployOptions, io: DeployIo): Pr
   const done: string[] = [];
   const project = await loadProjectConfig(io.cwd, { namespace: options.namespace, overrides: options.overrides, ...(options.configPath === undefined ? {} : { configPath: options.configPath }) });
   cliOnlyProblems(project.config, project.files[0] ?? 'config');
+  checkConfigKeys(project.config, project.sources);
   const gameId = await step('finding the game', done, () => resolveGameId(api, options.game));
   const game = await step('reading the game', done, () => getGame(api, gameId));
   const ns = findNamespace(game, options.namespace);

@@ -17,11 +17,22 @@ const BASES = ['rivet', 'tavern'];
 /** A config file that cannot be read, or says something wrong: file, line and column or field, and why (exit code 1). */
 export class ConfigError extends Error {}
 
+/** One layer of the config: a file or a `-o` override. */
+export interface ConfigSource {
+  /** How messages name it: the file's path, or `-o key=json` as given. */
+  readonly name: string;
+  /** The file's text (absent for an override). */
+  readonly text?: string;
+  readonly value: Json;
+}
+
 export interface ProjectConfig {
   /** The merged config (CLI-only keys such as `dockerfile` still in it). */
   readonly config: Json;
   /** The files read, base first. */
   readonly files: readonly string[];
+  /** Every layer merged, in order: the base file, overlays, then overrides. */
+  readonly sources: readonly ConfigSource[];
   /** The folder paths in the config are relative to. */
   readonly root: string;
 }
@@ -72,10 +83,13 @@ export function deepMerge(base: Json, over: Json): Json {
 }
 
 /**
- * One `-o key=json` override applied: `key` is a dotted path (created as needed), the value JSON
- * (a bare word that is not JSON is taken as a string, as in `-o matchmaker.tier=basic-1d2`).
+ * One `-o key=json` override as the object it merges: `key` is a dotted path, the value JSON (a
+ * bare word that is not JSON is taken as a string, as in `-o matchmaker.tier=basic-1d2`).
+ *
+ * @example
+ * overrideValue('matchmaker.max_players=8'); // { matchmaker: { max_players: 8 } }
  */
-export function applyOverride(config: Json, override: string): Json {
+export function overrideValue(override: string): Json {
   const eq = override.indexOf('=');
   if (eq <= 0) throw new UsageError(`-o ${override}: expected key=json, e.g. -o matchmaker.max_players=16`);
   const path = override.slice(0, eq).split('.');
@@ -88,18 +102,17 @@ export function applyOverride(config: Json, override: string): Json {
     if (/^[\w.:/-]+$/.test(raw)) value = raw;
     else throw new UsageError(`-o ${override}: the value is not JSON`);
   }
-  const nested = path.reduceRight<unknown>((inner, key) => ({ [key]: inner }), value) as Json;
-  return deepMerge(config, nested);
+  return path.reduceRight<unknown>((inner, key) => ({ [key]: inner }), value) as Json;
 }
 
-const readConfigFile = async (file: string): Promise<Json> => {
+const readConfigFile = async (file: string): Promise<ConfigSource> => {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (e) {
     throw new ConfigError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
-  return parseConfigText(file, text);
+  return { name: file, text, value: parseConfigText(file, text) };
 };
 
 /** The base config file in `dir`, if any (`rivet.toml` first). */
@@ -119,18 +132,17 @@ export async function loadProjectConfig(cwd: string, options: { configPath?: str
   const base = options.configPath === undefined ? await findBase(cwd) : resolve(cwd, options.configPath);
   if (base === undefined) throw new ConfigError(`no rivet.toml (or rivet.yaml, rivet.json, tavern.toml) in ${cwd}: pass -c <file>`);
   const root = dirname(base);
-  let config = await readConfigFile(base);
-  const files = [base];
+  const sources = [await readConfigFile(base)];
   if (options.namespace !== undefined) {
     const stem = basename(base, extname(base)).replace(/\.version$/, '');
     const names = new Set(await readdir(root));
     for (const ext of EXTENSIONS) {
       const overlay = `${stem}.${options.namespace}${ext}`;
-      if (!names.has(overlay)) continue;
-      config = deepMerge(config, await readConfigFile(join(root, overlay)));
-      files.push(join(root, overlay));
+      if (names.has(overlay)) sources.push(await readConfigFile(join(root, overlay)));
     }
   }
-  for (const o of options.overrides ?? []) config = applyOverride(config, o);
-  return { config, files, root };
+  const files = sources.map((s) => s.name);
+  for (const o of options.overrides ?? []) sources.push({ name: `-o ${o}`, value: overrideValue(o) });
+  const config = sources.reduce<Json>((merged, s) => deepMerge(merged, s.value), {});
+  return { config, files, sources, root };
 }

@@ -39,7 +39,7 @@ tavern sim calibrate -n NS [--since 24h] -o scenario.json   fit a scenario to wh
 class UsageError extends Error {}
 
 const problemLines = (what: string, problems: readonly Problem[]): string =>
-  [`${what}:`, ...problems.map((p) => `  ${p.path.join('.')}`)].join('\n');
+  [`${what}:`, ...problems.map((p) => `  ${p.path.join('.')}${p.message === undefined ? '' : `: ${p.message}`}`)].join('\n');
 
 interface Loaded {
   readonly json: unknown;

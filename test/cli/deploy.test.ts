@@ -162,6 +162,14 @@ describeWithDocker('tavern deploy, end to end', problem, () => {
     expect(wrongType.code).toBe(1);
     expect(wrongType.stderr).toContain('matchmaker.docker.dockerfile must be a non-empty string');
 
+    await writeFile(join(dir, 'rivet.toml'), '[matchmaker]\nmax_players = 32\n\n[matchmaker.docker]\ndockerfile = "Dockerfile"\nprivileged = true\n');
+    const refused = await tavern(dir, w.env, 'deploy', '-o', 'matchmaker.max_player=8');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/rivet\.toml:6: matchmaker\.docker\.privileged: `privileged` is never allowed: lobbies run unprivileged/);
+    expect(refused.stderr).toContain('-o matchmaker.max_player=8: matchmaker.max_player: unknown key `max_player`: did you mean `max_players`?');
+    expect(refused.stderr).toContain('nothing was built or uploaded');
+    noStack(refused.stderr);
+
     const badToken = await tavern(dir, { TAVERN_API: w.server.origin, TAVERN_TOKEN: 'nope' }, 'game', 'list');
     expect(badToken.code).toBe(1);
     expect(badToken.stderr).toMatch(/^tavern: [A-Z_]+: /);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/cli/errors.js';
-import { applyOverride, ConfigError, loadProjectConfig, parseConfigText } from '../../src/cli/project-config.js';
+import { ConfigError, loadProjectConfig, overrideValue, parseConfigText } from '../../src/cli/project-config.js';
 import { cliOnlyProblems, dockerBlocks, stripCliKeys } from '../../src/cli/version-config.js';
 import { RIVET_TOML } from './game-folder.js';
 
@@ -47,9 +47,9 @@ describe('reading the config', () => {
 
   it('says where it looked when there is no config, and rejects malformed overrides as usage', async () => {
     await expect(loadProjectConfig(dir, {})).rejects.toThrow(`no rivet.toml (or rivet.yaml, rivet.json, tavern.toml) in ${dir}`);
-    expect(() => applyOverride({}, 'novalue')).toThrow(UsageError);
-    expect(() => applyOverride({}, 'a..b=1')).toThrow(UsageError);
-    expect(() => applyOverride({}, 'a={oops')).toThrow(UsageError);
+    expect(() => overrideValue('novalue')).toThrow(UsageError);
+    expect(() => overrideValue('a..b=1')).toThrow(UsageError);
+    expect(() => overrideValue('a={oops')).toThrow(UsageError);
   });
 });
 

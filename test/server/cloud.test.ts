@@ -296,6 +296,28 @@ describe('versions (§2.1)', () => {
     expect(str(r.body['message'])).toBe(`did not pass validation: ${paths.join(', ')}`);
   });
 
+  it('refuses unknown and forbidden keys, naming each as written with the key it meant or why, in create and validate alike', async () => {
+    h = harness();
+    const { gameId, cloud, buildId } = await h.setup();
+    const config = { matchmaker: { max_player: 32, regions: { local: {} }, docker: { image_id: buildId, privileged: true, ports: { game: { port: 7777, protocl: 'udp' } } }, game_modes: { default: {} } } };
+    const r = await h.call('POST', `/cloud/games/${gameId}/versions`, { token: cloud, body: { display_name: 'typo', config } });
+    expect(r.status).toBe(400);
+    expect(r.body['code']).toBe('VALIDATION_ERROR');
+    const errors = r.body['metadata']?.['errors'] as unknown as { path: string[]; message?: string }[];
+    const privileged = 'lobbies run unprivileged, with no added capabilities: Tavern sets their user, security profile and runtime';
+    expect(errors).toEqual(expect.arrayContaining([
+      { path: ['config', 'matchmaker', '*max_player*', 'unknown-key'], message: 'unknown key `max_player`: did you mean `max_players`?' },
+      { path: ['config', 'matchmaker', 'docker', 'ports', '*game*', '*protocl*', 'unknown-key'], message: 'unknown key `protocl`: did you mean `protocol`?' },
+      { path: ['config', 'matchmaker', 'docker', '*privileged*', 'forbidden-key'], message: `\`privileged\` is never allowed: ${privileged}` },
+    ]));
+    expect(errors).toHaveLength(3);
+    expect(str(r.body['message'])).toContain('config.matchmaker.*max_player*.unknown-key (unknown key `max_player`: did you mean `max_players`?)');
+    const v = await h.call('POST', `/cloud/games/${gameId}/versions/validate`, { token: cloud, body: { display_name: 'typo', config } });
+    expect(v.body['errors']).toEqual(errors);
+    const game = await h.call('GET', `/cloud/games/${gameId}`, { token: cloud });
+    expect((game.body['game']?.['versions'] as unknown as { display_name: string }[]).map((x) => x.display_name)).not.toContain('typo');
+  });
+
   it('validate returns the same problems without creating; GET of an unknown version is VERSION_NOT_FOUND', async () => {
     h = harness();
     const { gameId, cloud } = await h.setup();

@@ -87,6 +87,8 @@ describe('tavern sim (end to end)', () => {
     expect((await tavern('sim', 'no-such-scenario')).code).toBe(2);
     expect((await tavern('sim', 'steady', '--seed', 'abc')).code).toBe(2);
     expect((await tavern('sim', 'steady', '--set', 'version.matchmaker.max_players=-3')).stderr).toContain('max-players');
+    expect((await tavern('sim', 'steady', '--set', 'version.matchmaker.max_player=3')).stderr)
+      .toContain('version.matchmaker.*max_player*.unknown-key: unknown key `max_player`: did you mean `max_players`?');
     expect((await tavern('sim', 'steady', '--bogus')).code).toBe(2);
     const traceWithSweep = await tavern('sim', 'steady', '--trace', join(dir, 't.jsonl'), '--sweep', 'seed=1,2');
     expect([traceWithSweep.code, traceWithSweep.stderr.split('\n')[0]]).toEqual([2, '--trace writes the trace of one run: not with --sweep']);

@@ -23,6 +23,8 @@ const devPort: Parser<DevPort> = object((f) =>
     portRange: f.opt('port_range', portRange),
     protocol: f.req('proxy_protocol', oneOf(PROTOCOLS)),
   }),
+  // Not a version config: this body keeps Rivet's rule, unknown request keys are ignored (wire.md §1.3).
+  { unknown: 'ignore' },
 );
 
 type State = { readonly labels: Set<string>; readonly ports: Set<string>; readonly ranges: PortRange[] };

@@ -3,7 +3,8 @@
  * and its ports.
  */
 import type { ContainerConfig, IdleLobbies, NetworkMode, PortConfig, PortProtocol, PortRange, ProxyKind } from './types.js';
-import { arrayOf, mapOf, object, oneOf, str, u32, type Parser } from './parse-reader.js';
+import { forbiddenContainerKey } from './forbidden-keys.js';
+import { arrayOf, mapOf, object, oneOf, str, u32, type Parser, type StrayKeys } from './parse-reader.js';
 import { defined } from './path.js';
 
 export const PROTOCOLS: Readonly<Record<string, PortProtocol>> = Object.freeze({
@@ -16,6 +17,9 @@ export const PROXIES: Readonly<Record<string, ProxyKind>> = Object.freeze({
 });
 
 export const NETWORK_MODES: Readonly<Record<string, NetworkMode>> = Object.freeze({ bridge: 'bridge', host: 'host' });
+
+/** A container block (either shape) refuses Docker's host options with their reason. */
+export const CONTAINER_KEYS: StrayKeys = Object.freeze({ forbidden: forbiddenContainerKey });
 
 /** `{min, max}`, both required u32. @example portRange({ min: 1, max: 2 }, ['r'], []); */
 export const portRange: Parser<PortRange> = object((f) => {
@@ -40,7 +44,13 @@ export const port: Parser<PortConfig> = object((f) =>
   }),
 );
 
-/** The container block. @example container({ image_id: 'b', ports: {} }, ['c'], []); */
+/**
+ * The container block; Docker's host options (`privileged`, `volumes`…) are `forbidden-key`.
+ *
+ * @example
+ * container({ image_id: 'b', ports: {} }, ['c'], []);
+ * container({ privileged: true }, ['c'], out); // {}, out: [['c', '*privileged*', 'forbidden-key']]
+ */
 export const container: Parser<ContainerConfig> = object((f) =>
   defined<ContainerConfig>({
     image: f.opt('image', str),
@@ -51,5 +61,4 @@ export const container: Parser<ContainerConfig> = object((f) =>
     env: f.opt('env', mapOf(str)),
     networkMode: f.opt('network_mode', oneOf(NETWORK_MODES)),
     ports: f.opt('ports', mapOf(port)),
-  }),
-);
+  }), CONTAINER_KEYS);

@@ -1,10 +1,12 @@
 /**
  * Structural parsing primitives: each parser takes an untrusted JSON value and a path, pushes a
  * problem for anything wrong, and returns the parsed value or `undefined`. Only own properties
- * are read; map keys that could pollute prototypes are refused as `invalid-key`.
+ * are read; map keys that could pollute prototypes are refused as `invalid-key`; an object's
+ * members that its parser never asked for are refused as `unknown-key` (or `forbidden-key`).
  */
 import type { Problem } from './types.js';
 import { isForbiddenKey, kebab, named, problem, type Path } from './path.js';
+import { forbiddenKey, unknownKey } from './stray-keys.js';
 import { isHumanText } from './validate-text.js';
 
 export type Parser<T> = (value: unknown, path: Path, out: Problem[]) => T | undefined;
@@ -135,10 +137,13 @@ export interface Fields {
   readonly either: <T>(primary: string, alias: string, parse: Parser<T>, parseAlias?: Parser<T>) => T | undefined;
 }
 
-function fieldsOf(obj: JsonObject, path: Path, out: Problem[]): Fields {
+/** The members of `obj`, each key asked for recorded in `known` (present or not). */
+function fieldsOf(obj: JsonObject, path: Path, out: Problem[], known: Set<string>): Fields {
   const has = (key: string): boolean => Object.hasOwn(obj, key);
-  const opt = <T>(key: string, parse: Parser<T>): T | undefined =>
-    has(key) ? parse(obj[key], [...path, kebab(key)], out) : undefined;
+  const opt = <T>(key: string, parse: Parser<T>): T | undefined => {
+    known.add(key);
+    return has(key) ? parse(obj[key], [...path, kebab(key)], out) : undefined;
+  };
   const req = <T>(key: string, parse: Parser<T>): T | undefined => {
     if (!has(key)) out.push(problem(path, kebab(key), 'missing'));
     return opt(key, parse);
@@ -146,27 +151,52 @@ function fieldsOf(obj: JsonObject, path: Path, out: Problem[]): Fields {
   const either = <T>(primary: string, alias: string, parse: Parser<T>, parseAlias: Parser<T> = parse): T | undefined => {
     if (has(primary) && has(alias)) out.push(problem(path, kebab(alias), `conflicts-with-${kebab(primary)}`));
     const fromAlias = opt(alias, parseAlias);
-    return has(primary) ? opt(primary, parse) : fromAlias;
+    const fromPrimary = opt(primary, parse);
+    return has(primary) ? fromPrimary : fromAlias;
   };
   return { opt, req, either };
 }
 
+/** How {@link object} treats members its `build` never asks for. */
+export interface StrayKeys {
+  /** Why a member may never be given (checked first), or `undefined` when it is merely unknown. */
+  readonly forbidden?: (key: string) => string | undefined;
+  /** `'ignore'` drops unknown members silently (a wire body outside the version config); default `'refuse'`. */
+  readonly unknown?: 'refuse' | 'ignore';
+}
+
 /**
- * A JSON object read member by member by `build`; unknown members are ignored.
+ * A JSON object read member by member by `build`. The keys `build` asks for (with `opt`, `req`
+ * or `either`, whether present or not) are the object's known keys: one table, the parser itself,
+ * so `build` must ask for every key it takes on every call. Any other member is
+ * `[..., '*key*', 'forbidden-key']` when `stray.forbidden` names a reason, else
+ * `[..., '*key*', 'unknown-key']` with the nearest known key in its message.
  *
  * @example
  * const point = object((f) => ({ x: f.req('x', u32) }));
  * point([], ['p'], out); // undefined, out: [['p', 'invalid-type']]
+ * point({ x: 1, xx: 2 }, ['p'], out); // { x: 1 }, out: [['p', '*xx*', 'unknown-key'] ("did you mean `x`?")]
  */
-export function object<T>(build: (fields: Fields) => T | undefined): Parser<T> {
-  return (value, path, out) => (isObject(value) ? build(fieldsOf(value, path, out)) : invalidType(path, out));
+export function object<T>(build: (fields: Fields) => T | undefined, stray: StrayKeys = {}): Parser<T> {
+  return (value, path, out) => {
+    if (!isObject(value)) return invalidType(path, out);
+    const known = new Set<string>();
+    const built = build(fieldsOf(value, path, out, known));
+    if (stray.unknown === 'ignore') return built;
+    for (const key of Object.keys(value)) {
+      if (known.has(key)) continue;
+      const reason = stray.forbidden?.(key);
+      out.push(reason === undefined ? unknownKey(path, key, known) : forbiddenKey(path, key, reason));
+    }
+    return built;
+  };
 }
 
 /**
- * An object whose members are all ignored (`{}` on the wire).
+ * An object with no members (`{}` on the wire); any member is an unknown key.
  *
  * @example
- * emptyObject({ x: 1 }, ['kv'], []); // {}
+ * emptyObject({}, ['kv'], []); // {}
  */
 export const emptyObject: Parser<Readonly<Record<string, never>>> = object(() => ({}));
 

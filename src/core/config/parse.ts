@@ -22,14 +22,17 @@ const versionConfig: Parser<VersionConfig> = object((f) =>
 
 /**
  * Parses the wire `config` object. Accepts the superset of the interface spec and the 23.2
- * client; unknown keys are ignored; wrong types, out-of-range numbers, alias conflicts and
- * prototype-polluting map keys are problems. Never throws. The value is deep-frozen; maps (keyed
+ * client (Rivet's CLI-only keys included); unknown keys (`unknown-key`, with the nearest known
+ * key), Docker host options in a container block (`forbidden-key`), wrong types, out-of-range
+ * numbers, alias conflicts and prototype-polluting map keys are problems. Never throws. The value is deep-frozen; maps (keyed
  * by user-chosen names) have a null prototype. Problem paths start with `'config'`.
  *
  * @example
  * const r = parseVersionConfig({ matchmaker: { game_modes: { default: { max_players: 8 } } } });
  * r.ok && r.value.matchmaker?.gameModes?.['default']?.maxPlayers; // 8
  * parseVersionConfig({ cdn: [] }); // err([{ path: ['config', 'cdn', 'invalid-type'] }])
+ * parseVersionConfig({ matchmaker: { max_player: 8 } });
+ * // err([{ path: ['config', 'matchmaker', '*max_player*', 'unknown-key'], message: 'unknown key `max_player`: did you mean `max_players`?' }])
  */
 export function parseVersionConfig(input: unknown): Result<VersionConfig, readonly Problem[]> {
   const out: Problem[] = [];

@@ -4,7 +4,8 @@
  * bounds. Every parser pushes its problems and returns the value or `undefined`; none throws.
  */
 import type { Fields, Parser } from '../../core/config/parse-reader.js';
-import { kebab, named, problem } from '../../core/config/path.js';
+import { kebab, problem } from '../../core/config/path.js';
+import { unknownKey } from '../../core/config/stray-keys.js';
 
 export type { Fields, Parser };
 export { mapOf, oneOf, safeInt, str, u32, bool, int } from '../../core/config/parse-reader.js';
@@ -16,11 +17,12 @@ export const isObject = (value: unknown): value is JsonObject =>
 
 /**
  * A JSON object with a closed set of snake_case members, read by `build`. A member not in `keys`
- * is `[..., '*key*', 'unknown-key']`; a non-object is `invalid-type`.
+ * is `[..., '*key*', 'unknown-key']` (its message names the nearest of `keys`, as in a version
+ * config); a non-object is `invalid-type`.
  *
  * @example
  * const point = strictObject(['x'], (f) => f.req('x', num()));
- * point({ x: 1, y: 2 }, ['p'], out); // 1, out: [['p', '*y*', 'unknown-key']]
+ * point({ x: 1, y: 2 }, ['p'], out); // 1, out: [['p', '*y*', 'unknown-key'] ("did you mean `x`?")]
  */
 export function strictObject<T>(keys: readonly string[], build: (fields: Fields) => T | undefined): Parser<T> {
   return (value, path, out) => {
@@ -28,7 +30,7 @@ export function strictObject<T>(keys: readonly string[], build: (fields: Fields)
       out.push(problem(path, 'invalid-type'));
       return undefined;
     }
-    for (const key of Object.keys(value)) if (!keys.includes(key)) out.push(problem(path, named(key), 'unknown-key'));
+    for (const key of Object.keys(value)) if (!keys.includes(key)) out.push(unknownKey(path, key, keys));
     const has = (key: string): boolean => Object.hasOwn(value, key);
     const opt = <U>(key: string, parse: Parser<U>): U | undefined => (has(key) ? parse(value[key], [...path, kebab(key)], out) : undefined);
     const req = <U>(key: string, parse: Parser<U>): U | undefined => {

@@ -7,8 +7,9 @@ import { validateVersion } from '../../core/config/validate.js';
 /** The display name given to the core's validator (a scenario's version has none of its own). */
 const DISPLAY_NAME = 'scenario';
 
+/** The problems under `version` instead of `config`, their words kept. */
 const rebase = (problems: readonly Problem[]): Problem[] =>
-  problems.map((p) => Object.freeze({ path: Object.freeze(['version', ...(p.path[0] === 'config' ? p.path.slice(1) : p.path)]) }));
+  problems.map((p) => Object.freeze({ ...p, path: Object.freeze(['version', ...(p.path[0] === 'config' ? p.path.slice(1) : p.path)]) }));
 
 /**
  * Parses the version config with `parseVersionConfig`, then (when it parsed) validates it with

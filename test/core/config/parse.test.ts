@@ -124,7 +124,7 @@ describe('parseVersionConfig', () => {
         game_modes: { ignored: {} },
         lobby_groups: [{
           name_id: 'default',
-          regions: [{ region_id: 'lnd-atl', tier_name_id: 'basic-1d1', idle_lobbies: { min: 1, max: 3 } }],
+          regions: [{ region_id: 'lnd-atl', tier_name_id: 'basic-1d1', idle_lobbies: { min_idle_lobbies: 1, max_idle_lobbies: 3 } }],
           max_players_normal: 8, max_players_direct: 10, max_players_party: 4,
           runtime: { docker: {
             build_id: 'b1', args: ['-x'], env_vars: [{ key: 'K', value: 'V' }], network_mode: 'host',
@@ -163,8 +163,12 @@ describe('parseVersionConfig', () => {
     ]);
   });
 
-  it('ignores unknown keys', () => {
-    expect(parsed({ unknown: 1, matchmaker: { nope: [], game_modes: { m: { what: null } } } })).toEqual({ matchmaker: { gameModes: { m: {} } } });
+  it('refuses unknown keys, naming each as written', () => {
+    expectProblems({ unknown: 1, matchmaker: { nope: [], game_modes: { m: { what: null } } } }, [
+      'config.*unknown*.unknown-key',
+      'config.matchmaker.*nope*.unknown-key',
+      'config.matchmaker.game-modes.*m*.*what*.unknown-key',
+    ]);
   });
 
   it('reports wrong types, arrays and null as objects, and bad numbers', () => {

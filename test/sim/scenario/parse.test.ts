@@ -111,6 +111,20 @@ describe('parseScenario', () => {
     expect(paths(parseScenario(withEdit(edit))).sort()).toEqual([...expected].sort());
   });
 
+  it('names a mistyped or forbidden key, in the scenario or in its version, with the key it meant or why', () => {
+    const r = parseScenario(withEdit((s) => {
+      eu(s)['sesion_ms'] = 1;
+      obj(s, 'version.matchmaker')['max_player'] = 8;
+      obj(s, 'version.matchmaker.container')['privileged'] = true;
+    }));
+    const found = r.ok ? [] : r.error.map((p) => [p.path.join('.'), p.message]);
+    expect(found.sort()).toEqual([
+      [`${D}.*sesion_ms*.unknown-key`, 'unknown key `sesion_ms`: did you mean `session_ms`?'],
+      ['version.matchmaker.*max_player*.unknown-key', 'unknown key `max_player`: did you mean `max_players`?'],
+      ['version.matchmaker.container.*privileged*.forbidden-key', expect.stringMatching(/^`privileged` is never allowed: lobbies run unprivileged/)],
+    ]);
+  });
+
   it('reports every problem at once', () => {
     const r = parseScenario(withEdit((s) => {
       s['seed'] = -1;
