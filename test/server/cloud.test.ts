@@ -287,13 +287,16 @@ describe('versions (§2.1)', () => {
     });
     expect(r.status).toBe(400);
     expect(r.body['code']).toBe('VALIDATION_ERROR');
-    const paths = (r.body['metadata']?.['errors'] as unknown as { path: string[] }[]).map((p) => p.path.join('.'));
+    const errors = r.body['metadata']?.['errors'] as unknown as { path: string[]; message?: string }[];
+    const paths = errors.map((p) => p.path.join('.'));
     expect(paths).toEqual(expect.arrayContaining(['display-name.not-unique']));
     expect(paths.length).toBeGreaterThanOrEqual(4);
     expect(paths.some((p) => p.includes('mars'))).toBe(true);
     expect(paths.some((p) => p.includes('image-id'))).toBe(true);
     expect(paths.some((p) => p.startsWith('config.cdn'))).toBe(true);
-    expect(str(r.body['message'])).toBe(`did not pass validation: ${paths.join(', ')}`);
+    // Each path, followed by its own words where it has them.
+    expect(str(r.body['message'])).toBe(`did not pass validation: ${errors.map((p) => (p.message === undefined ? p.path.join('.') : `${p.path.join('.')} (${p.message})`)).join(', ')}`);
+    expect(errors.find((p) => p.path.includes('*mars*'))?.message).toContain('it runs: local, lnd-atl');
   });
 
   it('refuses unknown and forbidden keys, naming each as written with the key it meant or why, in create and validate alike', async () => {
