@@ -1,6 +1,7 @@
 /**
  * The server's environment variables, parsed (pure: `main` passes `process.env`).
  */
+import { DEFAULT_MAX_EXPANDED_BYTES, MAX_EXPANDED_SETTING } from '../adapters/docker/archive-bytes.js';
 import type { S3Options } from '../adapters/s3/blobs.js';
 import { isHumanText } from '../core/config/validate-text.js';
 import { parseDuration } from '../core/duration.js';
@@ -51,6 +52,11 @@ export interface ServerEnv {
   readonly lobbyApiOrigin?: string;
   /** Bytes of output kept per lobby (`TAVERN_LOBBY_LOG_MAX_BYTES`, default 8 MiB). */
   readonly lobbyLogMaxBytes: number;
+  /**
+   * The most bytes a build's archive may expand to once decompressed, as it is loaded into the
+   * engine (`TAVERN_BUILD_MAX_EXPANDED_BYTES`, default 32 000 000 000: 4 × the build upload limit).
+   */
+  readonly buildMaxExpandedBytes: number;
   /** How often the runtime reconciler runs (`TAVERN_RECONCILE_MS`, default 30 s). */
   readonly reconcileMs: number;
   /** The sandbox of every lobby container (`TAVERN_DOCKER_PIDS_LIMIT`, `TAVERN_DOCKER_TMP_MB`, `TAVERN_DOCKER_READ_ONLY_ROOT`). */
@@ -191,6 +197,20 @@ function parseS3(env: Readonly<Record<string, string | undefined>>): S3Env | und
   };
 }
 
+/** The smallest bound on a build's expanded size: a tar of a game server is never smaller. */
+const MIN_EXPANDED_BYTES = 1024 * 1024;
+
+/** `TAVERN_BUILD_MAX_EXPANDED_BYTES`: a whole number of bytes, at least {@link MIN_EXPANDED_BYTES}. */
+function parseMaxExpanded(raw: string | undefined): number {
+  const text = opt(raw);
+  if (text === undefined) return DEFAULT_MAX_EXPANDED_BYTES;
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(n) || n < MIN_EXPANDED_BYTES) {
+    throw new Error(`${MAX_EXPANDED_SETTING} must be a whole number of bytes, at least ${MIN_EXPANDED_BYTES} (1 MiB); the default is ${DEFAULT_MAX_EXPANDED_BYTES}; got ${text}`);
+  }
+  return n;
+}
+
 /** `TAVERN_DEMAND_RETENTION`: a duration (default 7 days), or undefined for `off`. */
 function parseRetention(raw: string | undefined): number | undefined {
   const text = opt(raw) ?? '7d';
@@ -281,6 +301,7 @@ export function parseEnv(env: Readonly<Record<string, string | undefined>>): Ser
     sqliteSync,
     publishHost: opt(env['TAVERN_PUBLISH_HOST']) ?? '127.0.0.1',
     lobbyLogMaxBytes,
+    buildMaxExpandedBytes: parseMaxExpanded(env[MAX_EXPANDED_SETTING]),
     reconcileMs,
     hardening,
     http,

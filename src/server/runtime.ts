@@ -124,6 +124,7 @@ function dockerRuntime(deps: RuntimeDeps, instanceId: string): ServerRuntime {
     docker,
     source: new StoredBuildArchives({ catalog: deps.catalog, uploads: deps.uploads }),
     log: (buildId, line) => logger.info({ build: buildId }, line),
+    maxExpandedBytes: env.buildMaxExpandedBytes,
   });
   // Host-network containers share the host's loopback; bridge ones reach the host at the bridge
   // gateway, where Tavern opens a listener of its own when it listens on loopback only.

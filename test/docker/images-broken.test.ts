@@ -14,6 +14,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { readReply } from '../../src/adapters/docker/engine-upload.js';
 import { BuildImageError, BuildImages } from '../../src/adapters/docker/images.js';
 import { describeWithDocker, docker, dockerProblem, removeRepository } from './engine.js';
+import { writeBomb } from './bomb.js';
 import { busyboxGameServer, type GameServerArchives } from './images.js';
 import { tarOf, writeOciBundle } from './rootfs.js';
 import { fileSource, type FileBuild } from './sources.js';
@@ -25,6 +26,8 @@ describeWithDocker('broken build archives (real engine)', problem, () => {
   const files = fileSource();
   const logged: string[] = [];
   const images = new BuildImages({ docker, source: files.source, repository, log: (id, line) => logged.push(`${id} ${line}`) });
+  /** Loads builds of at most 16 MiB once decompressed. */
+  const bounded = new BuildImages({ docker, source: files.source, repository, log: (id, line) => logged.push(`${id} ${line}`), maxExpandedBytes: 16 * 2 ** 20 });
   let busybox: GameServerArchives;
   let dir: string;
 
@@ -45,17 +48,17 @@ describeWithDocker('broken build archives (real engine)', problem, () => {
     return path;
   };
 
-  /** Loads `build`, expects a lasting BuildImageError matching `reason`, then checks the build stays broken. */
-  const broken = async (build: FileBuild, reason: RegExp): Promise<BuildImageError> => {
+  /** Loads `build` with `using`, expects a lasting BuildImageError matching `reason`, then checks the build stays broken. */
+  const broken = async (build: FileBuild, reason: RegExp, using = images): Promise<BuildImageError> => {
     const id = files.add(build);
-    const error = await images.ensure(id).then(() => undefined, (e: unknown) => e);
+    const error = await using.ensure(id).then(() => undefined, (e: unknown) => e);
     expect(error).toBeInstanceOf(BuildImageError);
     const e = error as BuildImageError;
     expect(e.message).toMatch(reason);
     expect(e.lasting).toBe(true);
     expect(e.buildId).toBe(id);
     const opened = files.opens(id);
-    await expect(images.ensure(id)).rejects.toBe(e);
+    await expect(using.ensure(id)).rejects.toBe(e);
     expect(files.opens(id)).toBe(opened);
     await expect(docker.getImage(images.reference(id)).inspect()).rejects.toMatchObject({ statusCode: 404 });
     expect(logged.some((l) => l.startsWith(id) && l.includes('marked broken') && l.includes(e.message))).toBe(true);
@@ -81,6 +84,13 @@ describeWithDocker('broken build archives (real engine)', problem, () => {
     const corrupt = Buffer.from(whole);
     corrupt[Math.floor(corrupt.length / 2)] = (corrupt[Math.floor(corrupt.length / 2)] as number) ^ 0x5a;
     await broken({ kind: 'oci_bundle', compression: 'lz4', path: await file('corrupt.tar.lz4', corrupt) }, /LZ4 compression is broken: (corrupt|.*checksum)/);
+  });
+
+  it('an LZ4 bomb (4 MB that expands to 1 GiB) stops at the bound, naming it and its setting', async () => {
+    const path = join(dir, 'bomb.tar.lz4');
+    await writeBomb(path, { kind: 'oci_bundle', compression: 'lz4', zeroBytes: 2 ** 30 });
+    const e = await broken({ kind: 'oci_bundle', compression: 'lz4', path }, /^the build's archive \(oci_bundle, compression lz4\) cannot be used: the archive is more than 16777216 bytes \(16.8 MB\) once decompressed, the most this server takes \(TAVERN_BUILD_MAX_EXPANDED_BYTES\)/, bounded);
+    expect(e.failure).toBe('invalid');
   });
 
   it('the wrong kind, both ways', async () => {

@@ -11,12 +11,18 @@ import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import tar, { type Pack } from 'tar-stream';
 
-/** One file of a root filesystem: a directory, a host file copied in, a text, or a symlink. */
+/**
+ * One file of a root filesystem: a directory, a host file copied in, a text, a symlink, a hard
+ * link (to another entry's path, as tar names it), a device node or a FIFO.
+ */
 export type RootfsFile =
   | { readonly path: string; readonly kind: 'dir'; readonly mode?: number }
   | { readonly path: string; readonly kind: 'file'; readonly from: string; readonly mode?: number }
   | { readonly path: string; readonly kind: 'text'; readonly text: string; readonly mode?: number }
-  | { readonly path: string; readonly kind: 'symlink'; readonly target: string };
+  | { readonly path: string; readonly kind: 'symlink'; readonly target: string }
+  | { readonly path: string; readonly kind: 'link'; readonly target: string }
+  | { readonly path: string; readonly kind: 'character-device' | 'block-device'; readonly major: number; readonly minor: number; readonly mode?: number }
+  | { readonly path: string; readonly kind: 'fifo'; readonly mode?: number };
 
 /** The process of an image or bundle (OCI runtime spec `process`). */
 export interface OciProcess {
@@ -27,15 +33,29 @@ export interface OciProcess {
   readonly gid: number;
 }
 
-/** Adds one file to `pack` (streaming host files), resolving once it is in. */
-const add = async (pack: Pack, file: RootfsFile, name: string): Promise<void> => {
+/**
+ * Adds one file to `pack` as `name` (streaming host files), resolving once it is in.
+ *
+ * @example
+ * await addFile(pack, { path: 'dev/disk', kind: 'block-device', major: 8, minor: 0 }, 'rootfs/dev/disk');
+ */
+export const addFile = async (pack: Pack, file: RootfsFile, name: string): Promise<void> => {
   const mtime = new Date(0);
   switch (file.kind) {
     case 'dir':
       await new Promise<void>((resolve, reject) => pack.entry({ name, type: 'directory', mode: file.mode ?? 0o755, mtime }, (e) => (e ? reject(e) : resolve())));
       return;
     case 'symlink':
-      await new Promise<void>((resolve, reject) => pack.entry({ name, type: 'symlink', linkname: file.target, mtime }, (e) => (e ? reject(e) : resolve())));
+    case 'link':
+      await new Promise<void>((resolve, reject) => pack.entry({ name, type: file.kind, linkname: file.target, mtime }, (e) => (e ? reject(e) : resolve())));
+      return;
+    case 'character-device':
+    case 'block-device':
+      await new Promise<void>((resolve, reject) =>
+        pack.entry({ name, type: file.kind, devmajor: file.major, devminor: file.minor, mode: file.mode ?? 0o666, mtime }, (e) => (e ? reject(e) : resolve())));
+      return;
+    case 'fifo':
+      await new Promise<void>((resolve, reject) => pack.entry({ name, type: 'fifo', mode: file.mode ?? 0o666, mtime }, (e) => (e ? reject(e) : resolve())));
       return;
     case 'text':
       await new Promise<void>((resolve, reject) => pack.entry({ name, mode: file.mode ?? 0o644, mtime }, file.text, (e) => (e ? reject(e) : resolve())));
@@ -59,7 +79,7 @@ const add = async (pack: Pack, file: RootfsFile, name: string): Promise<void> =>
 export const tarOf = (files: readonly RootfsFile[], prefix = ''): Pack => {
   const pack = tar.pack();
   void (async () => {
-    for (const file of files) await add(pack, file, `${prefix}${file.path.replace(/^\/+/, '')}`);
+    for (const file of files) await addFile(pack, file, `${prefix}${file.path.replace(/^\/+/, '')}`);
     pack.finalize();
   })().catch((e: unknown) => pack.destroy(e as Error));
   return pack;

@@ -1,7 +1,9 @@
 /** The server's environment parsing and its log redaction. */
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_MAX_EXPANDED_BYTES } from '../../src/adapters/docker/archive-bytes.js';
 import { parseEnv, parseRegions } from '../../src/server/env.js';
+import { DEFAULT_UPLOAD_LIMITS } from '../../src/services/upload-types.js';
 import { createLogger } from '../../src/server/logger.js';
 
 describe('parseEnv', () => {
@@ -61,6 +63,18 @@ describe('parseEnv', () => {
     expect(() => parseEnv({ TAVERN_DOCKER_PIDS_LIMIT: '0' })).toThrow(/TAVERN_DOCKER_PIDS_LIMIT/);
     expect(() => parseEnv({ TAVERN_DOCKER_READ_ONLY_ROOT: 'no' })).toThrow(/TAVERN_DOCKER_READ_ONLY_ROOT/);
     expect(() => parseEnv({ TAVERN_REGIONS: 'Bad Region' })).toThrow(/TAVERN_REGIONS/);
+  });
+
+  it('bounds what a build expands to at 4 × the build upload limit by default; TAVERN_BUILD_MAX_EXPANDED_BYTES sets it, in bytes', () => {
+    expect(parseEnv({}).buildMaxExpandedBytes).toBe(4 * (DEFAULT_UPLOAD_LIMITS.maxBuildBytes + 1));
+    expect(parseEnv({}).buildMaxExpandedBytes).toBe(DEFAULT_MAX_EXPANDED_BYTES);
+    expect(parseEnv({ TAVERN_BUILD_MAX_EXPANDED_BYTES: '1048576' }).buildMaxExpandedBytes).toBe(1_048_576);
+    expect(parseEnv({ TAVERN_BUILD_MAX_EXPANDED_BYTES: ' 64000000000 ' }).buildMaxExpandedBytes).toBe(64e9);
+    for (const bad of ['1048575', '0', '-5', '32GB', '1e9', '1.5', 'off', '99999999999999999999']) {
+      expect(() => parseEnv({ TAVERN_BUILD_MAX_EXPANDED_BYTES: bad })).toThrow(
+        `TAVERN_BUILD_MAX_EXPANDED_BYTES must be a whole number of bytes, at least 1048576 (1 MiB); the default is 32000000000; got ${bad}`,
+      );
+    }
   });
 
   it('records demand for 7 days by default; TAVERN_DEMAND_RETENTION sets how long, off records nothing', () => {

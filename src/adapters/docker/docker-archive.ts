@@ -10,7 +10,8 @@ import type Dockerode from 'dockerode';
 import tar, { type Pack } from 'tar-stream';
 import { ArchiveError } from './archive-error.js';
 import { EngineError, upload } from './engine-upload.js';
-import { addFile, copyEntry, readSmall, tarEntries, type TarEntry } from './tar-entries.js';
+import { SavedEntries } from './saved-entries.js';
+import { addFile, copyEntry, entryName, readSmall, tarEntries, type TarEntry } from './tar-entries.js';
 
 const MAX_JSON = 1024 * 1024;
 const IMAGE_ID = /^sha256:[0-9a-f]{64}$/;
@@ -40,6 +41,9 @@ export const untagManifest = (json: string): { readonly content: string; readonl
   const config = (image as { Config?: unknown } | null)?.Config;
   const hex = typeof config === 'string' ? /^(?:blobs\/sha256\/)?([0-9a-f]{64})(?:\.json)?$/.exec(config)?.[1] : undefined;
   if (hex === undefined) throw new ArchiveError('manifest.json does not name the image config (Config) as docker save does');
+  const layers = (image as { Layers?: unknown }).Layers;
+  const outside = Array.isArray(layers) ? (layers as unknown[]).find((l) => typeof l !== 'string' || l.startsWith('/') || entryName(l) === undefined) : undefined;
+  if (outside !== undefined) throw new ArchiveError(`manifest.json names a layer outside the archive: ${JSON.stringify(outside)}`);
   return { content: JSON.stringify([{ ...(image as object), RepoTags: [] }]), id: `sha256:${hex}` };
 };
 
@@ -63,11 +67,20 @@ export const untagIndex = (json: string): string => {
   return JSON.stringify({ ...index, manifests });
 };
 
-/** Copies a `docker save` archive into `pack` without its tags; returns the image id its manifest names. */
+/** manifest.json and index.json, read by Tavern: files of the archive, never links to elsewhere. */
+const READ = new Set(['manifest.json', 'index.json']);
+
+/**
+ * Copies a `docker save` archive into `pack` without its tags, refusing special files and links
+ * that do not stay inside it ({@link SavedEntries}); returns the image id its manifest names.
+ */
 const copyUntagged = async (entries: AsyncIterable<TarEntry>, pack: Pack): Promise<string> => {
   let id: string | undefined;
   let bundle = { config: false, rootfs: false };
+  const saved = new SavedEntries();
   for await (const entry of entries) {
+    saved.see(entry);
+    if (READ.has(entry.name) && entry.header.type !== 'file' && entry.header.type !== 'contiguous-file') throw new ArchiveError(`${entry.name} must be a file, not a ${entry.header.type ?? 'special'} entry`);
     if (entry.name === 'manifest.json') {
       const untagged = untagManifest(await readSmall(entry, MAX_JSON, 'manifest.json'));
       id = untagged.id;
@@ -85,6 +98,7 @@ const copyUntagged = async (entries: AsyncIterable<TarEntry>, pack: Pack): Promi
       ? 'the archive is an OCI bundle (config.json and rootfs/), not a `docker save` archive: upload it with kind oci_bundle'
       : 'the archive has no manifest.json: it is not a `docker save` archive');
   }
+  saved.finish();
   pack.finalize();
   return id;
 };

@@ -9,7 +9,7 @@
 import type Dockerode from 'dockerode';
 import type { BuildArchive, BuildArchives } from '../../io/build-archives.js';
 import { ArchiveError } from './archive-error.js';
-import { archiveBytes } from './archive-bytes.js';
+import { archiveBytes, DEFAULT_MAX_EXPANDED_BYTES } from './archive-bytes.js';
 import { loadDockerArchive } from './docker-archive.js';
 import { EngineError } from './engine-upload.js';
 import { importBundle } from './oci-bundle.js';
@@ -85,6 +85,11 @@ export interface BuildImagesDeps {
   readonly log?: (buildId: string, line: string) => void;
   /** The repository of the images' tags; `tavern-build` by default. */
   readonly repository?: string;
+  /**
+   * The most bytes an archive may expand to once decompressed (`TAVERN_BUILD_MAX_EXPANDED_BYTES`;
+   * default {@link DEFAULT_MAX_EXPANDED_BYTES}): past it, the load stops and the build is broken.
+   */
+  readonly maxExpandedBytes?: number;
 }
 
 /**
@@ -98,6 +103,7 @@ export class BuildImages {
   readonly #source: BuildImageSource;
   readonly #log: (buildId: string, line: string) => void;
   readonly #repository: string;
+  readonly #maxExpandedBytes: number;
   readonly #loading = new Map<string, Promise<string>>();
   readonly #broken = new Map<string, BuildImageError>();
 
@@ -106,6 +112,7 @@ export class BuildImages {
     this.#source = deps.source;
     this.#log = deps.log ?? ((): void => undefined);
     this.#repository = deps.repository ?? 'tavern-build';
+    this.#maxExpandedBytes = deps.maxExpandedBytes ?? DEFAULT_MAX_EXPANDED_BYTES;
   }
 
   /** The image reference of a build (whether or not it is loaded). */
@@ -166,7 +173,7 @@ export class BuildImages {
     this.#log(buildId, `loading the build's image (${what}) as ${ref}`);
     const started = performance.now();
     const read = { bytes: 0 };
-    const open = async (): Promise<AsyncIterable<Uint8Array>> => archiveBytes(counted(await archive.open(), read), archive.compression);
+    const open = async (): Promise<AsyncIterable<Uint8Array>> => archiveBytes(counted(await archive.open(), read), archive.compression, this.#maxExpandedBytes);
     const id = archive.kind === 'docker_image'
       ? await loadDockerArchive(this.#docker, await open())
       : await importBundle(this.#docker, open, `Tavern build ${buildId}`);

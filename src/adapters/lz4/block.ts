@@ -12,7 +12,18 @@
  * try { for await (const c of decodeLz4(input)) out.write(c) } catch (e) { if (e instanceof Lz4Error) reply(400, e.message) }
  */
 export class Lz4Error extends Error {
-  override readonly name = 'Lz4Error';
+  override readonly name: string = 'Lz4Error';
+}
+
+/**
+ * A block decodes to more bytes than its output may hold: corrupt when the output is the block
+ * size, over the caller's bound when the caller capped it below that (see `decodeLz4`'s `maxBytes`).
+ *
+ * @example
+ * try { decodeBlock(block, out.subarray(0, room), 0, 0) } catch (e) { if (e instanceof Lz4OutputFull && room < blockMax) overLimit() }
+ */
+export class Lz4OutputFull extends Lz4Error {
+  override readonly name: string = 'Lz4OutputFull';
 }
 
 const MIN_MATCH = 4;
@@ -20,7 +31,7 @@ const MIN_MATCH = 4;
 const SHORT_COPY = 32;
 
 const lengthPastEnd = (): Lz4Error => new Lz4Error('corrupt LZ4 block: a length runs past the end of the block');
-const tooLong = (): Lz4Error => new Lz4Error('corrupt LZ4 block: it decodes to more than the block size');
+const tooLong = (): Lz4Error => new Lz4OutputFull('corrupt LZ4 block: it decodes to more than the block size');
 
 /**
  * Copies `length` bytes from `from` to `to` (> `from`) in `dst`. When they overlap, the bytes
@@ -45,7 +56,8 @@ const copyMatch = (dst: Uint8Array, from: number, to: number, length: number): v
 /**
  * Decodes the LZ4 block `src` into `dst` starting at `at`, and returns where the output ends.
  * Back-references may reach down to `historyStart` (the previous blocks' last bytes, for frames
- * with linked blocks); `dst.length` caps the output. Throws an {@link Lz4Error} on corrupt input.
+ * with linked blocks); `dst.length` caps the output (an {@link Lz4OutputFull} past it). Throws an
+ * {@link Lz4Error} on corrupt input.
  *
  * @example
  * const out = new Uint8Array(65536 + blockMax);

@@ -3,13 +3,29 @@
  * any level, `-BI`/`-BD`, `-B4`..`-B7`, `-BX`, `--content-size`, `--[no-]frame-crc`) and the
  * Rivet CLI write. Memory stays bounded by one block (at most 4 MiB) plus the 64 KiB window that
  * linked blocks refer back to; every checksum the frame carries is verified; concatenated and
- * skippable frames are read as the format says. Anything else fails with an {@link Lz4Error}.
+ * skippable frames are read as the format says; the decompressed size can be bounded, and the
+ * bound is never overstepped by a byte (a block is decoded into room for what is left of it).
+ * Anything else fails with an {@link Lz4Error}.
  */
 import xxhash from 'xxhash-wasm';
-import { decodeBlock, Lz4Error } from './block.js';
+import { decodeBlock, Lz4Error, Lz4OutputFull } from './block.js';
 import { Input } from './input.js';
 
 export { Lz4Error } from './block.js';
+
+/**
+ * The data decompresses to more than the bound the caller set (`maxBytes`), which it names.
+ *
+ * @example
+ * try { for await (const c of decodeLz4(input, { maxBytes: 1e9 })) out.write(c) } catch (e) { if (e instanceof Lz4LimitError) reply(413, e.message) }
+ */
+export class Lz4LimitError extends Lz4Error {
+  override readonly name: string = 'Lz4LimitError';
+
+  constructor(readonly limit: number) {
+    super(`the LZ4 data decompresses to more than ${limit} bytes`);
+  }
+}
 
 const FRAME_MAGIC = 0x184d2204;
 const LEGACY_MAGIC = 0x184c2102;
@@ -70,15 +86,15 @@ class History {
     this.#blockMax = blockMax;
   }
 
-  /** Decodes `block` (or takes it as it is when `raw`), returns a copy of its data, and slides the window. */
-  add(block: Uint8Array, raw: boolean): Uint8Array {
+  /** Decodes `block` into at most `room` bytes (or takes it as it is when `raw`), returns a copy of its data, and slides the window. */
+  add(block: Uint8Array, raw: boolean, room: number): Uint8Array {
     const start = this.#filled;
     let end: number;
     if (raw) {
       this.#buffer.set(block, start);
       end = start + block.byteLength;
     } else {
-      end = decodeBlock(block, this.#buffer.subarray(0, start + this.#blockMax), start, 0);
+      end = decodeBlock(block, this.#buffer.subarray(0, start + Math.min(room, this.#blockMax)), start, 0);
     }
     const out = this.#buffer.slice(start, end);
     if (end > WINDOW) this.#buffer.copyWithin(0, end - WINDOW, end);
@@ -87,8 +103,30 @@ class History {
   }
 }
 
-/** Decodes one frame's blocks (after its descriptor), checking block and content checksums and size. */
-async function* decodeFrame(input: Input, frame: Descriptor, api: Awaited<typeof hashes>): AsyncGenerator<Uint8Array> {
+/** What may still be decompressed, and the bound it started from (`Infinity`: none). */
+interface Budget {
+  left: number;
+  readonly limit: number;
+}
+
+/** Decodes one block into at most `budget.left` bytes: over it, an {@link Lz4LimitError} before a byte more is decoded. */
+const decodeWithin = (block: Uint8Array, raw: boolean, frame: Descriptor, history: History | undefined, budget: Budget): Uint8Array => {
+  if (raw && block.byteLength > budget.left) throw new Lz4LimitError(budget.limit);
+  try {
+    if (history !== undefined) return history.add(block, raw, budget.left);
+    if (raw) return block;
+    const buffer = new Uint8Array(Math.min(frame.blockMax, budget.left));
+    return buffer.subarray(0, decodeBlock(block, buffer, 0, 0));
+  } catch (e) {
+    // Cut below the block size, a full output is the bound's doing (or a corrupt block's: refused either way).
+    if (e instanceof Lz4OutputFull && budget.left < frame.blockMax) throw new Lz4LimitError(budget.limit);
+    throw e;
+  }
+};
+
+/** Decodes one frame's blocks (after its descriptor), checking block and content checksums and size, within `budget`. */
+async function* decodeFrame(input: Input, frame: Descriptor, api: Awaited<typeof hashes>, budget: Budget): AsyncGenerator<Uint8Array> {
+  if (frame.contentSize !== undefined && Number(frame.contentSize) > budget.left) throw new Lz4LimitError(budget.limit);
   const history = frame.independent ? undefined : new History(frame.blockMax);
   const content = frame.contentChecksum ? api.create32(0) : undefined;
   let total = 0n;
@@ -102,13 +140,8 @@ async function* decodeFrame(input: Input, frame: Descriptor, api: Awaited<typeof
     if (frame.blockChecksum && u32(await input.take(4, 'a block checksum')) !== api.h32Raw(block, 0)) {
       throw new Lz4Error('corrupt LZ4 frame: block checksum mismatch');
     }
-    let out: Uint8Array;
-    if (history !== undefined) out = history.add(block, raw);
-    else if (raw) out = block;
-    else {
-      const buffer = new Uint8Array(frame.blockMax);
-      out = buffer.subarray(0, decodeBlock(block, buffer, 0, 0));
-    }
+    const out = decodeWithin(block, raw, frame, history, budget);
+    budget.left -= out.byteLength;
     content?.update(out);
     total += BigInt(out.byteLength);
     if (out.byteLength > 0) yield out;
@@ -121,15 +154,27 @@ async function* decodeFrame(input: Input, frame: Descriptor, api: Awaited<typeof
   }
 }
 
+/** How {@link decodeLz4} may decompress. */
+export interface DecodeOptions {
+  /** The most bytes the whole stream may decompress to (every frame together); default unbounded. */
+  readonly maxBytes?: number;
+}
+
 /**
  * Decompresses an LZ4 frame stream (one or more concatenated frames; skippable frames are
  * skipped) as it arrives. Stopping early releases `source`. Throws an {@link Lz4Error} (with a
- * readable reason) for data that is not LZ4, truncated, corrupt, or needs a dictionary.
+ * readable reason) for data that is not LZ4, truncated, corrupt, or needs a dictionary, and an
+ * {@link Lz4LimitError} as soon as it would decompress to more than `maxBytes` (a frame that
+ * declares a larger content size, at once; otherwise at the block that would cross it, which is
+ * not decoded past the bound): what it yielded until then is at most `maxBytes` bytes.
  *
  * @example
- * for await (const chunk of decodeLz4(createReadStream('image.tar.lz4'))) out.write(chunk);
+ * for await (const chunk of decodeLz4(createReadStream('image.tar.lz4'), { maxBytes: 32e9 })) out.write(chunk);
  */
-export async function* decodeLz4(source: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+export async function* decodeLz4(source: AsyncIterable<Uint8Array>, options: DecodeOptions = {}): AsyncGenerator<Uint8Array> {
+  const limit = options.maxBytes ?? Infinity;
+  if (!(limit >= 0)) throw new RangeError(`maxBytes must be a number of bytes, not ${limit}`);
+  const budget: Budget = { left: limit, limit };
   const api = await hashes;
   const h32 = (bytes: Uint8Array): number => api.h32Raw(bytes, 0);
   const input = new Input(source);
@@ -145,7 +190,7 @@ export async function* decodeLz4(source: AsyncIterable<Uint8Array>): AsyncGenera
       if (magic !== FRAME_MAGIC) {
         throw new Lz4Error(frames === 0 ? 'the data is not LZ4-compressed (no LZ4 frame magic number)' : 'corrupt LZ4 data: unexpected bytes after a frame');
       }
-      yield* decodeFrame(input, await readDescriptor(input, h32), api);
+      yield* decodeFrame(input, await readDescriptor(input, h32), api, budget);
       frames += 1;
     }
     if (frames === 0) throw new Lz4Error('the LZ4 data is empty: it holds no frame');

@@ -10,40 +10,12 @@ import { createReadStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import Dockerode from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BuildImageError, BuildImages } from '../../../src/adapters/docker/images.js';
 import { writeOciBundle, type RootfsFile } from '../../docker/rootfs.js';
 import { fileSource } from '../../docker/sources.js';
-
-/** What the scripted engine saw of an upload. */
-interface Seen {
-  bytes: number;
-  aborted: boolean;
-}
-
-/** An engine with no images that answers each upload with `answer(body)` (reading as much of it as it likes). */
-const scripted = (answer: (body: NodeJS.ReadableStream, seen: Seen) => Promise<string>): { docker: Dockerode; seen: Seen[] } => {
-  const seen: Seen[] = [];
-  const upload = async (body: NodeJS.ReadableStream, options: { abortSignal?: AbortSignal }): Promise<NodeJS.ReadableStream> => {
-    const s: Seen = { bytes: 0, aborted: false };
-    seen.push(s);
-    options.abortSignal?.addEventListener('abort', () => (s.aborted = true));
-    return Readable.from([await answer(body, s)]);
-  };
-  const docker = {
-    getImage: () => ({ inspect: () => Promise.reject(Object.assign(new Error('No such image'), { statusCode: 404 })), tag: () => Promise.resolve() }),
-    loadImage: upload,
-    importImage: upload,
-  };
-  return { docker: docker as unknown as Dockerode, seen };
-};
-
-/** Reads the whole body, counting it. */
-const readAll = async (body: NodeJS.ReadableStream, seen: Seen): Promise<void> => {
-  for await (const chunk of body) seen.bytes += (chunk as Buffer).length;
-};
+import { readAll, scripted } from './scripted-engine.js';
 
 const FILES: RootfsFile[] = [{ path: 'bin', kind: 'dir' }, { path: 'bin/game', kind: 'text', text: 'x'.repeat(3_000_000), mode: 0o755 }];
 const PROCESS = { args: ['/bin/game'], env: [], cwd: '/', uid: 1000, gid: 1000 };

@@ -1,28 +1,10 @@
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { setImmediate as tick } from 'node:timers/promises';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import xxhash from 'xxhash-wasm';
 import { decodeLz4, Lz4Error } from '../../../src/adapters/lz4/frame.js';
-
-/** Debian's lz4 CLI compressing `input` with `flags` (the reference encoder). */
-const lz4 = (input: Uint8Array, flags: readonly string[]): Buffer => {
-  const run = spawnSync('lz4', ['-q', '-c', ...flags], { input, maxBuffer: 1 << 30 });
-  if (run.status !== 0) throw new Error(`lz4 ${flags.join(' ')} failed: ${run.error?.message ?? run.stderr.toString()}`);
-  return run.stdout;
-};
-
-/** `bytes` as a stream cut at `cuts` (offsets, any order). */
-async function* pieces(bytes: Uint8Array, cuts: readonly number[] = []): AsyncGenerator<Uint8Array> {
-  let at = 0;
-  for (const cut of [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b)) {
-    yield bytes.subarray(at, cut);
-    at = cut;
-    await tick(); // as a socket or file would, between chunks
-  }
-  yield bytes.subarray(at);
-}
+import { lz4, pieces } from './streams.js';
 
 const decode = async (stream: AsyncIterable<Uint8Array>): Promise<Buffer> => {
   const out: Uint8Array[] = [];
