@@ -217,7 +217,8 @@ describeWithDocker('lobbies as Docker containers, end to end', problem, () => {
 
     // The engine has the container as Tavern asked for it.
     const info = await containerOf(lobbyId).inspect();
-    expect(info.HostConfig).toMatchObject({ CapDrop: ['ALL'], SecurityOpt: ['no-new-privileges'], PidsLimit: 256, ReadonlyRootfs: true, Privileged: false, NetworkMode: 'bridge' });
+    expect(info.HostConfig).toMatchObject({ CapDrop: ['ALL'], SecurityOpt: ['no-new-privileges'], PidsLimit: 256, ReadonlyRootfs: true, Privileged: false });
+    expect(Object.keys(info.NetworkSettings.Networks)).toEqual(['tavern-lobbies']);
     expect(info.HostConfig.Memory).toBe(2048 * 1024 * 1024);
     expect(info.HostConfig.MemorySwap).toBe(info.HostConfig.Memory);
     expect(info.HostConfig.PortBindings).toEqual({ '7777/udp': [{ HostIp: '127.0.0.1', HostPort: String(udp) }], '7778/tcp': [{ HostIp: '127.0.0.1', HostPort: String(tcp) }] });
