@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { api, startServer, type Server } from '../server/process.js';
+import { bridgeGateway } from '../../src/adapters/docker/engine.js';
 import { describeWithDocker, docker, dockerProblem, removeBuildImages } from './engine.js';
 import { nodeGameServer, type GameServerArchives } from './images.js';
 
@@ -225,7 +226,9 @@ describeWithDocker('lobbies as Docker containers, end to end', problem, () => {
     expect(info.Config.Labels).toMatchObject({ 'tavern.lobby': lobbyId, 'tavern.namespace': w.nsId, 'tavern.instance': INSTANCE });
     expect(info.Config.Env).toEqual(expect.arrayContaining([`RIVET_LOBBY_ID=${lobbyId}`, 'PORT_GAME_UDP=7777', 'PORT_GAME_TCP=7778', 'GAME_UDP_LABEL=game-udp']));
     expect(info.Config.Env.some((e) => e.startsWith('RIVET_TOKEN=lobby.'))).toBe(true);
-    expect(info.Config.Env.find((e) => e.startsWith('RIVET_API_ENDPOINT='))).toMatch(/^RIVET_API_ENDPOINT=http:\/\/172\.\d+\.\d+\.\d+:\d+$/);
+    // The lobbies' listener at their network's gateway.
+    const gateway = await bridgeGateway(docker, 'tavern-lobbies');
+    expect(info.Config.Env).toContain(`RIVET_API_ENDPOINT=http://${gateway}:${new URL(w.server.origin).port}`);
     expect(info.Mounts).toEqual([]);
 
     // The game closes its lobby: the next find gets a new lobby, this one keeps running.

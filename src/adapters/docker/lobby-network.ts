@@ -7,7 +7,7 @@
  */
 import type Dockerode from 'dockerode';
 import { gatewayOf, type NetworkInfo } from './engine.js';
-import { isStatus } from './engine-errors.js';
+import { describeEngineError } from './engine-errors.js';
 
 /** The name of Tavern's own lobby network. */
 export const LOBBY_NETWORK = 'tavern-lobbies';
@@ -52,20 +52,29 @@ const named = async (docker: Dockerode, name: string): Promise<Listed[]> => {
   return listed.filter((n) => n.Name === name).sort((a, b) => at(a) - at(b) || (a.Id < b.Id ? -1 : 1));
 };
 
+/** The bridge driver's option naming the host's interface of the network. */
+const BRIDGE_NAME_OPTION = 'com.docker.network.bridge.name';
+/** A name Linux takes for an interface (at most 15 characters). */
+const INTERFACE_NAME = /^[A-Za-z0-9_.-]{1,15}$/;
+
 /**
- * Creates Tavern's network and returns the one to use: the oldest of that name. A network of the
- * same name made at the same moment by another Tavern is no failure: the later one is removed
- * again by the instance that made it (best effort: lobbies on either are isolated alike).
+ * Creates Tavern's network and returns the one to use: the oldest of that name. Its host interface
+ * has the network's name when Linux takes it (`tavern-lobbies`: firewall rules can name it). A
+ * network of the same name made at the same moment by another Tavern is no failure (the engine
+ * refuses the name or the interface, or takes both: then the later one is removed again by the
+ * instance that made it, best effort; lobbies on either are isolated alike).
  */
 const create = async (docker: Dockerode, name: string): Promise<{ id: string; created: boolean }> => {
   let mine: string | undefined;
+  let refused: unknown;
   try {
-    mine = ((await docker.createNetwork({ Name: name, Driver: 'bridge', CheckDuplicate: true, Options: { [ICC_OPTION]: 'false' }, Labels: { 'tavern.network': 'lobbies' } })) as { id: string }).id;
+    const options = { [ICC_OPTION]: 'false', ...(INTERFACE_NAME.test(name) ? { [BRIDGE_NAME_OPTION]: name } : {}) };
+    mine = ((await docker.createNetwork({ Name: name, Driver: 'bridge', CheckDuplicate: true, Options: options, Labels: { 'tavern.network': 'lobbies' } })) as { id: string }).id;
   } catch (error) {
-    if (!isStatus(error, 409)) throw error;
+    refused = error;
   }
   const oldest = (await named(docker, name))[0];
-  if (oldest === undefined) throw new Error(`the Docker network ${name} was created but cannot be found`);
+  if (oldest === undefined) throw new Error(`the Docker network ${name} could not be created${refused === undefined ? '' : `: ${describeEngineError(refused)}`}`, { cause: refused });
   if (mine !== undefined && mine !== oldest.Id) await docker.getNetwork(mine).remove().catch(() => undefined);
   return { id: oldest.Id, created: mine === oldest.Id };
 };
