@@ -10,6 +10,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import type Dockerode from 'dockerode';
 import { containerSpec, DEFAULT_HARDENING, LABELS } from '../src/adapters/docker/container-spec.js';
+import { LOBBY_NETWORK } from '../src/adapters/docker/lobby-network.js';
 import type { StartLobby } from '../src/core/effects.js';
 
 export interface BareLobby {
@@ -23,8 +24,9 @@ export interface BareLobby {
 }
 
 /**
- * The create body of a bare game server container: the same hardening, limits, labels and port
- * bindings as a Tavern lobby of that tier.
+ * The create body of a bare game server container: the same hardening, limits, labels, network
+ * (Tavern's `tavern-lobbies`: the bench makes sure it exists) and port bindings as a Tavern lobby
+ * of that tier.
  *
  * @example
  * await docker.createContainer(bareSpec({ image, instanceId: 'bench-bare', tier: 'basic-1d1', env: {}, ports: [{ label: 'game', transport: 'udp', containerPort: 7777, publicPort: 27000 }] }));
@@ -43,7 +45,7 @@ export const bareSpec = (b: BareLobby): Dockerode.ContainerCreateOptions => {
     networkMode: 'bridge',
     ports: b.ports.map((p) => ({ label: p.label, protocol: p.transport, proxy: 'game_guard', transport: p.transport, publicPort: p.publicPort, containerPort: p.containerPort })),
   };
-  return containerSpec(lobby, { image: b.image, instanceId: b.instanceId, publishHost: '127.0.0.1', hardening: DEFAULT_HARDENING });
+  return containerSpec(lobby, { image: b.image, instanceId: b.instanceId, publishHost: '127.0.0.1', network: LOBBY_NETWORK, hardening: DEFAULT_HARDENING });
 };
 
 const isNotFound = (error: unknown): boolean => (error as { statusCode?: number } | undefined)?.statusCode === 404;

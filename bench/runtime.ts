@@ -48,6 +48,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type Dockerode from 'dockerode';
 import { connectDocker, detectUserlandProxy, type UserlandProxy } from '../src/adapters/docker/engine.js';
+import { DEFAULT_LOBBY_NETWORK, ensureLobbyNetwork } from '../src/adapters/docker/lobby-network.js';
 import { percentiles } from '../src/sim/engine/stats.js';
 import { busyboxGameServer, GAME_SERVER_JS, nodeGameServer } from '../test/docker/images.js';
 import { canPin, cpuSeconds, pinProcess, spawnServer, type ServerChild } from './http-child.js';
@@ -655,6 +656,8 @@ export const runtimeBench = async (args: readonly string[]): Promise<void> => {
     };
     let tavern = await start();
     cleanup.add('stopping tavern', () => tavern.stop());
+    // The bare baseline's containers join the lobbies' network too (Tavern made it, or it was there).
+    await ensureLobbyNetwork(docker, DEFAULT_LOBBY_NETWORK);
     const game = await createGame(tavern.origin);
     await setLimits(tavern.origin, game, LOBBY_COUNT_MAX, MAX_PLAYERS_PER_CLIENT);
     const nodeBuild = await uploadBuild(tavern.origin, game, { image: { file: node.ociBundleLz4 }, kind: 'oci_bundle', compression: 'lz4' });

@@ -17,24 +17,13 @@ import type { Ctx, Handler, Services, Settings } from './context.js';
 import { corsFor, preflightHeaders } from './cors.js';
 import type { AppConfig, AppDeps, Logger } from './deps.js';
 import { StorageUnavailableError } from '../io/blobs.js';
-import { errorResponse, fail, HttpError, json, JsonText, SECURITY_HEADERS } from './errors.js';
+import { errorResponse, HttpError, json, JsonText, SECURITY_HEADERS } from './errors.js';
 import { fromRequest, toResponse, type Incoming, type Outgoing } from './incoming.js';
 import { syncNamespaces } from '../services/publish.js';
 import { rateLimitGate } from './rate-limit.js';
-import { canonicalPath, Router } from './router.js';
-import { registerDemand } from './routes/demand.js';
-import { registerDevices } from './routes/devices.js';
-import { registerDomains } from './routes/domains.js';
-import { RawAnswer, registerDashboard } from './routes/dashboard.js';
-import { registerGames } from './routes/games.js';
-import { registerCloudLobbies } from './routes/lobbies-cloud.js';
-import { registerMatchmakerInfo } from './routes/mm-info.js';
-import { registerMatchmakerLobbies } from './routes/mm-lobbies.js';
-import { registerMatchmakerLobbySide } from './routes/mm-lobby-side.js';
-import { registerNamespaceTokens } from './routes/namespace-tokens.js';
-import { registerNamespaces } from './routes/namespaces.js';
-import { registerUploads } from './routes/uploads.js';
-import { registerVersions } from './routes/versions.js';
+import { canonicalPath, type Router } from './router.js';
+import { RawAnswer } from './routes/dashboard.js';
+import { buildRouter, isLobbyRoute } from './routes/table.js';
 import { TokenIssuer } from './tokens.js';
 
 export interface App {
@@ -42,6 +31,12 @@ export interface App {
   respond(request: Incoming): Promise<Outgoing>;
   /** {@link respond} for a WHATWG request; `conn.remoteAddress` is the TCP peer. Never rejects. */
   handle(request: Request, conn?: { readonly remoteAddress?: string }): Promise<Response>;
+  /**
+   * The app as the lobbies' listener serves it (at the lobby network's gateway, their
+   * `RIVET_API_ENDPOINT`): the matchmaker API only (`/matchmaker/…`); any other path is 404
+   * `API_NOT_FOUND`, as if it did not exist.
+   */
+  readonly lobbies: Pick<App, 'respond' | 'handle'>;
   /** Resolves once start-up work is done (signing key, admin token, matchmaker namespaces). */
   ready(): Promise<void>;
   /** The shared services (tests and `main` use the token issuer). */
@@ -72,6 +67,8 @@ const settingsOf = (config: AppConfig): Settings => {
     maxBodyBytes: config.maxBodyBytes ?? MAX_BODY_BYTES,
     listStateBytes: config.listStateBytes ?? MAX_BODY_BYTES,
     egressAllow: config.egressAllow ?? [],
+    ...(config.hostNetworkAllowed === undefined ? {} : { hostNetworkAllowed: config.hostNetworkAllowed }),
+    ...(config.metricsToken === undefined ? {} : { metricsToken: config.metricsToken }),
   };
 };
 
@@ -94,22 +91,6 @@ const servicesOf = (deps: AppDeps): Services => ({
   ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
   ...(deps.demand === undefined ? {} : { demand: deps.demand }),
 });
-
-const buildRouter = (): Router<Handler> => {
-  const router = new Router<Handler>();
-  router.add('GET', '/health', (ctx) => Promise.resolve({ status: 'ok', ...ctx.services.health() }));
-  router.add('GET', '/metrics', async (ctx) => {
-    const metrics = ctx.services.metrics;
-    if (metrics === undefined) return fail('API_NOT_FOUND', { method: 'GET', path: '/metrics' });
-    return new RawAnswer({ status: 200, headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }, body: await metrics() });
-  });
-  for (const register of [
-    registerGames, registerNamespaces, registerNamespaceTokens, registerDomains, registerVersions, registerCloudLobbies,
-    registerUploads, registerDevices, registerMatchmakerLobbies, registerMatchmakerLobbySide, registerMatchmakerInfo, registerDashboard,
-    registerDemand,
-  ]) register(router);
-  return router;
-};
 
 /** The code of an error answer (its JSON body's), for the log. */
 const codeOf = (answer: Outgoing): unknown => {
@@ -201,6 +182,7 @@ class RequestCtx implements Ctx {
 export function createApp(deps: AppDeps): App {
   const services = servicesOf(deps);
   const router = buildRouter();
+  const lobbyRouter = router.only(isLobbyRoute);
   const closing = new AbortController();
   // Every pending long poll and seat wait listens to it.
   setMaxListeners(0, closing.signal);
@@ -225,13 +207,13 @@ export function createApp(deps: AppDeps): App {
         isAdmin: (token) => services.tokens.isAdmin(token),
       });
 
-  const dispatch = async (request: Incoming, path: string, rayId: string): Promise<Outgoing> => {
+  const dispatch = async (routes: Router<Handler>, request: Incoming, path: string, rayId: string): Promise<Outgoing> => {
     if (request.method === 'OPTIONS') {
-      const methods = router.methods(path);
+      const methods = routes.methods(path);
       if (methods.length === 0) return errorResponse(matchError('API_NOT_FOUND', { method: 'OPTIONS', path: path.slice(0, 256) }));
       return json({}, 200, preflightHeaders(methods));
     }
-    const match = router.match(request.method, path);
+    const match = routes.match(request.method, path);
     if (match.kind !== 'found') {
       const where = { method: request.method.slice(0, 16), path: path.slice(0, 256) };
       return errorResponse(matchError(match.kind === 'not-found' ? 'API_NOT_FOUND' : 'API_METHOD_NOT_ALLOWED', where));
@@ -266,7 +248,7 @@ export function createApp(deps: AppDeps): App {
     return json({ code: e.code, message: errorMessage(e), documentation: 'https://rivet.gg/docs/errors/generic-error' }, 500);
   };
 
-  const respond = async (request: Incoming): Promise<Outgoing> => {
+  const respond = async (request: Incoming, routes: Router<Handler>): Promise<Outgoing> => {
     const rayId = services.random.uuid();
     const path = canonicalPath(request.path, () => request.header('host') ?? request.url.host);
     // The dashboard's own requests (same origin) are not cross-origin.
@@ -274,7 +256,7 @@ export function createApp(deps: AppDeps): App {
     const cors = corsFor(path, origin === request.url.origin ? null : origin, services.settings.hubOrigins);
     let answer: Outgoing;
     try {
-      answer = cors.kind === 'deny' ? errorResponse(cors.error) : await dispatch(request, path, rayId);
+      answer = cors.kind === 'deny' ? errorResponse(cors.error) : await dispatch(routes, request, path, rayId);
     } catch (error) {
       answer = internalError(error, request, path, rayId);
     }
@@ -287,11 +269,9 @@ export function createApp(deps: AppDeps): App {
     return answer;
   };
 
-  return {
-    services,
-    ready,
-    close: () => closing.abort(),
-    respond,
-    handle: async (request, conn) => toResponse(await respond(fromRequest(request, conn))),
-  };
+  const listener = (routes: Router<Handler>): Pick<App, 'respond' | 'handle'> => ({
+    respond: (request) => respond(request, routes),
+    handle: async (request, conn) => toResponse(await respond(fromRequest(request, conn), routes)),
+  });
+  return { services, ready, close: () => closing.abort(), ...listener(router), lobbies: listener(lobbyRouter) };
 }

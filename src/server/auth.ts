@@ -3,6 +3,7 @@
  * player-facing finds — a browser Origin on one of a namespace's domains (§4.4). Each helper
  * either returns the caller's scope or throws the wire error (401/403).
  */
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { GameRecord, NamespaceRecord } from '../io/catalog.js';
 import type { Ctx } from './context.js';
 import type { Incoming } from './incoming.js';
@@ -44,6 +45,20 @@ const missing = (entitlement: string): never => fail('CLAIMS_MISSING_ENTITLEMENT
 export async function requireAdmin(ctx: Ctx): Promise<void> {
   const agent = await requireAgent(ctx);
   if (agent.kind !== 'admin') fail('API_FORBIDDEN', { reason: 'only the admin token can do this' });
+}
+
+const sha256 = (s: string): Buffer => createHash('sha256').update(s).digest();
+
+/**
+ * `GET /metrics`: the metrics token (`TAVERN_METRICS_TOKEN`, compared in constant time) or the
+ * admin token. Anything else fails as {@link requireAdmin} does: no token 401 `API_UNAUTHORIZED`, a
+ * bad one 401, another valid token 403 `API_FORBIDDEN`.
+ */
+export async function requireMetricsReader(ctx: Ctx): Promise<void> {
+  const expected = ctx.services.settings.metricsToken;
+  const token = bearerToken(ctx.request);
+  if (expected !== undefined && token !== undefined && timingSafeEqual(sha256(token), sha256(expected))) return;
+  await requireAdmin(ctx);
 }
 
 /**

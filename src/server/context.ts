@@ -37,6 +37,10 @@ export interface Settings {
   readonly listStateBytes: number;
   /** Non-public verification hosts the operator allows (version validation and the egress guard). */
   readonly egressAllow: readonly string[];
+  /** Whether a version may ask for host networking (absent: no check at publish). */
+  readonly hostNetworkAllowed?: boolean;
+  /** The token that reads `/metrics` besides the admin token. */
+  readonly metricsToken?: string;
 }
 
 export interface Services {

@@ -71,6 +71,14 @@ export interface AppConfig {
   /** Verification hosts allowed although not public (`TAVERN_EGRESS_ALLOW`): version validation accepts them too. */
   readonly egressAllow?: readonly string[];
   /**
+   * Whether a version may ask for host networking (`TAVERN_DOCKER_ALLOW_HOST_NETWORK`); false: it
+   * is refused at publish (`network-mode.host-not-allowed`). Absent: no check (in-process apps and
+   * tests; the server passes the setting).
+   */
+  readonly hostNetworkAllowed?: boolean;
+  /** `TAVERN_METRICS_TOKEN`: a bearer token that reads `/metrics` (a scraper's), besides the admin token. */
+  readonly metricsToken?: string;
+  /**
    * Request rate limits per client address and endpoint (`TAVERN_RATE_LIMITS`, see
    * `rate-limit.ts`); absent: none (in-process apps and tests; the server passes the defaults).
    */

@@ -9,11 +9,12 @@ import { LOCAL_REGION, type RegionInfo } from '../core/world.js';
 import type { Problem } from '../core/config/types.js';
 import { distribution } from '../sim/scenario/parse-distribution.js';
 import type { NumericDistribution } from '../sim/scenario/types.js';
+import { parseDockerEnv, type DockerEnv } from './docker-env.js';
 import { parseProxyEnv, type ProxyEnv } from './game-proxy.js';
 import { HTTP_DEFAULTS, type HttpOptions } from './http.js';
 import { parseRateLimits, type RateLimitTable } from './rate-limit.js';
 
-export interface ServerEnv {
+export interface ServerEnv extends DockerEnv {
   readonly host: string;
   readonly port: number;
   readonly dataDir: string;
@@ -22,6 +23,8 @@ export interface ServerEnv {
   readonly postgresSchema?: string;
   readonly regions: readonly RegionInfo[];
   readonly adminToken?: string;
+  /** `TAVERN_METRICS_TOKEN`: a bearer token that reads `/metrics` only (a Prometheus scraper's); the admin token reads it too. */
+  readonly metricsToken?: string;
   /** Where clients reach the API; default `http://<host>:<port>`. */
   readonly publicOrigin?: string;
   readonly cdnDomain?: string;
@@ -59,8 +62,6 @@ export interface ServerEnv {
   readonly buildMaxExpandedBytes: number;
   /** How often the runtime reconciler runs (`TAVERN_RECONCILE_MS`, default 30 s). */
   readonly reconcileMs: number;
-  /** The sandbox of every lobby container (`TAVERN_DOCKER_PIDS_LIMIT`, `TAVERN_DOCKER_TMP_MB`, `TAVERN_DOCKER_READ_ONLY_ROOT`). */
-  readonly hardening: { readonly pidsLimit: number; readonly tmpMiB: number; readonly readOnlyRoot: boolean };
   /** Take the client address from `cf-connecting-ip` / `x-forwarded-for` (only behind a proxy that sets them). */
   readonly trustProxyHeaders: boolean;
   /** SQLite durability: `normal` survives a process crash, `full` a power loss too (an fsync per commit). */
@@ -253,14 +254,6 @@ export function parseEnv(env: Readonly<Record<string, string | undefined>>): Ser
   if (!Number.isInteger(lobbyLogMaxBytes) || lobbyLogMaxBytes < 1024) throw new Error('TAVERN_LOBBY_LOG_MAX_BYTES must be a whole number of bytes, at least 1024');
   const reconcileMs = Number(opt(env['TAVERN_RECONCILE_MS']) ?? 30_000);
   if (!Number.isInteger(reconcileMs) || reconcileMs < 100) throw new Error('TAVERN_RECONCILE_MS must be a whole number of milliseconds, at least 100');
-  const whole = (name: string, fallback: number, min: number, max: number): number => {
-    const v = Number(opt(env[name]) ?? fallback);
-    if (!Number.isInteger(v) || v < min || v > max) throw new Error(`${name} must be a whole number from ${min} to ${max}`);
-    return v;
-  };
-  const readOnly = opt(env['TAVERN_DOCKER_READ_ONLY_ROOT']) ?? 'true';
-  if (readOnly !== 'true' && readOnly !== 'false') throw new Error('TAVERN_DOCKER_READ_ONLY_ROOT must be "true" or "false"');
-  const hardening = { pidsLimit: whole('TAVERN_DOCKER_PIDS_LIMIT', 256, 16, 65_536), tmpMiB: whole('TAVERN_DOCKER_TMP_MB', 64, 1, 65_536), readOnlyRoot: readOnly === 'true' };
   const instanceId = opt(env['TAVERN_INSTANCE_ID']);
   if (instanceId !== undefined && !/^[A-Za-z0-9_.-]{1,64}$/.test(instanceId)) throw new Error('TAVERN_INSTANCE_ID must be 1-64 characters of A-Z a-z 0-9 _ . -');
   const sqliteSync = opt(env['TAVERN_SQLITE_SYNC']) ?? 'normal';
@@ -271,7 +264,10 @@ export function parseEnv(env: Readonly<Record<string, string | undefined>>): Ser
     headersTimeoutMs: count(env, 'TAVERN_HEADERS_TIMEOUT_MS', HTTP_DEFAULTS.headersTimeoutMs, 1_000),
     keepAliveTimeoutMs: count(env, 'TAVERN_KEEP_ALIVE_TIMEOUT_MS', HTTP_DEFAULTS.keepAliveTimeoutMs, 0),
   };
+  const metricsToken = opt(env['TAVERN_METRICS_TOKEN']);
+  if (metricsToken !== undefined && !/^[\x21-\x7e]{16,512}$/.test(metricsToken)) throw new Error('TAVERN_METRICS_TOKEN must be 16 to 512 visible ASCII characters (no spaces)');
   const values = {
+    metricsToken,
     databaseUrl: opt(env['DATABASE_URL']),
     postgresSchema: opt(env['TAVERN_PG_SCHEMA']),
     adminToken: opt(env['TAVERN_ADMIN_TOKEN']),
@@ -303,7 +299,7 @@ export function parseEnv(env: Readonly<Record<string, string | undefined>>): Ser
     lobbyLogMaxBytes,
     buildMaxExpandedBytes: parseMaxExpanded(env[MAX_EXPANDED_SETTING]),
     reconcileMs,
-    hardening,
+    ...parseDockerEnv(env),
     http,
     shutdownGraceMs: count(env, 'TAVERN_SHUTDOWN_GRACE_MS', 10_000, 0),
     proxy: parseProxyEnv(env, host),

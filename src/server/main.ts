@@ -28,6 +28,7 @@ import { parseEnv, type ServerEnv } from './env.js';
 import { startGameProxy } from './game-proxy.js';
 import { proxyMetrics, watchRouteErrors } from './proxy-metrics.js';
 import { json } from './errors.js';
+import type { Incoming, Outgoing } from './incoming.js';
 import { closeHttpServer, createHttpServer } from './http.js';
 import { createLogger } from './logger.js';
 import { createServerRuntime } from './runtime.js';
@@ -71,7 +72,10 @@ async function main(): Promise<void> {
   const clock = systemClock;
   const random = new SystemRandom();
   const live: { app?: App } = {};
-  const respond = { respond: (request: Parameters<App['respond']>[0]) => (live.app === undefined ? Promise.resolve(json({ code: 'ERROR', message: 'starting' }, 503)) : live.app.respond(request)) };
+  const starting = (): Promise<Outgoing> => Promise.resolve(json({ code: 'ERROR', message: 'starting' }, 503));
+  const respond = { respond: (request: Incoming) => (live.app === undefined ? starting() : live.app.respond(request)) };
+  // The lobbies' listener: the matchmaker API only (`App.lobbies`).
+  const respondLobbies = { respond: (request: Incoming) => (live.app === undefined ? starting() : live.app.lobbies.respond(request)) };
   const server = createHttpServer(respond, logger, env.http);
   const servers = [server];
   await new Promise<void>((resolve) => server.listen(env.port, env.host, resolve));
@@ -101,9 +105,9 @@ async function main(): Promise<void> {
   }
   const hosted = await createServerRuntime({
     env, catalog, tokens, logBook, uploads, clock, timers: systemTimers, logger, port, publicOrigin,
-    // Bridge containers reach the API at the bridge gateway: one more listener there, same app.
+    // Bridge containers reach the API at their network's gateway: a listener there, of the lobby endpoints only.
     listenAlso: async (host) => {
-      const extra = createHttpServer(respond, logger, env.http);
+      const extra = createHttpServer(respondLobbies, logger, env.http);
       await new Promise<void>((resolve, reject) => extra.once('error', reject).listen(port, host, resolve));
       servers.push(extra);
     },
@@ -156,6 +160,8 @@ async function main(): Promise<void> {
       egressAllow: env.egressAllow,
       ...(env.rateLimits === undefined ? {} : { rateLimits: env.rateLimits }),
       ...(env.adminToken === undefined ? {} : { adminToken: env.adminToken }),
+      ...(env.metricsToken === undefined ? {} : { metricsToken: env.metricsToken }),
+      hostNetworkAllowed: env.allowHostNetwork,
       ...(env.cdnDomain === undefined ? {} : { cdnDomain: env.cdnDomain }),
       ...(cdnPort === undefined ? {} : { cdnPort }),
       ...(certs === undefined ? {} : { cdnTls: certs }),

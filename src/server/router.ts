@@ -126,6 +126,18 @@ export class Router<H> {
     return pathKnown ? { kind: 'method-not-allowed' } : { kind: 'not-found' };
   }
 
+  /**
+   * A router of the routes `keep` accepts (in their order): a listener's share of the API.
+   *
+   * @example
+   * const lobbies = router.only((r) => r.pattern.startsWith('/matchmaker/'));
+   */
+  only(keep: (route: Route<H>) => boolean): Router<H> {
+    const kept = new Router<H>();
+    for (const route of this.#routes) if (keep(route)) kept.#routes.push(route);
+    return kept;
+  }
+
   /** The methods registered for a path (CORS preflight). */
   methods(path: string): Method[] {
     const parts = partsOf(path);

@@ -1,15 +1,18 @@
 /**
  * The server's container runtime, composed: Docker (chosen, or found at its socket), the fake, or
- * none. For Docker it keeps the engine's health fresh (lobbies start only while it answers), gives
- * bridge containers an API address they can reach, and runs the reconciler on start and then
- * periodically.
+ * none. For Docker it keeps the engine's health fresh (lobbies start only while it answers), makes
+ * the lobbies' network ready (Tavern's `tavern-lobbies`, inter-container communication off, or the
+ * operator's `TAVERN_DOCKER_NETWORK`), gives bridge containers an API address they can reach (a
+ * listener of the lobby endpoints only at that network's gateway), and runs the reconciler on
+ * start and then periodically.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
-import { bridgeGateway, connectDocker, detectUserlandProxy, engineAddress, type UserlandProxy } from '../adapters/docker/engine.js';
+import { connectDocker, detectUserlandProxy, engineAddress, type UserlandProxy } from '../adapters/docker/engine.js';
 import { BuildImages } from '../adapters/docker/images.js';
+import { DEFAULT_LOBBY_NETWORK, type LobbyNetwork, type LobbyNetworkChoice } from '../adapters/docker/lobby-network.js';
 import { DockerRuntime } from '../adapters/docker/runtime.js';
 import { FakeRuntime } from '../adapters/fake/runtime.js';
 import { STOP_GRACE_MS } from '../core/lobby/timers.js';
@@ -43,7 +46,7 @@ export interface RuntimeDeps {
   /** The port the API listens on. */
   readonly port: number;
   readonly publicOrigin: string;
-  /** Opens one more listener of the API on `host` (the bridge gateway, for containers). */
+  /** Opens the lobbies' listener of the API on `host` (the lobby network's gateway): the lobby endpoints only. */
   readonly listenAlso: (host: string) => Promise<void>;
 }
 
@@ -126,11 +129,25 @@ function dockerRuntime(deps: RuntimeDeps, instanceId: string): ServerRuntime {
     log: (buildId, line) => logger.info({ build: buildId }, line),
     maxExpandedBytes: env.buildMaxExpandedBytes,
   });
-  // Host-network containers share the host's loopback; bridge ones reach the host at the bridge
-  // gateway, where Tavern opens a listener of its own when it listens on loopback only.
+  // Host-network containers share the host's loopback; bridge ones reach the host at the lobby
+  // network's gateway, where Tavern opens a listener of the lobby endpoints when it listens on
+  // loopback only (listening on every address, its API answers there already).
   const own = isWildcard(env.host) || isLoopback(env.host) ? '127.0.0.1' : env.host;
   const apiOrigin = { bridge: `http://${hostPart(own)}:${port}`, host: `http://${hostPart(own)}:${port}` };
   if (env.lobbyApiOrigin !== undefined) Object.assign(apiOrigin, { bridge: env.lobbyApiOrigin, host: env.lobbyApiOrigin });
+  const network: LobbyNetworkChoice = env.dockerNetwork === undefined ? DEFAULT_LOBBY_NETWORK : { name: env.dockerNetwork, create: false };
+  const atGateway = env.lobbyApiOrigin === undefined && (isLoopback(env.host) || isWildcard(env.host));
+  let listening: string | undefined;
+  /** The lobbies' network made ready (again): the lobby listener at its gateway, and what the log says of it. */
+  const networkReady = async (ready: LobbyNetwork): Promise<void> => {
+    if (atGateway && ready.gateway !== listening) {
+      if (isLoopback(env.host)) await deps.listenAlso(ready.gateway);
+      listening = ready.gateway;
+      apiOrigin.bridge = `http://${hostPart(ready.gateway)}:${port}`;
+    }
+    logger.info({ network: ready.name, id: ready.id.slice(0, 12), gateway: ready.gateway, created: ready.created, interContainer: ready.interContainer, lobbyApi: apiOrigin.bridge }, 'lobbies join this Docker network');
+    if (ready.interContainer) logger.warn({ network: ready.name }, `lobbies on ${ready.name} can reach each other's containers directly (inter-container communication is on): create the network with -o com.docker.network.bridge.enable_icc=false, or unset TAVERN_DOCKER_NETWORK to use Tavern's own`);
+  };
   const runtime = new DockerRuntime({
     docker, images, instanceId, hosts: deps.catalog, logs: deps.logBook,
     lastLogAt: async (lobbyId, stream) => (await tailLogs({ catalog: deps.catalog }, lobbyId, stream)).lines.at(-1)?.at,
@@ -138,13 +155,16 @@ function dockerRuntime(deps: RuntimeDeps, instanceId: string): ServerRuntime {
     apiOrigin,
     publishHost: env.publishHost,
     hardening: env.hardening,
+    network,
+    allowHostNetwork: env.allowHostNetwork,
+    networkReady,
     logLimits: { maxLineBytes: 4096, maxBytes: env.lobbyLogMaxBytes },
     stopGraceMs: STOP_GRACE_MS,
     clock: deps.clock,
     warn: (message, error) => logger.warn({ err: error }, message),
   });
   let status: RuntimeStatus = { runtime: 'docker', reachable: false, instance: instanceId };
-  let gatewayDone = env.lobbyApiOrigin !== undefined || !(isLoopback(env.host) || isWildcard(env.host));
+  let networkDone = false;
   let matchmaker: Pick<Matchmaker, 'snapshot' | 'lobbyExited'> | undefined;
   const timers: ReturnType<typeof setInterval>[] = [];
 
@@ -154,29 +174,37 @@ function dockerRuntime(deps: RuntimeDeps, instanceId: string): ServerRuntime {
     if (report.adopted + report.discarded + report.gone > 0) logger.info({ ...report }, 'runtime reconciled');
   };
 
+  /** The lobbies' network, made ready on the first checks (lobbies made it ready again when it went away); tried on each check until it is. */
+  const prepareNetwork = async (): Promise<void> => {
+    networkDone = await runtime.lobbyNetwork().then(
+      () => true,
+      (error: unknown) => {
+        logger.error({ err: error, network: network.name }, "the lobbies' Docker network is not ready: no bridge lobby can start until it is; Tavern keeps trying");
+        return false;
+      },
+    );
+  };
+
   const check = async (): Promise<void> => {
     const was = status.reachable;
     const health = await runtime.health();
     if (health.reachable && !was) {
       const userland = await detectUserlandProxy(env.dockerHost);
       status = { ...health, instance: instanceId, userland_proxy: userland };
-      if (!gatewayDone) {
-        const gateway = await bridgeGateway(docker).catch(() => undefined);
-        if (gateway !== undefined) {
-          if (isLoopback(env.host)) await deps.listenAlso(gateway);
-          apiOrigin.bridge = `http://${hostPart(gateway)}:${port}`;
-          gatewayDone = true;
-        }
-      }
+      if (!networkDone) await prepareNetwork();
       logger.info({ engine: where, version: health.version, userlandProxy: userland, lobbyApi: apiOrigin, instance: instanceId }, 'Docker engine reachable: lobbies run as containers');
       if (userland === 'on') logger.warn('dockerd publishes ports through its userland proxy (docker-proxy), which halves UDP and TCP round trips: start dockerd with --userland-proxy=false');
+      if (env.allowHostNetwork) logger.warn("host networking is allowed (TAVERN_DOCKER_ALLOW_HOST_NETWORK=true): a host-network lobby shares the host's network, and every service on its loopback answers it");
       await reconcile();
     } else if (!health.reachable) {
       status = { ...health, instance: instanceId };
       if (was || timers.length === 0) {
         logger.warn({ engine: where, error: health.error }, 'Docker is not reachable: no lobby can start until it is (finds that need a new lobby answer 503 MATCHMAKER_RUNTIME_UNAVAILABLE); Tavern keeps checking');
       }
-    } else status = { ...status, ...health };
+    } else {
+      status = { ...status, ...health };
+      if (!networkDone) await prepareNetwork();
+    }
   };
 
   return {

@@ -21,6 +21,8 @@ export interface VersionCheckDeps {
     readonly egressAllow: readonly string[];
     /** What the game proxy serves (HTTPS only with a certificate); absent: every protocol. */
     readonly proxyProtocols?: ReadonlySet<PortProtocol>;
+    /** Whether the operator allows host networking (`TAVERN_DOCKER_ALLOW_HOST_NETWORK`); absent: no check. */
+    readonly hostNetworkAllowed?: boolean;
   };
 }
 
@@ -71,6 +73,7 @@ async function validationContext(deps: VersionCheckDeps, gameId: string, request
     versionDisplayNames: new Set(versions.map((v) => v.displayName)),
     verificationHostsAllowed: deps.settings.egressAllow,
     ...(deps.settings.proxyProtocols === undefined ? {} : { proxyProtocols: deps.settings.proxyProtocols }),
+    ...(deps.settings.hostNetworkAllowed === undefined ? {} : { hostNetworkAllowed: deps.settings.hostNetworkAllowed }),
     build: (id) => builds.get(id) ?? 'missing',
     site: (id) => sites.get(id) ?? 'missing',
   };

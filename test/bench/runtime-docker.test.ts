@@ -32,7 +32,7 @@ describe('bareSpec: the baseline container is a lobby container in all but its l
     expect(spec.Labels).toMatchObject({ 'tavern.instance': 'bench-bare' });
     expect(spec.Env).toEqual(expect.arrayContaining(['GAME_READY=0', 'PORT_GAME_UDP=7777', 'PORT_GAME_TCP=7778']));
     expect(spec.HostConfig).toMatchObject({
-      CapDrop: ['ALL'], SecurityOpt: ['no-new-privileges'], ReadonlyRootfs: true, Privileged: false, NetworkMode: 'bridge',
+      CapDrop: ['ALL'], SecurityOpt: ['no-new-privileges'], ReadonlyRootfs: true, Privileged: false, NetworkMode: 'tavern-lobbies',
       Memory: 128 * 2 ** 20, MemorySwap: 128 * 2 ** 20, NanoCpus: 63_000_000,
       PortBindings: { '7777/udp': [{ HostIp: '127.0.0.1', HostPort: '27001' }], '7778/tcp': [{ HostIp: '127.0.0.1', HostPort: '27002' }] },
     });

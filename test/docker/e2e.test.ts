@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { api, startServer, type Server } from '../server/process.js';
+import { bridgeGateway } from '../../src/adapters/docker/engine.js';
 import { describeWithDocker, docker, dockerProblem, removeBuildImages } from './engine.js';
 import { nodeGameServer, type GameServerArchives } from './images.js';
 
@@ -217,14 +218,17 @@ describeWithDocker('lobbies as Docker containers, end to end', problem, () => {
 
     // The engine has the container as Tavern asked for it.
     const info = await containerOf(lobbyId).inspect();
-    expect(info.HostConfig).toMatchObject({ CapDrop: ['ALL'], SecurityOpt: ['no-new-privileges'], PidsLimit: 256, ReadonlyRootfs: true, Privileged: false, NetworkMode: 'bridge' });
+    expect(info.HostConfig).toMatchObject({ CapDrop: ['ALL'], SecurityOpt: ['no-new-privileges'], PidsLimit: 256, ReadonlyRootfs: true, Privileged: false });
+    expect(Object.keys(info.NetworkSettings.Networks)).toEqual(['tavern-lobbies']);
     expect(info.HostConfig.Memory).toBe(2048 * 1024 * 1024);
     expect(info.HostConfig.MemorySwap).toBe(info.HostConfig.Memory);
     expect(info.HostConfig.PortBindings).toEqual({ '7777/udp': [{ HostIp: '127.0.0.1', HostPort: String(udp) }], '7778/tcp': [{ HostIp: '127.0.0.1', HostPort: String(tcp) }] });
     expect(info.Config.Labels).toMatchObject({ 'tavern.lobby': lobbyId, 'tavern.namespace': w.nsId, 'tavern.instance': INSTANCE });
     expect(info.Config.Env).toEqual(expect.arrayContaining([`RIVET_LOBBY_ID=${lobbyId}`, 'PORT_GAME_UDP=7777', 'PORT_GAME_TCP=7778', 'GAME_UDP_LABEL=game-udp']));
     expect(info.Config.Env.some((e) => e.startsWith('RIVET_TOKEN=lobby.'))).toBe(true);
-    expect(info.Config.Env.find((e) => e.startsWith('RIVET_API_ENDPOINT='))).toMatch(/^RIVET_API_ENDPOINT=http:\/\/172\.\d+\.\d+\.\d+:\d+$/);
+    // The lobbies' listener at their network's gateway.
+    const gateway = await bridgeGateway(docker, 'tavern-lobbies');
+    expect(info.Config.Env).toContain(`RIVET_API_ENDPOINT=http://${gateway}:${new URL(w.server.origin).port}`);
     expect(info.Mounts).toEqual([]);
 
     // The game closes its lobby: the next find gets a new lobby, this one keeps running.

@@ -21,6 +21,7 @@ import { writeOciBundle, type RootfsFile } from './rootfs.js';
 import { demux } from './run.js';
 import { savedImage } from './saved.js';
 import { fileSource, type FileBuild } from './sources.js';
+import { DEFAULT_LOBBY_NETWORK, ensureLobbyNetwork } from '../../src/adapters/docker/lobby-network.js';
 
 const problem = await dockerProblem();
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -74,7 +75,8 @@ describeWithDocker('what a build holds stays inside its image (real engine)', pr
       type: 'start-lobby', lobbyId: randomUUID(), namespaceId: 'ns', versionId: 'v', gameMode: 'default', region: 'local', tier: 'basic-1d16',
       args: [script], env: {}, networkMode: 'bridge', ports: [],
     };
-    const container = await docker.createContainer(containerSpec(start, { image, instanceId: INSTANCE, publishHost: '127.0.0.1', hardening: DEFAULT_HARDENING }));
+    const network = (await ensureLobbyNetwork(docker, DEFAULT_LOBBY_NETWORK)).id;
+    const container = await docker.createContainer(containerSpec(start, { image, instanceId: INSTANCE, publishHost: '127.0.0.1', network, hardening: DEFAULT_HARDENING }));
     try {
       await container.start();
       const { StatusCode } = (await container.wait()) as { StatusCode: number };

@@ -2,7 +2,8 @@
  * The Docker runtime on a real engine: the runtime contract (as the fake passes it), and its
  * faults: a port some other program holds, a build that does not exist, an engine that cannot be
  * reached, a runtime that restarts and adopts its containers, and two Tavern instances that each
- * see only their own containers.
+ * see only their own containers. Lobbies join Tavern's network; host networking only when the
+ * operator allows it; a forced user runs every process of the container.
  */
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
@@ -10,7 +11,9 @@ import { connect, createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { connectDocker } from '../../src/adapters/docker/engine.js';
 import { BuildImages } from '../../src/adapters/docker/images.js';
-import { DockerRuntime } from '../../src/adapters/docker/runtime.js';
+import { LOBBY_NETWORK } from '../../src/adapters/docker/lobby-network.js';
+import { DockerRuntime, type DockerRuntimeOptions } from '../../src/adapters/docker/runtime.js';
+import { HOST_NETWORK_REFUSED } from '../../src/core/config/host-network.js';
 import { MemoryCatalogStore } from '../../src/adapters/memory/catalog.js';
 import type { StartLobby } from '../../src/core/effects.js';
 import type { BuildArchives } from '../../src/io/build-archives.js';
@@ -18,6 +21,7 @@ import type { LogLine, LogStream } from '../../src/io/catalog.js';
 import { Exits, runtimeContract, startable } from '../contracts/runtime.contract.js';
 import { describeWithDocker, docker, dockerProblem, removeBuildImages } from './engine.js';
 import { busyboxGameServer, nodeGameServer, type GameServerArchives } from './images.js';
+import { until } from './run.js';
 
 const problem = await dockerProblem();
 const BUILD = `bb-${randomUUID()}`;
@@ -49,12 +53,13 @@ class Lines {
 const images = new BuildImages({ docker, source: archives });
 const instances: string[] = [];
 
-const runtimeFor = (instanceId: string, catalog = new MemoryCatalogStore(), logs = new Lines(), engine = docker): { runtime: DockerRuntime; catalog: MemoryCatalogStore; logs: Lines } => {
+const runtimeFor = (instanceId: string, catalog = new MemoryCatalogStore(), logs = new Lines(), engine = docker, options: Partial<DockerRuntimeOptions> = {}): { runtime: DockerRuntime; catalog: MemoryCatalogStore; logs: Lines } => {
   instances.push(instanceId);
   const runtime = new DockerRuntime({
     docker: engine, images, instanceId, hosts: catalog, logs,
     apiOrigin: { bridge: 'http://127.0.0.1:9', host: 'http://127.0.0.1:9' },
     stopGraceMs: 5_000, clock: { now: () => Date.now() },
+    ...options,
   });
   return { runtime, catalog, logs };
 };
@@ -169,8 +174,77 @@ describeWithDocker('the Docker runtime', problem, () => {
     expect(await running(lobby.lobbyId)).toBe(false);
   });
 
-  it('a host-network lobby listens on its own ports directly (its tcp port and its range), nothing published', async () => {
-    const { runtime } = runtimeFor(`host-${randomUUID().slice(0, 8)}`);
+  it('a bridge lobby joins Tavern\'s network, where containers cannot reach each other (ICC off)', async () => {
+    const { runtime } = runtimeFor(`net-${randomUUID().slice(0, 8)}`);
+    const lobby = lobbyOf();
+    await runtime.start(lobby);
+    try {
+      const info = await docker.getContainer(`tavern-${lobby.lobbyId}`).inspect();
+      expect(Object.keys(info.NetworkSettings.Networks)).toEqual([LOBBY_NETWORK]);
+      expect(info.HostConfig.NetworkMode).toBe((await runtime.lobbyNetwork()).id);
+      const network = (await docker.getNetwork(info.HostConfig.NetworkMode ?? '').inspect()) as { Driver: string; Options: Record<string, string> };
+      expect(network).toMatchObject({ Driver: 'bridge', Options: { 'com.docker.network.bridge.enable_icc': 'false' } });
+    } finally {
+      await runtime.stop({ type: 'stop-lobby', lobbyId: lobby.lobbyId, region: 'local', reason: 'requested', force: true });
+    }
+  });
+
+  it('a lobby network removed while no lobby ran (docker network prune) is made again by the next start', async () => {
+    const name = `tavern-test-pruned-${randomUUID().slice(0, 8)}`;
+    const { runtime } = runtimeFor(`prune-${randomUUID().slice(0, 8)}`, new MemoryCatalogStore(), new Lines(), docker, { network: { name, create: true } });
+    const exits = new Exits();
+    runtime.attach(exits);
+    try {
+      const first = lobbyOf();
+      await runtime.start(first);
+      const before = (await runtime.lobbyNetwork()).id;
+      await runtime.stop({ type: 'stop-lobby', lobbyId: first.lobbyId, region: 'local', reason: 'requested', force: true });
+      await exits.of(first.lobbyId);
+      await docker.getNetwork(before).remove();
+      const second = lobbyOf();
+      await runtime.start(second);
+      const info = await docker.getContainer(`tavern-${second.lobbyId}`).inspect();
+      expect(Object.keys(info.NetworkSettings.Networks)).toEqual([name]);
+      expect((await runtime.lobbyNetwork()).id).not.toBe(before);
+      await runtime.stop({ type: 'stop-lobby', lobbyId: second.lobbyId, region: 'local', reason: 'requested', force: true });
+      await exits.of(second.lobbyId);
+    } finally {
+      await docker.getNetwork(name).remove().catch(() => undefined);
+    }
+  });
+
+  it('a host-network lobby is never started unless the operator allows it: the start fails saying why, nothing is left', async () => {
+    const id = `nohost-${randomUUID().slice(0, 8)}`;
+    const { runtime, catalog } = runtimeFor(id);
+    const lobby = lobbyOf({ networkMode: 'host', ports: [] });
+    await expect(runtime.start(lobby)).rejects.toThrow(HOST_NETWORK_REFUSED);
+    expect(await docker.getContainer(`tavern-${lobby.lobbyId}`).inspect().then(() => 'exists', () => 'gone')).toBe('gone');
+    expect(await catalog.lobbyHosts(id)).toEqual([]);
+    expect(runtime.watching()).toEqual([]);
+  });
+
+  it('TAVERN_DOCKER_USER: every process of the lobby\'s container runs as the forced uid and gid, not the image\'s user', async () => {
+    const { runtime } = runtimeFor(`user-${randomUUID().slice(0, 8)}`, new MemoryCatalogStore(), new Lines(), docker, { hardening: { pidsLimit: 64, tmpMiB: 16, readOnlyRoot: true, user: '65534:65534' } });
+    const lobby = lobbyOf();
+    await runtime.start(lobby);
+    try {
+      const container = docker.getContainer(`tavern-${lobby.lobbyId}`);
+      expect((await container.inspect()).Config.User).toBe('65534:65534');
+      // The game server's shell and its nc (and docker-init) as the host's ps sees them, once the shell has started nc.
+      const processes = await until('the game server\'s processes', async () => {
+        const top = (await container.top({ ps_args: '-o pid,uid,gid,args' })) as { Processes?: string[][] };
+        const rows = top.Processes ?? [];
+        return rows.some((r) => r[3]?.includes('nc -ll')) ? rows : undefined;
+      });
+      expect(processes.length).toBeGreaterThanOrEqual(3);
+      for (const [, uid, gid, args] of processes) expect({ args, uid, gid }).toEqual({ args, uid: '65534', gid: '65534' });
+    } finally {
+      await runtime.stop({ type: 'stop-lobby', lobbyId: lobby.lobbyId, region: 'local', reason: 'requested', force: true });
+    }
+  });
+
+  it('a host-network lobby, when the operator allows it, listens on its own ports directly (its tcp port and its range), nothing published', async () => {
+    const { runtime } = runtimeFor(`host-${randomUUID().slice(0, 8)}`, new MemoryCatalogStore(), new Lines(), docker, { allowHostNetwork: true });
     const port = 26_000 + Math.floor(Math.random() * 5_000);
     const lobby = lobbyOf({
       imageId: NODE_BUILD, networkMode: 'host',

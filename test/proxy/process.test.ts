@@ -1,6 +1,6 @@
 /**
  * `npm start` with the game proxy: the server process starts HAProxy on the configured port,
- * reports it in /health and /metrics, stops it on SIGTERM, and after a `kill -9` of Tavern (HAProxy
+ * reports it in /health and /metrics (read with the scraper's token), stops it on SIGTERM, and after a `kill -9` of Tavern (HAProxy
  * left running) the next start replaces the orphan. Without HAProxy the server starts anyway and
  * says what is off.
  */
@@ -11,6 +11,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeNeeding } from '../needs.js';
 import { exited, getWithHost, startServer, type Server } from '../server/process.js';
 import { freePort, HAPROXY, haproxyProblem, NEED } from './helpers.js';
+
+const METRICS_TOKEN = 'scraper-token-for-proxy-test';
 
 /** Whether `pid` runs (a zombie waiting for its reaper does not: its command line is empty). */
 const running = (pid: number): boolean => {
@@ -42,6 +44,7 @@ describeNeeding(NEED, 'the server process with its game proxy', haproxyProblem()
     const env = {
       TAVERN_RUNTIME: 'fake', TAVERN_PORT: '0', TAVERN_DATA_DIR: join(dir, 'data'), TAVERN_ADMIN_TOKEN: 'admin-token-for-proxy-test',
       TAVERN_JOB_DOMAIN: 'example.test', TAVERN_PROXY_HTTP_PORT: String(proxyPort), TAVERN_HAPROXY_BIN: HAPROXY,
+      TAVERN_METRICS_TOKEN: METRICS_TOKEN,
     };
     const first = await startServer('tavern (proxy)', env);
     servers.push(first);
@@ -49,7 +52,9 @@ describeNeeding(NEED, 'the server process with its game proxy', haproxyProblem()
     const { proxy } = await health(first.origin);
     expect(proxy).toMatchObject({ running: true, https: false, restarts: 0 });
     expect(await getWithHost(`http://127.0.0.1:${proxyPort}`, 'nobody-web.lobby.local.example.test', '/')).toEqual({ status: 404, body: 'no lobby at this address' });
-    const metrics = await (await fetch(`${first.origin}/metrics`)).text();
+    // A scraper's token (TAVERN_METRICS_TOKEN) reads /metrics; without a token it is 401.
+    expect((await fetch(`${first.origin}/metrics`)).status).toBe(401);
+    const metrics = await (await fetch(`${first.origin}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
     expect(metrics).toMatch(/^tavern_proxy_up 1$/m);
     expect(metrics).toMatch(/^tavern_proxy_listener_requests_total\{listener="http"\} 1$/m);
 
@@ -76,6 +81,6 @@ describeNeeding(NEED, 'the server process with its game proxy', haproxyProblem()
     expect(server.listening['proxy']).toBe('off');
     expect(server.tail()).toMatch(/game proxy off: ports with protocol http, https and tcp_tls are not served/);
     expect((await health(server.origin)).proxy).toEqual({ running: false, off: 'HAProxy is not installed (apt-get install haproxy)' });
-    expect(await (await fetch(`${server.origin}/metrics`)).text()).toMatch(/^tavern_proxy_up 0$/m);
+    expect(await (await fetch(`${server.origin}/metrics`, { headers: { authorization: 'Bearer admin-token-for-proxy-test' } })).text()).toMatch(/^tavern_proxy_up 0$/m);
   }, 90_000);
 });

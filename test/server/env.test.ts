@@ -12,8 +12,11 @@ describe('parseEnv', () => {
     expect(env).toMatchObject({
       host: '127.0.0.1', port: 8080, dataDir: './.tavern', egressAllow: [], trustProxyHeaders: false, sqliteSync: 'normal',
       publishHost: '127.0.0.1', lobbyLogMaxBytes: 8 * 1024 * 1024, reconcileMs: 30_000,
-      hardening: { pidsLimit: 256, tmpMiB: 64, readOnlyRoot: true },
+      hardening: { pidsLimit: 256, tmpMiB: 64, readOnlyRoot: true }, allowHostNetwork: false,
     });
+    expect(env.hardening.user).toBeUndefined();
+    expect(env.dockerNetwork).toBeUndefined();
+    expect(env.metricsToken).toBeUndefined();
     expect(env.runtime).toBeUndefined();
     expect(env.instanceId).toBeUndefined();
     expect(env.regions.map((r) => r.id)).toEqual(['local']);
@@ -29,14 +32,16 @@ describe('parseEnv', () => {
       TAVERN_HCAPTCHA_VERIFY_URL: 'http://127.0.0.1:9/h', TAVERN_TURNSTILE_VERIFY_URL: 'http://127.0.0.1:9/t',
       TAVERN_SQLITE_SYNC: 'full', DOCKER_HOST: 'unix:///run/docker.sock', TAVERN_PUBLISH_HOST: '0.0.0.0', TAVERN_INSTANCE_ID: 'node-a',
       TAVERN_LOBBY_API_ORIGIN: 'http://10.0.0.2:8080', TAVERN_LOBBY_LOG_MAX_BYTES: '65536', TAVERN_RECONCILE_MS: '5000',
-      TAVERN_DOCKER_PIDS_LIMIT: '1024', TAVERN_DOCKER_TMP_MB: '256', TAVERN_DOCKER_READ_ONLY_ROOT: 'false',
+      TAVERN_DOCKER_PIDS_LIMIT: '1024', TAVERN_DOCKER_TMP_MB: '256', TAVERN_DOCKER_READ_ONLY_ROOT: 'false', TAVERN_DOCKER_USER: '65534:65534',
+      TAVERN_DOCKER_ALLOW_HOST_NETWORK: 'true', TAVERN_DOCKER_NETWORK: 'games_net', TAVERN_METRICS_TOKEN: 'scraper-0123456789abcdef',
     });
     expect(env).toMatchObject({
       host: '0.0.0.0', port: 9000, dataDir: '/var/lib/tavern', databaseUrl: 'postgres://x', adminToken: 'secret', publicOrigin: 'https://api.example.com',
       egressAllow: ['127.0.0.1/32', 'localhost'], runtime: 'fake', trustProxyHeaders: true, cdnDomain: 'cdn.example.com',
       hcaptchaVerifyUrl: 'http://127.0.0.1:9/h', turnstileVerifyUrl: 'http://127.0.0.1:9/t', sqliteSync: 'full',
       dockerHost: 'unix:///run/docker.sock', publishHost: '0.0.0.0', instanceId: 'node-a', lobbyApiOrigin: 'http://10.0.0.2:8080',
-      lobbyLogMaxBytes: 65536, reconcileMs: 5000, hardening: { pidsLimit: 1024, tmpMiB: 256, readOnlyRoot: false },
+      lobbyLogMaxBytes: 65536, reconcileMs: 5000, hardening: { pidsLimit: 1024, tmpMiB: 256, readOnlyRoot: false, user: '65534:65534' },
+      allowHostNetwork: true, dockerNetwork: 'games_net', metricsToken: 'scraper-0123456789abcdef',
     });
     expect(parseEnv({ TAVERN_RUNTIME: 'docker' }).runtime).toBe('docker');
     expect(parseEnv({ TAVERN_RUNTIME: 'none' }).runtime).toBe('none');
@@ -63,6 +68,17 @@ describe('parseEnv', () => {
     expect(() => parseEnv({ TAVERN_DOCKER_PIDS_LIMIT: '0' })).toThrow(/TAVERN_DOCKER_PIDS_LIMIT/);
     expect(() => parseEnv({ TAVERN_DOCKER_READ_ONLY_ROOT: 'no' })).toThrow(/TAVERN_DOCKER_READ_ONLY_ROOT/);
     expect(() => parseEnv({ TAVERN_REGIONS: 'Bad Region' })).toThrow(/TAVERN_REGIONS/);
+    expect(() => parseEnv({ TAVERN_DOCKER_ALLOW_HOST_NETWORK: 'yes' })).toThrow(/TAVERN_DOCKER_ALLOW_HOST_NETWORK must be "true" or "false"/);
+    for (const network of ['host', 'none', '-x', 'a b', 'x'.repeat(129)]) expect(() => parseEnv({ TAVERN_DOCKER_NETWORK: network }), network).toThrow(/TAVERN_DOCKER_NETWORK must name an existing bridge network/);
+    for (const token of ['short', 'has a space in it 0123', 'x'.repeat(513)]) expect(() => parseEnv({ TAVERN_METRICS_TOKEN: token }), token).toThrow(/TAVERN_METRICS_TOKEN/);
+  });
+
+  it('TAVERN_DOCKER_USER: uid[:gid] or a user name (and group), never root', () => {
+    for (const user of ['65534', '65534:65534', '1000:0', 'nobody', 'nobody:nogroup', 'game_1', '4294967294']) expect(parseEnv({ TAVERN_DOCKER_USER: user }).hardening.user, user).toBe(user);
+    for (const bad of ['0', '0:0', '00', 'root', 'root:root']) expect(() => parseEnv({ TAVERN_DOCKER_USER: bad }), bad).toThrow(/TAVERN_DOCKER_USER must not be root/);
+    for (const bad of ['-1', '1:2:3', 'Nobody', 'a b', '65534:', ':65534', '4294967295', '1.5', 'nobody;rm']) {
+      expect(() => parseEnv({ TAVERN_DOCKER_USER: bad }), bad).toThrow(/TAVERN_DOCKER_USER must be uid\[:gid\]/);
+    }
   });
 
   it('bounds what a build expands to at 4 × the build upload limit by default; TAVERN_BUILD_MAX_EXPANDED_BYTES sets it, in bytes', () => {

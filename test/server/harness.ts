@@ -90,6 +90,8 @@ export interface HarnessOptions {
   readonly routes?: ProxyRoutes;
   /** Record demand (a memory demand store and a recorder on the manual timers); default off. */
   readonly demand?: boolean;
+  /** What `GET /metrics` answers (default: no metrics, 404). */
+  readonly metrics?: () => Promise<string>;
 }
 
 export interface Call {
@@ -171,6 +173,7 @@ export function harness(options: HarnessOptions = {}) {
     catalog, matchmaker, clock, random, timers, regions, tokens, logBook, uploads,
     ...(recorder === undefined ? {} : { demand }),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
+    ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
     config: { publicOrigin: origin, adminToken: ADMIN, ...options.config },
   });
 

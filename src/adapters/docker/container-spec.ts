@@ -23,6 +23,8 @@ export interface Hardening {
   readonly tmpMiB: number;
   /** Mount the image's root filesystem read-only. */
   readonly readOnlyRoot: boolean;
+  /** The user lobby processes run as (`uid[:gid]` or a name of the image); absent: the image's own. */
+  readonly user?: string;
 }
 
 export const DEFAULT_HARDENING: Hardening = Object.freeze({ pidsLimit: 256, tmpMiB: 64, readOnlyRoot: true });
@@ -34,6 +36,8 @@ export interface ContainerSpecOptions {
   readonly instanceId: string;
   /** Where proxied TCP/UDP ports (and the host ports the game proxy reaches) are published. */
   readonly publishHost: string;
+  /** The network a bridge lobby joins, by id or name (Tavern's `tavern-lobbies`, inter-container communication off). */
+  readonly network: string;
   readonly hardening: Hardening;
   /** Hostnames to add to /etc/hosts (e.g. `host.docker.internal:host-gateway`). */
   readonly extraHosts?: readonly string[];
@@ -75,7 +79,7 @@ const portBindings = (lobby: StartLobby, host: string): { exposed: Record<string
  * The create body of a lobby's container.
  *
  * @example
- * await docker.createContainer(containerSpec(lobby, { image: 'tavern-build:…', instanceId, publishHost: '127.0.0.1', hardening: DEFAULT_HARDENING }));
+ * await docker.createContainer(containerSpec(lobby, { image: 'tavern-build:…', instanceId, publishHost: '127.0.0.1', network: 'tavern-lobbies', hardening: DEFAULT_HARDENING }));
  */
 export const containerSpec = (lobby: StartLobby, options: ContainerSpecOptions): Dockerode.ContainerCreateOptions => {
   const resources = tierResources(lobby.tier) ?? tierResources('basic-1d1');
@@ -92,6 +96,7 @@ export const containerSpec = (lobby: StartLobby, options: ContainerSpecOptions):
     name: containerName(lobby.lobbyId),
     Image: options.image,
     ...(lobby.args.length > 0 ? { Cmd: [...lobby.args] } : {}),
+    ...(hardening.user === undefined ? {} : { User: hardening.user }),
     Env: Object.entries(env).map(([k, v]) => `${k}=${v}`),
     Labels: {
       [LABELS.lobby]: lobby.lobbyId,
@@ -104,7 +109,7 @@ export const containerSpec = (lobby: StartLobby, options: ContainerSpecOptions):
     OpenStdin: false,
     Tty: false,
     HostConfig: {
-      NetworkMode: lobby.networkMode === 'host' ? 'host' : 'bridge',
+      NetworkMode: lobby.networkMode === 'host' ? 'host' : options.network,
       PortBindings: bindings,
       ...(options.extraHosts === undefined || lobby.networkMode === 'host' ? {} : { ExtraHosts: [...options.extraHosts] }),
       // Tier limits: a CPU share (weight under contention) and a hard cap, memory without swap.

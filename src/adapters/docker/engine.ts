@@ -1,6 +1,6 @@
 /**
- * Facts about the Docker Engine Tavern talks to: where it is, the bridge network's gateway (the
- * address a bridge container reaches the host at), and whether published ports go through the
+ * Facts about the Docker Engine Tavern talks to: where it is, a bridge network's gateway (the
+ * address a container on it reaches the host at), and whether published ports go through the
  * userland proxy (`docker-proxy`, a copy per packet in user space) or the kernel (DNAT).
  */
 import { readdir, readFile } from 'node:fs/promises';
@@ -35,23 +35,28 @@ export const firstHost = (subnet: string): string | undefined => {
   return [host >>> 24, (host >>> 16) & 255, (host >>> 8) & 255, host & 255].join('.');
 };
 
+/** What the engine says of a network (`GET /networks/{id}`), as far as Tavern reads it. */
+export interface NetworkInfo {
+  readonly Name?: string;
+  readonly Id?: string;
+  readonly Driver?: string;
+  readonly IPAM?: { readonly Config?: readonly { readonly Gateway?: string; readonly Subnet?: string }[] };
+  readonly Options?: Readonly<Record<string, string>>;
+}
+
 /**
- * The gateway of the engine's default bridge network (e.g. 172.17.0.1): as the engine states it,
- * else the address of the bridge's interface on this host, else the first address of its subnet
- * (where Docker puts it); undefined without an IPv4 bridge.
+ * A bridge network's IPv4 gateway (the host's address on it): as the engine states it, else the
+ * address of the bridge's interface on this host (`br-<id>` for a user-defined bridge), else the
+ * first address of its subnet (where Docker puts it); undefined without an IPv4 subnet.
  *
  * @example
- * await bridgeGateway(docker); // '172.17.0.1'
+ * gatewayOf({ IPAM: { Config: [{ Subnet: '172.18.0.0/16' }] } }); // '172.18.0.1'
  */
-export const bridgeGateway = async (docker: Dockerode): Promise<string | undefined> => {
-  const info = (await docker.getNetwork('bridge').inspect()) as {
-    IPAM?: { Config?: { Gateway?: string; Subnet?: string }[] };
-    Options?: Record<string, string>;
-  };
-  const configs = info.IPAM?.Config ?? [];
+export const gatewayOf = (info: NetworkInfo): string | undefined => {
+  const configs = (info.IPAM?.Config ?? []).filter((c) => c.Subnet === undefined || !c.Subnet.includes(':'));
   const stated = configs.find((c) => c.Gateway !== undefined)?.Gateway;
   if (stated !== undefined) return stated;
-  const name = info.Options?.['com.docker.network.bridge.name'];
+  const name = info.Options?.['com.docker.network.bridge.name'] ?? (info.Id === undefined ? undefined : `br-${info.Id.slice(0, 12)}`);
   const local = name === undefined ? undefined : networkInterfaces()[name]?.find((a) => a.family === 'IPv4')?.address;
   if (local !== undefined) return local;
   for (const c of configs) {
@@ -60,6 +65,17 @@ export const bridgeGateway = async (docker: Dockerode): Promise<string | undefin
   }
   return undefined;
 };
+
+/**
+ * The gateway of a bridge network (default: the engine's own `bridge`, e.g. 172.17.0.1), see
+ * {@link gatewayOf}.
+ *
+ * @example
+ * await bridgeGateway(docker); // '172.17.0.1'
+ * await bridgeGateway(docker, 'tavern-lobbies'); // '172.18.0.1'
+ */
+export const bridgeGateway = async (docker: Dockerode, network = 'bridge'): Promise<string | undefined> =>
+  gatewayOf((await docker.getNetwork(network).inspect()) as NetworkInfo);
 
 export type UserlandProxy = 'on' | 'off' | 'unknown';
 

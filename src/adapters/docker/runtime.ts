@@ -3,10 +3,13 @@
  * A lobby's container is created from its build's image with the lobby's environment, Tavern's
  * labels, its tier's limits and the hardening defaults, its ports published where clients reach
  * them, and its output streamed into the lobby's log. When it goes away (exit, crash, stop) it is
- * removed first and reported after, so its ports are given back only once they are free.
+ * removed first and reported after, so its ports are given back only once they are free. A bridge
+ * lobby joins the lobby network (Tavern's own, inter-container communication off); a host-network
+ * lobby is never started unless the operator allowed host networking.
  */
 import { PassThrough } from 'node:stream';
 import type Dockerode from 'dockerode';
+import { HOST_NETWORK_REFUSED } from '../../core/config/host-network.js';
 import type { NetworkMode } from '../../core/config/types.js';
 import type { StartLobby, StopLobby } from '../../core/effects.js';
 import type { CatalogStore, LogStream } from '../../io/catalog.js';
@@ -14,6 +17,7 @@ import type { Clock, ExitReason, RuntimeListener } from '../../io/index.js';
 import type { HostedContainer, HostedRuntime, RuntimeHealth } from '../../io/runtime.js';
 import { containerName, containerSpec, DEFAULT_HARDENING, type Hardening, LABELS } from './container-spec.js';
 import { describeEngineError, isStatus } from './engine-errors.js';
+import { DEFAULT_LOBBY_NETWORK, ensureLobbyNetwork, type LobbyNetwork, type LobbyNetworkChoice } from './lobby-network.js';
 import { DEFAULT_LOG_LIMITS, type LogLimits, LogPump, type LogSink } from './log-pump.js';
 
 /** A build's local image (`BuildImages` in images.ts). */
@@ -37,6 +41,18 @@ export interface DockerRuntimeOptions {
   /** Where ports are published (default 127.0.0.1: nothing is exposed by accident). */
   readonly publishHost?: string;
   readonly hardening?: Hardening;
+  /** The network bridge lobbies join (default Tavern's own, `tavern-lobbies`, made when missing). */
+  readonly network?: LobbyNetworkChoice;
+  /**
+   * Whether a host-network lobby may start (`TAVERN_DOCKER_ALLOW_HOST_NETWORK`; default false:
+   * its start fails, saying why, whatever version asked for it).
+   */
+  readonly allowHostNetwork?: boolean;
+  /**
+   * Called each time the lobby network is made ready (first use, and again after it went away),
+   * before any lobby joins it: the server opens its lobby listener at the gateway then.
+   */
+  readonly networkReady?: (network: LobbyNetwork) => Promise<void>;
   readonly logLimits?: LogLimits;
   /** SIGTERM, then SIGKILL this long after (the core forces a stop after its own grace too). */
   readonly stopGraceMs: number;
@@ -67,6 +83,7 @@ export class DockerRuntime implements HostedRuntime {
   readonly #watched = new Map<string, Watched>();
   readonly #starting = new Set<string>();
   #listener: RuntimeListener | undefined;
+  #network: Promise<LobbyNetwork> | undefined;
   #health: RuntimeHealth = { runtime: 'docker', reachable: false };
 
   constructor(options: DockerRuntimeOptions) {
@@ -93,6 +110,22 @@ export class DockerRuntime implements HostedRuntime {
     return this.#health;
   }
 
+  /**
+   * The network bridge lobbies join, made ready once (created when it is Tavern's own and missing);
+   * a failure is tried again on the next call.
+   */
+  lobbyNetwork(): Promise<LobbyNetwork> {
+    this.#network ??= (async () => {
+      const network = await ensureLobbyNetwork(this.#o.docker, this.#o.network ?? DEFAULT_LOBBY_NETWORK);
+      await this.#o.networkReady?.(network);
+      return network;
+    })().catch((error: unknown) => {
+      this.#network = undefined;
+      throw error;
+    });
+    return this.#network;
+  }
+
   starting(lobbyId: string): boolean {
     return this.#starting.has(lobbyId);
   }
@@ -104,6 +137,8 @@ export class DockerRuntime implements HostedRuntime {
 
   async start(lobby: StartLobby): Promise<void> {
     if (this.#watched.has(lobby.lobbyId) || this.#starting.has(lobby.lobbyId)) return;
+    // Whatever let it through (a version published before, a record written to the store).
+    if (lobby.networkMode === 'host' && this.#o.allowHostNetwork !== true) throw new Error(HOST_NETWORK_REFUSED);
     this.#starting.add(lobby.lobbyId);
     let claimed = false;
     let container: Dockerode.Container | undefined;
@@ -112,17 +147,7 @@ export class DockerRuntime implements HostedRuntime {
       if (!claim.ok) throw new Error('this lobby is already hosted (another Tavern instance, or an earlier start)');
       claimed = true;
       if (lobby.imageId === undefined) throw new Error("the version's container has no image_id (build)");
-      const image = await this.#o.images.ensure(lobby.imageId);
-      const origin = this.#o.apiOrigin[lobby.networkMode];
-      const env = { ...lobby.env, ...(await this.#o.lobbyEnv?.(lobby, origin)), RIVET_API_ENDPOINT: origin };
-      container = await this.#o.docker.createContainer(containerSpec({ ...lobby, env }, {
-        image,
-        instanceId: this.#o.instanceId,
-        publishHost: this.#o.publishHost ?? '127.0.0.1',
-        hardening: this.#o.hardening ?? DEFAULT_HARDENING,
-        ...(this.#o.extraHosts === undefined ? {} : { extraHosts: this.#o.extraHosts }),
-      }));
-      await container.start();
+      container = await this.#launch(lobby, await this.#o.images.ensure(lobby.imageId));
       await this.#watch({ lobbyId: lobby.lobbyId, namespaceId: lobby.namespaceId, versionId: lobby.versionId, containerId: container.id, running: true }, 0);
     } catch (error) {
       if (container !== undefined) await container.remove({ force: true, v: true }).catch((e: unknown) => this.#warn(`removing the failed container of lobby ${lobby.lobbyId}`, e));
@@ -130,6 +155,41 @@ export class DockerRuntime implements HostedRuntime {
       throw new Error(describeEngineError(error), { cause: error });
     } finally {
       this.#starting.delete(lobby.lobbyId);
+    }
+  }
+
+  /**
+   * Creates and starts the lobby's container on its network, with the API origin it reaches Tavern
+   * at (a container that fails to start is removed). A network that went away since it was made
+   * ready (`docker network prune` removes Tavern's while no lobby runs) is made ready again, once.
+   */
+  async #launch(lobby: StartLobby, image: string): Promise<Dockerode.Container> {
+    const once = async (): Promise<Dockerode.Container> => {
+      const network = lobby.networkMode === 'host' ? 'host' : (await this.lobbyNetwork()).id;
+      const origin = this.#o.apiOrigin[lobby.networkMode];
+      const env = { ...lobby.env, ...(await this.#o.lobbyEnv?.(lobby, origin)), RIVET_API_ENDPOINT: origin };
+      const container = await this.#o.docker.createContainer(containerSpec({ ...lobby, env }, {
+        image,
+        instanceId: this.#o.instanceId,
+        publishHost: this.#o.publishHost ?? '127.0.0.1',
+        network,
+        hardening: this.#o.hardening ?? DEFAULT_HARDENING,
+        ...(this.#o.extraHosts === undefined ? {} : { extraHosts: this.#o.extraHosts }),
+      }));
+      try {
+        await container.start();
+        return container;
+      } catch (error) {
+        await container.remove({ force: true, v: true }).catch((e: unknown) => this.#warn(`removing the failed container of lobby ${lobby.lobbyId}`, e));
+        throw error;
+      }
+    };
+    try {
+      return await once();
+    } catch (error) {
+      if (lobby.networkMode === 'host' || !isStatus(error, 404) || !/network/i.test(describeEngineError(error))) throw error;
+      this.#network = undefined;
+      return once();
     }
   }
 

@@ -11,3 +11,4 @@ export { checkVerificationUrl, type UrlProblem } from './validate-url.js';
 export { globKey } from './validate-glob.js';
 export { tierResources, type TierResources } from './tiers.js';
 export { named, type Path } from './path.js';
+export { HOST_NETWORK_REFUSED } from './host-network.js';

@@ -47,7 +47,7 @@ export function problem(path: Path, ...rest: readonly string[]): Problem {
  * Builds one frozen problem that also says why, in words, and what to do.
  *
  * @example
- * explained(['config', 'matchmaker', 'docker', 'network-mode'], 'host networking is off on this server', 'host-not-allowed').message;
+ * explained(['config', 'matchmaker'], 'host networking is off on this server', 'network-mode', 'host-not-allowed').message;
  * // 'host networking is off on this server'
  */
 export function explained(path: Path, message: string, ...rest: readonly string[]): Problem {

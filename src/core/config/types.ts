@@ -296,4 +296,10 @@ export interface ValidationContext {
    * `ports.*label*.protocol-not-served` (HTTPS without a certificate, for example). Absent: every protocol.
    */
   readonly proxyProtocols?: ReadonlySet<PortProtocol>;
+  /**
+   * Whether the operator allows host networking (`TAVERN_DOCKER_ALLOW_HOST_NETWORK`); `false`: a
+   * container block asking for it is `network-mode.host-not-allowed`, with the reason and the setting
+   * in its message. Absent: no check.
+   */
+  readonly hostNetworkAllowed?: boolean;
 }

@@ -5,7 +5,8 @@
  */
 import type { ContainerConfig, GameModeConfig, MatchmakerConfig, PortConfig, Problem, ValidationContext } from './types.js';
 import { DEFAULT_PORT_PROTOCOL, DEFAULT_PROXY_KIND, LIMITS, RESERVED_ENV_NAMES } from './defaults.js';
-import { named, problem, type Path } from './path.js';
+import { HOST_NETWORK_REFUSED } from './host-network.js';
+import { explained, named, problem, type Path } from './path.js';
 import { portEnvLabel } from '../ports/port-env.js';
 import { validatePorts } from './validate-ports.js';
 import { lengthProblem } from './validate-text.js';
@@ -41,7 +42,9 @@ function validateEnv(env: Readonly<Record<string, string>>, base: Path, out: Pro
  * flattened paths: `args-too-many`, `args.<i>.invalid|too-long|not-unique`, `env-vars-too-many`,
  * `env-vars.*KEY*.key|value.invalid|too-long`, `image-id.not-found|upload-incomplete` (when
  * `ctx.build` is given), the port rules of {@link validatePorts}, and `ports.*label*.protocol-not-served`
- * for a game-proxy port whose protocol the operator's proxy does not serve (`ctx.proxyProtocols`).
+ * for a game-proxy port whose protocol the operator's proxy does not serve (`ctx.proxyProtocols`), and
+ * `network-mode.host-not-allowed` (with {@link HOST_NETWORK_REFUSED} as its message) for host networking
+ * on a server whose operator did not allow it (`ctx.hostNetworkAllowed === false`).
  *
  * @example
  * validateContainer({ args: [''] }, ['config', 'matchmaker'], ctx, out);
@@ -55,6 +58,7 @@ export function validateContainer(container: ContainerConfig, base: Path, ctx: V
   if (build === 'missing') out.push(problem(base, 'image-id', 'not-found'));
   if (build === 'incomplete') out.push(problem(base, 'image-id', 'upload-incomplete'));
   validatePorts(container, base, out);
+  if (container.networkMode === 'host' && ctx.hostNetworkAllowed === false) out.push(explained(base, HOST_NETWORK_REFUSED, 'network-mode', 'host-not-allowed'));
   const served = ctx.proxyProtocols;
   if (served === undefined) return;
   for (const [label, port] of Object.entries(container.ports ?? {})) {

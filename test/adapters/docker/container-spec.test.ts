@@ -23,7 +23,7 @@ const lobby = (over: Partial<StartLobby> = {}): StartLobby => ({
   ...over,
 });
 
-const options = { image: 'tavern-build:b-1', instanceId: 'inst-a', publishHost: '127.0.0.1', hardening: DEFAULT_HARDENING, extraHosts: ['host.docker.internal:host-gateway'] };
+const options = { image: 'tavern-build:b-1', instanceId: 'inst-a', publishHost: '127.0.0.1', network: 'tavern-lobbies', hardening: DEFAULT_HARDENING, extraHosts: ['host.docker.internal:host-gateway'] };
 
 describe('containerSpec', () => {
   it('names the container by lobby, labels it, and passes the lobby env, tier resources and args', () => {
@@ -45,7 +45,7 @@ describe('containerSpec', () => {
       PidsLimit: 256,
       ReadonlyRootfs: true,
       Privileged: false,
-      NetworkMode: 'bridge',
+      NetworkMode: 'tavern-lobbies',
       RestartPolicy: { Name: 'no' },
     });
     expect(host?.Tmpfs?.['/tmp']).toMatch(/size=64m/);
@@ -69,6 +69,12 @@ describe('containerSpec', () => {
     expect(spec.HostConfig?.NetworkMode).toBe('host');
     expect(spec.HostConfig?.PortBindings).toEqual({});
     expect(spec.HostConfig?.ExtraHosts).toBeUndefined();
+  });
+
+  it("joins the lobby network it is given (bridge lobbies only), and runs as the operator's user when one is forced", () => {
+    expect(containerSpec(lobby(), { ...options, network: 'operators-net' }).HostConfig?.NetworkMode).toBe('operators-net');
+    expect(containerSpec(lobby(), options).User).toBeUndefined();
+    expect(containerSpec(lobby(), { ...options, hardening: { ...DEFAULT_HARDENING, user: '65534:65534' } }).User).toBe('65534:65534');
   });
 
   it('falls back to the default tier for a tier it does not know', () => {
