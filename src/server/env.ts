@@ -72,7 +72,7 @@ export interface ServerEnv extends DockerEnv {
   /** `TAVERN_RATE_LIMITS`: the request rate limits (`rate-limit.ts`); undefined when `off`. */
   readonly rateLimits?: RateLimitTable;
   /** `TAVERN_MAX_CONNECTIONS`, `TAVERN_HEADERS_TIMEOUT_MS`, `TAVERN_KEEP_ALIVE_TIMEOUT_MS` (`http.ts`). */
-  readonly http: Required<HttpOptions>;
+  readonly http: Required<Omit<HttpOptions, 'refuse'>>;
   /** `TAVERN_SHUTDOWN_GRACE_MS`: how long a shutdown waits for requests in flight before cutting them. */
   readonly shutdownGraceMs: number;
   /** The CDN listener (`TAVERN_CDN_PORT`, `TAVERN_CDN_HOST`, `TAVERN_CDN_TLS_DIR`, `TAVERN_CDN_TLS_PORT`); absent without a port. */

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { App } from './app.js';
 import type { Logger } from './deps.js';
 import { matchError } from '../core/errors.js';
@@ -204,6 +205,8 @@ export interface HttpOptions {
   readonly headersTimeoutMs?: number;
   /** How long an idle kept-alive connection waits for the next request (default 5 s). */
   readonly keepAliveTimeoutMs?: number;
+  /** A connection from an address this refuses is closed as soon as it is accepted, before any request is read. */
+  readonly refuse?: (remoteAddress: string) => boolean;
 }
 
 export const HTTP_DEFAULTS = Object.freeze({ maxConnections: 10_000, headersTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000 });
@@ -232,6 +235,13 @@ export function createHttpServer(app: Pick<App, 'respond'>, logger?: Logger, opt
     (req, res) => void serve(app, req, res, logger, lifecycle),
   );
   server.maxConnections = options.maxConnections ?? HTTP_DEFAULTS.maxConnections;
+  const { refuse } = options;
+  if (refuse !== undefined) {
+    server.on('connection', (socket: Socket) => {
+      const from = socket.remoteAddress;
+      if (from !== undefined && refuse(from.startsWith('::ffff:') ? from.slice(7) : from)) socket.destroy();
+    });
+  }
   lifecycles.set(server, lifecycle);
   return server;
 }

@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createPlainServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { BlockList, type AddressInfo } from 'node:net';
 import { FsBlobs } from '../adapters/fs/blobs.js';
 import { HttpCaptchaVerifier } from '../adapters/http/captcha.js';
 import { HttpVerifier } from '../adapters/http/verifier.js';
@@ -76,7 +76,9 @@ async function main(): Promise<void> {
   const respond = { respond: (request: Incoming) => (live.app === undefined ? starting() : live.app.respond(request)) };
   // The lobbies' listener: the matchmaker API only (`App.lobbies`).
   const respondLobbies = { respond: (request: Incoming) => (live.app === undefined ? starting() : live.app.lobbies.respond(request)) };
-  const server = createHttpServer(respond, logger, env.http);
+  // The lobbies' subnet, when the API listens on every address: its public listener refuses them (they have their own).
+  const lobbySubnets = new BlockList();
+  const server = createHttpServer(respond, logger, { ...env.http, refuse: (address) => lobbySubnets.check(address, 'ipv4') });
   const servers = [server];
   await new Promise<void>((resolve) => server.listen(env.port, env.host, resolve));
   const { port } = server.address() as AddressInfo;
@@ -106,10 +108,14 @@ async function main(): Promise<void> {
   const hosted = await createServerRuntime({
     env, catalog, tokens, logBook, uploads, clock, timers: systemTimers, logger, port, publicOrigin,
     // Bridge containers reach the API at their network's gateway: a listener there, of the lobby endpoints only.
-    listenAlso: async (host) => {
+    listenAlso: async (host, on) => {
       const extra = createHttpServer(respondLobbies, logger, env.http);
-      await new Promise<void>((resolve, reject) => extra.once('error', reject).listen(port, host, resolve));
       servers.push(extra);
+      return listen(extra, on, host);
+    },
+    refuseFrom: (subnet) => {
+      const [net = '', bits = '32'] = subnet.split('/');
+      lobbySubnets.addSubnet(net, Number(bits), 'ipv4');
     },
   });
   const { runtime } = hosted;

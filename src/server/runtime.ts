@@ -46,8 +46,13 @@ export interface RuntimeDeps {
   /** The port the API listens on. */
   readonly port: number;
   readonly publicOrigin: string;
-  /** Opens the lobbies' listener of the API on `host` (the lobby network's gateway): the lobby endpoints only. */
-  readonly listenAlso: (host: string) => Promise<void>;
+  /**
+   * Opens the lobbies' listener of the API on `host` (the lobby network's gateway): the lobby
+   * endpoints only, on `port` (0: any free port); resolves with the port it listens on.
+   */
+  readonly listenAlso: (host: string, port: number) => Promise<number>;
+  /** Makes the API's public listener refuse connections from this subnet (the lobbies', when it listens on every address). */
+  readonly refuseFrom: (subnet: string) => void;
 }
 
 /** What `/health` says of the runtime. */
@@ -130,8 +135,9 @@ function dockerRuntime(deps: RuntimeDeps, instanceId: string): ServerRuntime {
     maxExpandedBytes: env.buildMaxExpandedBytes,
   });
   // Host-network containers share the host's loopback; bridge ones reach the host at the lobby
-  // network's gateway, where Tavern opens a listener of the lobby endpoints when it listens on
-  // loopback only (listening on every address, its API answers there already).
+  // network's gateway, where Tavern opens a listener of the lobby endpoints: on the API's port when
+  // the API listens on loopback, on a port of its own when the API listens on every address (whose
+  // listener then refuses connections from the lobbies' subnet, so the whole API never answers them).
   const own = isWildcard(env.host) || isLoopback(env.host) ? '127.0.0.1' : env.host;
   const apiOrigin = { bridge: `http://${hostPart(own)}:${port}`, host: `http://${hostPart(own)}:${port}` };
   if (env.lobbyApiOrigin !== undefined) Object.assign(apiOrigin, { bridge: env.lobbyApiOrigin, host: env.lobbyApiOrigin });
@@ -141,9 +147,13 @@ function dockerRuntime(deps: RuntimeDeps, instanceId: string): ServerRuntime {
   /** The lobbies' network made ready (again): the lobby listener at its gateway, and what the log says of it. */
   const networkReady = async (ready: LobbyNetwork): Promise<void> => {
     if (atGateway && ready.gateway !== listening) {
-      if (isLoopback(env.host)) await deps.listenAlso(ready.gateway);
+      const lobbyPort = await deps.listenAlso(ready.gateway, isLoopback(env.host) ? port : 0);
+      if (isWildcard(env.host)) {
+        if (ready.subnet === undefined) throw new Error(`the Docker network ${ready.name} names no IPv4 subnet: with TAVERN_HOST=${env.host} its lobbies could reach the whole API`);
+        deps.refuseFrom(ready.subnet);
+      }
       listening = ready.gateway;
-      apiOrigin.bridge = `http://${hostPart(ready.gateway)}:${port}`;
+      apiOrigin.bridge = `http://${hostPart(ready.gateway)}:${lobbyPort}`;
     }
     logger.info({ network: ready.name, id: ready.id.slice(0, 12), gateway: ready.gateway, created: ready.created, interContainer: ready.interContainer, lobbyApi: apiOrigin.bridge }, 'lobbies join this Docker network');
     if (ready.interContainer) logger.warn({ network: ready.name }, `lobbies on ${ready.name} can reach each other's containers directly (inter-container communication is on): create the network with -o com.docker.network.bridge.enable_icc=false, or unset TAVERN_DOCKER_NETWORK to use Tavern's own`);

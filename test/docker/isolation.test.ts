@@ -6,7 +6,8 @@
  * the default bridge do not answer, the Docker socket is absent, another lobby's container does
  * not answer on its own address (inter-container communication off), and `RIVET_API_ENDPOINT`
  * answers the lobby endpoints and nothing else (404 for the cloud, admin, dashboard, health and
- * metrics). Host networking: accepted at publish with `TAVERN_DOCKER_ALLOW_HOST_NETWORK=true`,
+ * metrics); with the API on every address, its public listener refuses the lobbies' subnet and
+ * the lobbies' endpoint is a listener of its own. Host networking: accepted at publish with `TAVERN_DOCKER_ALLOW_HOST_NETWORK=true`,
  * refused with it off, and a version published before is never started, saying why in its log.
  *
  * Under CI the suite fails, never skips, when the engine is missing.
@@ -223,5 +224,38 @@ describeWithDocker('a tenant\'s lobby cannot reach the control plane', problem, 
     const games = await api(w.server.origin, 'GET', '/cloud/games', { token: ADMIN });
     expect(games.status).toBe(200);
     expect((games.body['games'] as { name_id: string }[]).map((g) => g.name_id)).not.toContain('taken-over');
+  }, 120_000);
+
+  it('with the API on every address (TAVERN_HOST=0.0.0.0), its listener refuses the lobbies, which get a listener of their own', async () => {
+    await w.server.stop();
+    w.server = await startServer('tavern (docker, every address)', serverEnv({ TAVERN_HOST: '0.0.0.0' }));
+    // The engine's first health check (and the lobbies' listener) come right after the server listens.
+    const deadline = Date.now() + 30_000;
+    const reachable = async (): Promise<boolean> => ((await api(w.server.origin, 'GET', '/health')).body['runtime'] as { reachable?: boolean } | undefined)?.reachable === true;
+    while (!(await reachable()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const found = await find();
+    expect(found.status, `${JSON.stringify(found.body)}\n${w.server.tail()}`).toBe(200);
+    const lobby = docker.getContainer(`tavern-${String((found.body['lobby'] as { lobby_id: string }).lobby_id)}`);
+    const network = (await docker.getNetwork(LOBBY_NETWORK).inspect()) as { IPAM: { Config: { Gateway: string }[] } };
+    const gateway = network.IPAM.Config[0]?.Gateway ?? '';
+    const apiPort = new URL(w.server.origin).port;
+    const endpoint = ((await lobby.inspect()).Config.Env.find((e) => e.startsWith('RIVET_API_ENDPOINT=')) ?? '').slice('RIVET_API_ENDPOINT='.length);
+    expect(endpoint).toMatch(new RegExp(`^http://${gateway.replaceAll('.', '\\.')}:\\d+$`));
+    expect(new URL(endpoint).port).not.toBe(apiPort);
+    const publicApi = `http://${gateway}:${apiPort}`;
+    const seen = await probe(docker, lobby, {
+      http: [
+        { method: 'GET', path: '/health', origin: publicApi },
+        { method: 'GET', path: '/cloud/games', token: ADMIN, origin: publicApi },
+        { method: 'POST', path: '/matchmaker/lobbies/ready', token: 'lobby', body: {} },
+        { method: 'GET', path: '/health' },
+      ],
+    });
+    expect(seen.http[`GET ${publicApi}/health`]).toHaveProperty('error');
+    expect(seen.http[`GET ${publicApi}/cloud/games`]).toHaveProperty('error');
+    expect(seen.http['POST /matchmaker/lobbies/ready']).toEqual({ status: 200 });
+    expect(seen.http['GET /health']).toEqual({ status: 404, code: 'API_NOT_FOUND' });
+    // From the host, the public listener answers as ever.
+    expect((await api(`http://127.0.0.1:${apiPort}`, 'GET', '/health')).status).toBe(200);
   }, 120_000);
 });

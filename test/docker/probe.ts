@@ -13,8 +13,8 @@ export type TcpAnswer = 'open' | 'refused' | 'timeout' | `error ${string}`;
 /** What to look at: TCP addresses, HTTP requests (a path on `RIVET_API_ENDPOINT`, the container's own), files. */
 export interface ProbeSpec {
   readonly tcp?: readonly { readonly host: string; readonly port: number }[];
-  /** `token`: a bearer token, or `lobby` for the container's own `RIVET_TOKEN`. */
-  readonly http?: readonly { readonly method: string; readonly path: string; readonly token?: string; readonly body?: unknown }[];
+  /** `token`: a bearer token, or `lobby` for the container's own `RIVET_TOKEN`; `origin`: another than `RIVET_API_ENDPOINT`. */
+  readonly http?: readonly { readonly method: string; readonly path: string; readonly token?: string; readonly body?: unknown; readonly origin?: string }[];
   readonly files?: readonly string[];
 }
 
@@ -40,7 +40,7 @@ const http = async (r) => {
   const token = r.token === 'lobby' ? process.env.RIVET_TOKEN : r.token;
   const headers = { 'content-type': 'application/json', ...(token === undefined ? {} : { authorization: 'Bearer ' + token }) };
   try {
-    const res = await fetch(process.env.RIVET_API_ENDPOINT + r.path, { method: r.method, headers, signal: AbortSignal.timeout(3000), ...(r.body === undefined ? {} : { body: JSON.stringify(r.body) }) });
+    const res = await fetch((r.origin ?? process.env.RIVET_API_ENDPOINT) + r.path, { method: r.method, headers, signal: AbortSignal.timeout(3000), ...(r.body === undefined ? {} : { body: JSON.stringify(r.body) }) });
     const text = await res.text();
     let code;
     try { code = JSON.parse(text).code; } catch {}
@@ -50,7 +50,7 @@ const http = async (r) => {
 (async () => {
   const out = { tcp: {}, http: {}, files: {} };
   for (const t of spec.tcp ?? []) out.tcp[t.host + ':' + t.port] = await tcp(t.host, t.port);
-  for (const r of spec.http ?? []) out.http[r.method + ' ' + r.path] = await http(r);
+  for (const r of spec.http ?? []) out.http[r.method + ' ' + (r.origin ?? '') + r.path] = await http(r);
   for (const f of spec.files ?? []) out.files[f] = fs.existsSync(f);
   process.stdout.write(JSON.stringify(out) + '\\n');
 })();

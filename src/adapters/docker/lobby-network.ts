@@ -27,6 +27,8 @@ export interface LobbyNetwork {
   readonly id: string;
   /** The host's IPv4 address on it: what a lobby reaches the host at. */
   readonly gateway: string;
+  /** Its IPv4 subnet (CIDR): the addresses lobbies connect from. */
+  readonly subnet?: string;
   /** Whether containers on it reach each other directly (ICC on: the operator's chosen network allows it). */
   readonly interContainer: boolean;
   /** Whether this call created it. */
@@ -101,5 +103,6 @@ export async function ensureLobbyNetwork(docker: Dockerode, choice: LobbyNetwork
   if (info.Driver !== 'bridge') throw new Error(`the Docker network ${choice.name} is a ${info.Driver ?? 'driverless'} network: lobbies need a bridge network`);
   const gateway = gatewayOf(info);
   if (gateway === undefined) throw new Error(`the Docker network ${choice.name} has no IPv4 gateway: lobbies could not reach Tavern's API`);
-  return { name: choice.name, id: found.Id, gateway, interContainer: info.Options?.[ICC_OPTION] !== 'false', created };
+  const subnet = (info.IPAM?.Config ?? []).find((c) => c.Subnet !== undefined && !c.Subnet.includes(':'))?.Subnet;
+  return { name: choice.name, id: found.Id, gateway, ...(subnet === undefined ? {} : { subnet }), interContainer: info.Options?.[ICC_OPTION] !== 'false', created };
 }
