@@ -17,6 +17,7 @@ import type { NamespaceRecord, UploadFile } from '../../io/catalog.js';
 import type { CdnSites, ServedSite } from '../../services/cdn-sites.js';
 import { uploadFileKey } from '../../services/uploads.js';
 import type { Logger } from '../deps.js';
+import { NOSNIFF } from '../errors.js';
 import { CdnFiles, compressedKey, isCompressible } from './files.js';
 
 export interface CdnDeps {
@@ -53,7 +54,7 @@ const MAX_PREPARED = 1_000;
 
 const plain = (res: ServerResponse, status: number, text: string, headers: Headers = {}): void => {
   const body = `${text}\n`;
-  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(body), ...headers }).end(body);
+  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(body), ...headers, ...NOSNIFF }).end(body);
 };
 
 /** The `Authorization: Basic` credentials, if the header carries well-formed ones. */
@@ -131,6 +132,8 @@ export function cdnHandler(deps: CdnDeps): (req: IncomingMessage, res: ServerRes
     if (route.html) headers['cache-control'] = 'no-cache, no-store';
     if (compressible) headers['vary'] = 'Accept-Encoding';
     for (const [name, value] of route.headers) headers[name.toLowerCase()] = value;
+    // After the route's headers: no route takes it away.
+    Object.assign(headers, NOSNIFF);
     headers['etag'] = `"${hash}"`;
     const small = await files.small(key, file.contentLength);
     const whole = small === undefined ? undefined : Object.entries({ ...headers, 'content-length': small.length }).flatMap(([name, value]) => [name, String(value)]);
