@@ -25,7 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { canPin, cpuSeconds, pinSelf, spawnServer, type ServerChild } from './http-child.js';
 import { runLoad, type LoadResult } from './http-load.js';
-import { call, createGame, str, TAVERN_ADMIN, type BenchGame } from './http-tavern.js';
+import { call, createGame, deploySite, str, TAVERN_ADMIN, type BenchGame } from './http-tavern.js';
 import { table } from './measure.js';
 
 const MAIN = fileURLToPath(new URL('../src/server/main.js', import.meta.url));
@@ -120,19 +120,6 @@ async function floorSeconds(origin: string, file: string, name: string): Promise
 }
 
 /** The site (`index.html`, `asset.bin`) uploaded and published in the game's prod namespace. */
-async function deploySite(api: string, game: BenchGame, files: ReadonlyMap<string, Buffer>): Promise<void> {
-  const site = await call(api, 'POST', `/cloud/games/${game.gameId}/cdn/sites`, game.cloud, {
-    display_name: 'Bench site', files: [...files].map(([path, body]) => ({ path, content_length: body.length })),
-  });
-  for (const p of site['presigned_requests'] as { path: string; url: string }[]) {
-    const res = await fetch(p.url, { method: 'PUT', body: files.get(p.path) ?? Buffer.alloc(0) });
-    if (res.status !== 200) throw new Error(`site PUT answered ${res.status}`);
-  }
-  await call(api, 'POST', `/cloud/uploads/${str(site['upload_id'], 'upload_id')}/complete`, game.cloud);
-  const version = await call(api, 'POST', `/cloud/games/${game.gameId}/versions`, game.cloud, { display_name: 'site', config: { cdn: { site_id: str(site['site_id'], 'site_id') } } });
-  await call(api, 'PUT', `${game.nsPath}/version`, game.cloud, { version_id: str(version['version_id'], 'version_id') });
-}
-
 /** nginx serving `root` on a free port with Tavern's CDN headers (HTML uncached; ETags on). */
 async function startNginx(root: string, dir: string, cpu: number | undefined): Promise<ServerChild> {
   const port = await freePort();

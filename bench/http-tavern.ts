@@ -128,6 +128,20 @@ export async function uploadBuild(origin: string, game: BenchGame, upload: Build
   return str(build['build_id'], 'build_id');
 }
 
+/** A site of `files` (path → bytes) uploaded and completed, in a version deployed to the namespace. */
+export async function deploySite(api: string, game: BenchGame, files: ReadonlyMap<string, Buffer>): Promise<void> {
+  const site = await call(api, 'POST', `/cloud/games/${game.gameId}/cdn/sites`, game.cloud, {
+    display_name: 'Bench site', files: [...files].map(([path, body]) => ({ path, content_length: body.length })),
+  });
+  for (const p of site['presigned_requests'] as { path: string; url: string }[]) {
+    const res = await fetch(p.url, { method: 'PUT', body: files.get(p.path) ?? Buffer.alloc(0) });
+    if (res.status !== 200) throw new Error(`site PUT answered ${res.status}`);
+  }
+  await call(api, 'POST', `/cloud/uploads/${str(site['upload_id'], 'upload_id')}/complete`, game.cloud);
+  const version = await call(api, 'POST', `/cloud/games/${game.gameId}/versions`, game.cloud, { display_name: 'site', config: { cdn: { site_id: str(site['site_id'], 'site_id') } } });
+  await call(api, 'PUT', `${game.nsPath}/version`, game.cloud, { version_id: str(version['version_id'], 'version_id') });
+}
+
 /** A version made from `config` and deployed to the namespace: returns its id. */
 export async function publishVersion(origin: string, game: BenchGame, displayName: string, config: unknown): Promise<string> {
   const version = await call(origin, 'POST', `/cloud/games/${game.gameId}/versions`, game.cloud, { display_name: displayName, config });

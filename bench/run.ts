@@ -11,6 +11,7 @@ type Bench = (args: readonly string[]) => Promise<void>;
 
 const benches: Record<string, () => Promise<Bench>> = {
   cdn: async () => (await import('./cdn.js')).cdnBench,
+  'cdn-auth': async () => (await import('./cdn-auth.js')).cdnAuthBench,
   chaos: async () => (await import('./chaos.js')).chaosBench,
   fidelity: async () => (await import('./fidelity.js')).fidelityBench,
   http: async () => (await import('./http.js')).httpBench,

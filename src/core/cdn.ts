@@ -54,19 +54,24 @@ export interface CdnPath {
   readonly html: boolean;
 }
 
+/** An encoded slash or backslash (`%2f`, `%5c`): such a path names no file, since only a `/` sent as such separates segments. */
+const ENCODED_SEPARATOR = /%(?:2f|5c)/i;
+
 /**
  * The file a raw request target's path names, or undefined when it cannot name one: a malformed
- * escape, a NUL, a backslash, an empty, `.` or `..` segment after decoding (no traversal ever
- * reaches a lookup; the lookup is by exact site path anyway).
+ * escape, an encoded separator (`%2f`, `%5c`: only a `/` sent as such separates segments, so
+ * `/sub%2fb.txt` never names `sub/b.txt`), a NUL, a backslash, an empty, `.` or `..` segment
+ * after decoding (no traversal ever reaches a lookup; the lookup is by exact site path anyway).
  *
  * @example
  * cdnPath('/assets/app%20v2.js?x=1') // { path: '/assets/app v2.js', file: 'assets/app v2.js', html: false }
  * cdnPath('/') // { path: '/', file: 'index.html', html: true }
  * cdnPath('/a/%2e%2e/b') // undefined
+ * cdnPath('/sub%2fb.txt') // undefined
  */
 export function cdnPath(target: string): CdnPath | undefined {
   const raw = target.split(/[?#]/, 1)[0] ?? '';
-  if (!raw.startsWith('/')) return undefined;
+  if (!raw.startsWith('/') || ENCODED_SEPARATOR.test(raw)) return undefined;
   let path: string;
   try {
     path = decodeURIComponent(raw);

@@ -60,7 +60,7 @@ export const ERRORS = {
   CLOUD_HOSTNAME_TAKEN: { status: 400, message: 'The hostname is already taken.' },
   CDN_INVALID_DOMAIN: { status: 400, message: 'Invalid domain: {reason}.' },
   CDN_TOO_MANY_DOMAINS: { status: 400, message: 'Too many domains (at most {max}).' },
-  CDN_INVALID_AUTH_USER_PASSWORD: { status: 400, message: 'The password must be a bcrypt hash ($2a$, $2b$ or $2y$).' },
+  CDN_INVALID_AUTH_USER_PASSWORD: { status: 400, message: 'The password must be a bcrypt hash ($2a$, $2b$ or $2y$) of cost {min} to {max} (Tavern caps the cost: the CDN checks it on requests).' },
   CDN_TOO_MANY_AUTH_USERS: { status: 400, message: 'Too many CDN auth users (at most {max}).' },
   UPLOAD_INVALID: { status: 400, message: 'Invalid upload: {reason}.' },
   UPLOAD_TOO_LARGE: { status: 400, message: 'Upload too large, maximum size {max}.' },

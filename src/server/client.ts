@@ -32,7 +32,7 @@ const unmap = (ip: string): string => {
  * @example
  * addressOf(request, true) // { ok: true, value: '203.0.113.7' }
  */
-export function addressOf(request: Incoming, trustProxyHeaders: boolean): Result<string, MatchError> {
+export function addressOf(request: Pick<Incoming, 'header' | 'remoteAddress'>, trustProxyHeaders: boolean): Result<string, MatchError> {
   let raw: string | undefined;
   if (trustProxyHeaders) raw = request.header('cf-connecting-ip') ?? request.header('x-forwarded-for')?.split(',')[0] ?? undefined;
   raw ??= request.remoteAddress;

@@ -56,13 +56,16 @@ export const errorBody = (e: MatchError): ErrorBody => ({
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
+/** No MIME sniffing: on every answer of the API, the dashboard and the CDN. */
+export const NOSNIFF: Readonly<Record<'x-content-type-options', string>> = Object.freeze({ 'x-content-type-options': 'nosniff' });
+
 /**
  * Headers every answer carries (the app adds them): no MIME sniffing of the JSON; no caching
  * anywhere, since answers carry tokens (player, namespace, cloud), presigned URLs and device-link
  * secrets, and the rest describe state that changes by the second; no referrer leaking a URL.
  */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
-  'x-content-type-options': 'nosniff',
+  ...NOSNIFF,
   'cache-control': 'no-store',
   'referrer-policy': 'no-referrer',
 });

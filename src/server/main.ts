@@ -21,6 +21,7 @@ import { LogBook } from '../services/lobby-logs.js';
 import { Matchmaker } from '../services/matchmaker.js';
 import { CdnSites } from '../services/cdn-sites.js';
 import { Uploads } from '../services/uploads.js';
+import { BcryptPool } from './cdn/bcrypt-pool.js';
 import { cdnHandler } from './cdn/serve.js';
 import { CertDir } from './cdn/tls.js';
 import { createApp, type App } from './app.js';
@@ -93,8 +94,13 @@ async function main(): Promise<void> {
   const certs = env.cdn?.tls === undefined ? undefined : new CertDir(env.cdn.tls.dir);
   const cdn: Record<string, string> = {};
   let cdnPort: number | undefined;
+  // The CDN's basic-auth checks: worker threads, started on the first check.
+  const passwords = new BcryptPool();
   if (env.cdn !== undefined) {
-    const handler = cdnHandler({ sites: new CdnSites(catalog, env.cdnDomain), blobs, logger });
+    const handler = cdnHandler({
+      sites: new CdnSites(catalog, env.cdnDomain), blobs, logger, checker: passwords, clock,
+      trustProxyHeaders: env.trustProxyHeaders, ...(env.rateLimits === undefined ? {} : { rateLimits: env.rateLimits }),
+    });
     const plain = createPlainServer({ keepAliveTimeout: env.http.keepAliveTimeoutMs, headersTimeout: env.http.headersTimeoutMs }, handler);
     servers.push(plain);
     cdnPort = await listen(plain, env.cdn.port, env.cdn.host);
@@ -217,6 +223,7 @@ async function main(): Promise<void> {
     started.close();
     Promise.all(servers.map((s) => closeHttpServer(s, env.shutdownGraceMs)))
       .then(() => Promise.allSettled([...background]))
+      .then(() => passwords.close())
       .then(() => recorder?.close())
       .then(() => proxy.close())
       .then(() => stores.close())

@@ -3,7 +3,8 @@
  * counted them in Redis. Every request counts against each bucket of its endpoint's key, refused
  * ones too; a request over any bucket is answered 429 `API_RATE_LIMIT` with `Retry-After` and the
  * end of the window (Unix ms) as metadata. Counters live in this process: behind a load balancer,
- * N instances let a client make N times the limit.
+ * N instances let a client make N times the limit. The CDN counts its failed basic-auth attempts
+ * against the `cdn-auth-failures` buckets of the same table (Tavern).
  */
 import { isIP } from 'node:net';
 import { matchError } from '../core/errors.js';
@@ -22,6 +23,7 @@ export interface RateBucket {
 export const RATE_KEYS = [
   'lobby-find', 'lobby-create', 'lobby-list', 'regions', 'lobby-ready', 'lobby-closed', 'lobby-state',
   'players-connected', 'players-disconnected', 'players-statistics', 'get', 'post', 'put', 'delete',
+  'cdn-auth-failures',
 ] as const;
 
 export type RateKey = (typeof RATE_KEYS)[number];
@@ -43,6 +45,8 @@ const rivet = (count: number, windowMs = QUARTER): RateBucket => ({ hits: (count
  * Rivet 23.2's limits (`svc/api/matchmaker/src/route/mod.rs`, `lib/api-helper/macros`): find and
  * join share `lobby-find` (16 a minute, and 200 a minute averaged over an hour); endpoints
  * without a key of their own get their method's default, counted apart for each endpoint.
+ * `cdn-auth-failures` (Tavern): a client address that failed the CDN's basic auth 10 times in a
+ * minute, or 60 in an hour, is answered 429 until the window ends, its password not checked.
  */
 export const DEFAULT_RATE_LIMITS: RateLimitTable = Object.freeze({
   'lobby-find': [rivet(16, MINUTE), rivet(200, HOUR)],
@@ -59,6 +63,7 @@ export const DEFAULT_RATE_LIMITS: RateLimitTable = Object.freeze({
   post: [rivet(16)],
   put: [rivet(16)],
   delete: [rivet(16)],
+  'cdn-auth-failures': [{ hits: 10, windowMs: MINUTE }, { hits: 60, windowMs: HOUR }],
 });
 
 /** The routes with a key of their own (`METHOD pattern`). */
@@ -172,6 +177,20 @@ export class RateLimiter {
   }
 
   /**
+   * Whether `client` already used up a bucket in its current window, counting nothing: the time
+   * (Unix ms) the last such window ends, or undefined when one more {@link hit} is allowed.
+   */
+  full(name: string, buckets: readonly RateBucket[], client: string): number | undefined {
+    const now = this.#clock.now();
+    let retryAt: number | undefined;
+    for (let i = 0; i < buckets.length; i++) {
+      const counter = this.#counters.get(`${name}\n${i}\n${client}`);
+      if (counter !== undefined && now < counter.until && counter.hits >= (buckets[i] as RateBucket).hits) retryAt = Math.max(retryAt ?? 0, counter.until);
+    }
+    return retryAt;
+  }
+
+  /**
    * Counts one request of `client` against every bucket; when it is over any of them, the time
    * (Unix ms) the last of those windows ends, after which it may try again.
    */
@@ -214,6 +233,26 @@ export class RateLimiter {
   }
 }
 
+/**
+ * The `Retry-After` seconds until `retryAt` (at least 1).
+ *
+ * @example
+ * retryAfter(61_500, 60_000); // 2
+ */
+export const retryAfter = (retryAt: number, now: number): number => Math.max(1, Math.ceil((retryAt - now) / 1000));
+
+/**
+ * The address a request is counted under: its client address ({@link addressOf}: proxy headers
+ * when trusted), or the TCP peer when that is missing or malformed; an IPv6 one by its /64.
+ *
+ * @example
+ * rateClientOf(fromNode(req, res), false); // '203.0.113.7'
+ */
+export const rateClientOf = (request: Pick<Incoming, 'header' | 'remoteAddress'>, trustProxyHeaders: boolean): string => {
+  const address = addressOf(request, trustProxyHeaders);
+  return rateClient(address.ok ? address.value : (request.remoteAddress ?? 'unknown'));
+};
+
 /** What the gate needs of the app: the settings it reads the client address with, and the admin check. */
 export interface GateDeps {
   readonly clock: Clock;
@@ -238,10 +277,9 @@ export function rateLimitGate(table: RateLimitTable, deps: GateDeps): (request: 
   const limiter = new RateLimiter(deps.clock);
   const limits = new Map<object, ReturnType<typeof rateLimitOf>>();
   const count = (request: Incoming, limit: NonNullable<ReturnType<typeof rateLimitOf>>): Outgoing | undefined => {
-    const address = addressOf(request, deps.trustProxyHeaders);
-    const retryAt = limiter.hit(limit.name, limit.buckets, rateClient(address.ok ? address.value : (request.remoteAddress ?? 'unknown')));
+    const retryAt = limiter.hit(limit.name, limit.buckets, rateClientOf(request, deps.trustProxyHeaders));
     if (retryAt === undefined) return undefined;
-    const seconds = Math.max(1, Math.ceil((retryAt - deps.clock.now()) / 1000));
+    const seconds = retryAfter(retryAt, deps.clock.now());
     return errorResponse(matchError('API_RATE_LIMIT', { key: limit.name, seconds }, { metadata: retryAt }), { 'retry-after': String(seconds) });
   };
   return (request, route) => {

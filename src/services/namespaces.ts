@@ -3,6 +3,7 @@
  * published to the matchmaker, pointed at another version, and their matchmaker limits and CDN
  * settings changed.
  */
+import { BCRYPT_COST, checkableHash } from '../core/bcrypt-hash.js';
 import type { Problem } from '../core/config/index.js';
 import { matchError, validationError, type MatchError } from '../core/errors.js';
 import { err, ok, type Result } from '../core/result.js';
@@ -159,12 +160,12 @@ export async function setCdnSettings(
 
 /** At most this many CDN auth users per namespace (wire.md §6.3). */
 export const MAX_CDN_AUTH_USERS = 32;
-const BCRYPT_HASH = /^\$2[aby]\$\d{2}\$[./A-Za-z0-9]{53}$/;
 
 /**
  * Adds a CDN basic-auth user, or replaces the password hash of one with the same name:
- * `CDN_INVALID_AUTH_USER_PASSWORD` unless `passwordHash` is a bcrypt hash, `CDN_TOO_MANY_AUTH_USERS`
- * past {@link MAX_CDN_AUTH_USERS}. The CDN checks them on the next request.
+ * `CDN_INVALID_AUTH_USER_PASSWORD` unless `passwordHash` is a bcrypt hash of a cost in
+ * {@link BCRYPT_COST} (4 to 12), `CDN_TOO_MANY_AUTH_USERS` past {@link MAX_CDN_AUTH_USERS}. The
+ * CDN checks them on the next request.
  *
  * @effects catalog (updateNamespace)
  * @example
@@ -176,7 +177,7 @@ export async function setCdnAuthUser(
   user: string,
   passwordHash: string,
 ): Promise<Result<void, MatchError>> {
-  if (!BCRYPT_HASH.test(passwordHash)) return err(matchError('CDN_INVALID_AUTH_USER_PASSWORD', {}, { path: ['password'] }));
+  if (!checkableHash(passwordHash)) return err(matchError('CDN_INVALID_AUTH_USER_PASSWORD', { ...BCRYPT_COST }, { path: ['password'] }));
   const others = ns.cdn.authUsers.filter((u) => u.user !== user);
   if (others.length >= MAX_CDN_AUTH_USERS) return err(matchError('CDN_TOO_MANY_AUTH_USERS', { max: MAX_CDN_AUTH_USERS }));
   await deps.catalog.updateNamespace(ns.id, { cdn: { ...ns.cdn, authUsers: [...others, { user, passwordHash }] } });

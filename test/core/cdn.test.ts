@@ -121,6 +121,13 @@ describe('cdnPath', () => {
     for (const t of refused) expect(cdnPath(t), t).toBeUndefined();
   });
 
+  it('never decodes %2f or %5c into a separator: a path with an encoded slash or backslash names no file', () => {
+    for (const t of ['/sub%2fb.txt', '/sub%2Fb.txt', '/sub%5cb.txt', '/sub%5Cb.txt', '/a/%2f', '/%2fsub/b.txt', '/sub%2f']) expect(cdnPath(t), t).toBeUndefined();
+    // The same path sent with its separator is served; a double-encoded one is a literal name.
+    expect(cdnPath('/sub/b.txt')?.file).toBe('sub/b.txt');
+    expect(cdnPath('/sub%252fb.txt')?.file).toBe('sub%2fb.txt');
+  });
+
   it('keeps the characters next to the refused ones', () => {
     // Space (0x20) and ~ (0x7e) border the control range; ... and .a are names, not traversal.
     expect(cdnPath('/a%20b')?.file).toBe('a b');

@@ -6,7 +6,8 @@
 import { createServer, request, Agent, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CdnSites } from '../../src/services/cdn-sites.js';
-import { cdnHandler } from '../../src/server/cdn/serve.js';
+import { BcryptPool, type PasswordChecker } from '../../src/server/cdn/bcrypt-pool.js';
+import { cdnHandler, type CdnDeps } from '../../src/server/cdn/serve.js';
 import { defaultConfig, harness, str, type Harness, type HarnessOptions } from './harness.js';
 
 export const CDN_DOMAIN = 'cdn.test';
@@ -41,10 +42,16 @@ export interface CdnWorld {
   close(): Promise<void>;
 }
 
-export async function cdnWorld(nameId = 'my-game', options: HarnessOptions = {}): Promise<CdnWorld> {
+/** The CDN handler's settings a test may choose (default: a one-worker bcrypt pool, no auth limits, the harness clock). */
+export type CdnOptions = Partial<Pick<CdnDeps, 'checker' | 'trustProxyHeaders' | 'rateLimits' | 'logger'>>;
+
+export async function cdnWorld(nameId = 'my-game', options: HarnessOptions = {}, cdn: CdnOptions = {}): Promise<CdnWorld> {
   const h = harness({ ...options, config: { cdnDomain: CDN_DOMAIN } });
   const { gameId, cloud, nsId, buildId } = await h.setup(undefined, nameId);
-  const server: Server = createServer(cdnHandler({ sites: new CdnSites(h.catalog, CDN_DOMAIN), blobs: h.blobs }));
+  // Its workers start on the first check: none when the test brings its own checker.
+  const pool = new BcryptPool({ workers: 1 });
+  const checker: PasswordChecker = cdn.checker ?? pool;
+  const server: Server = createServer(cdnHandler({ ...cdn, sites: new CdnSites(h.catalog, CDN_DOMAIN), blobs: h.blobs, checker, clock: h.clock }));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const agent = new Agent({ keepAlive: true, maxSockets: 32 });
@@ -104,6 +111,7 @@ export async function cdnWorld(nameId = 'my-game', options: HarnessOptions = {})
     close: async () => {
       agent.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await pool.close();
       h.cleanup();
     },
   };

@@ -82,4 +82,16 @@ describe('the CDN traversal corpus', () => {
     // The same requests reach the site: its own paths are served.
     expect((await w.get(`my-game.${CDN_DOMAIN}`, '/a/b/page.html')).body.toString()).toBe('deep page');
   }, 120_000);
+
+  it('routes the path as sent: %2f and %5c never become separators (404), the same path with its `/` is served', async () => {
+    w = await cdnWorld();
+    await w.deploy(SITE);
+    const host = `my-game.${CDN_DOMAIN}`;
+    expect((await w.get(host, '/a/asset.js')).body.toString()).toBe('asset');
+    for (const path of ['/a%2fasset.js', '/a%2Fasset.js', '/a%5casset.js', '/a%5Casset.js', '/a/b%2fpage.html', '/a%2fb%2fpage.html']) {
+      const r = await w.get(host, path);
+      expect(r.status, path).toBe(404);
+      expect(r.body.toString(), path).toBe('Not Found\n');
+    }
+  });
 });

@@ -63,6 +63,25 @@ describe('RateLimiter (fixed windows on the injected clock)', () => {
     expect(limiter.size).toBe(1);
   });
 
+  it('full: whether a bucket is used up in its window, counting nothing (the CDN checks before, counts failures after)', () => {
+    const clock = new ManualClock();
+    clock.set(T0);
+    const limiter = new RateLimiter(clock);
+    const buckets = [{ hits: 2, windowMs: MINUTE }, { hits: 3, windowMs: 60 * MINUTE }];
+    expect(limiter.full('k', buckets, 'a')).toBeUndefined();
+    limiter.hit('k', buckets, 'a');
+    expect(limiter.full('k', buckets, 'a')).toBeUndefined();
+    limiter.hit('k', buckets, 'a');
+    expect(limiter.full('k', buckets, 'a')).toBe(Date.UTC(2024, 0, 1, 12, 1, 0));
+    expect(limiter.full('k', buckets, 'a')).toBe(Date.UTC(2024, 0, 1, 12, 1, 0));
+    expect(limiter.full('k', buckets, 'b')).toBeUndefined();
+    clock.set(Date.UTC(2024, 0, 1, 12, 1, 0));
+    expect(limiter.full('k', buckets, 'a')).toBeUndefined();
+    limiter.hit('k', buckets, 'a');
+    // The hour's bucket is used up now (3 of 3): its end.
+    expect(limiter.full('k', buckets, 'a')).toBe(Date.UTC(2024, 0, 1, 13, 0, 0));
+  });
+
   it('counts an IPv6 client by its /64, an IPv4 client by its address', () => {
     expect(rateClient('2001:db8:1:2:aaaa::1')).toBe('2001:db8:1:2::/64');
     expect(rateClient('2001:0db8:0001:0002:ffff:ffff:ffff:ffff')).toBe('2001:db8:1:2::/64');
@@ -84,6 +103,8 @@ describe('the limits and their configuration', () => {
     expect(rateLimitOf(t, 'POST', '/cloud/games')).toEqual({ name: 'POST /cloud/games', buckets: [{ hits: 240, windowMs: 15 * MINUTE }] });
     expect(rateLimitOf(t, 'GET', '/health')).toBeUndefined();
     expect(rateLimitOf(t, 'PUT', '/uploads/{key*}')).toBeUndefined();
+    // Tavern's: failed CDN basic-auth attempts per client address.
+    expect(t['cdn-auth-failures']).toEqual([{ hits: 10, windowMs: MINUTE }, { hits: 60, windowMs: 60 * MINUTE }]);
   });
 
   it('TAVERN_RATE_LIMITS: on by default, off, or overrides per key; a bad value is refused', () => {
@@ -95,6 +116,8 @@ describe('the limits and their configuration', () => {
     expect(t?.['get']).toEqual([{ hits: 500, windowMs: 30_000 }]);
     expect(t?.['lobby-list']).toEqual(DEFAULT_RATE_LIMITS['lobby-list']);
     expect(t === undefined ? 'off' : rateLimitOf(t, 'POST', '/matchmaker/lobbies/create')).toBeUndefined();
+    expect(parseRateLimits('cdn-auth-failures=5/1m+20/1h')?.['cdn-auth-failures']).toEqual([{ hits: 5, windowMs: MINUTE }, { hits: 20, windowMs: 60 * MINUTE }]);
+    expect(parseRateLimits('cdn-auth-failures=off')?.['cdn-auth-failures']).toEqual([]);
     for (const bad of ['lobby-find=16', 'nope=1/1m', 'lobby-find=0/1m', 'lobby-find=1/0m', 'lobby-find=1/1d', 'post']) {
       expect(() => parseEnv({ TAVERN_RATE_LIMITS: bad }), bad).toThrow(/TAVERN_RATE_LIMITS/);
     }

@@ -2,32 +2,41 @@
  * The CDN listener's request handler (wire.md §6.3): GET and HEAD of a namespace's current site,
  * by host; `index.html` after a `/`; content types by extension; HTML uncached, other files with
  * a strong ETag (`If-None-Match` → 304); single byte ranges (206/416); brotli or gzip made once and
- * cached; version routes' response headers; the namespace's basic auth. Files stream from the
- * blobs, never whole in memory.
+ * cached; version routes' response headers; the namespace's basic auth ({@link CdnAuth}: 401,
+ * 429 or 503 with `Retry-After`). Every answer says `X-Content-Type-Options: nosniff`. Files
+ * stream from the blobs, never whole in memory.
  */
-import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import bcrypt from 'bcryptjs';
 import mime from 'mime-types';
 import { cdnPath, noneMatch, parseRange, pickEncoding, routeFor, type Encoding } from '../../core/cdn.js';
 import type { BlobReader, Blobs, ByteRange } from '../../io/blobs.js';
-import type { NamespaceRecord, UploadFile } from '../../io/catalog.js';
+import type { UploadFile } from '../../io/catalog.js';
+import type { Clock } from '../../io/index.js';
 import type { CdnSites, ServedSite } from '../../services/cdn-sites.js';
 import { uploadFileKey } from '../../services/uploads.js';
 import type { Logger } from '../deps.js';
+import { NOSNIFF } from '../errors.js';
+import type { RateLimitTable } from '../rate-limit.js';
+import { CdnAuth } from './auth.js';
+import type { PasswordChecker } from './bcrypt-pool.js';
 import { CdnFiles, compressedKey, isCompressible } from './files.js';
 
 export interface CdnDeps {
   readonly sites: CdnSites;
   readonly blobs: Blobs;
+  /** Where basic auth's bcrypt checks run (a {@link BcryptPool}; its owner closes it). */
+  readonly checker: PasswordChecker;
+  readonly clock: Clock;
+  /** Client addresses from proxy headers (`TAVERN_TRUST_PROXY`), for the auth limits. */
+  readonly trustProxyHeaders?: boolean;
+  /** `TAVERN_RATE_LIMITS` (its `cdn-auth-failures` buckets); absent: failed logins are not limited. */
+  readonly rateLimits?: RateLimitTable;
   readonly logger?: Logger;
 }
 
 const REALM = 'RivetCdn';
-/** How many verified `Authorization` headers are remembered (bcrypt is slow on purpose). */
-const MAX_VERIFIED = 10_000;
 
 type Headers = Record<string, string | number>;
 
@@ -53,44 +62,20 @@ const MAX_PREPARED = 1_000;
 
 const plain = (res: ServerResponse, status: number, text: string, headers: Headers = {}): void => {
   const body = `${text}\n`;
-  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(body), ...headers }).end(body);
-};
-
-/** The `Authorization: Basic` credentials, if the header carries well-formed ones. */
-const basicCredentials = (header: string | undefined): { user: string; password: string } | undefined => {
-  const m = header === undefined ? null : /^basic\s+([A-Za-z0-9+/=]+)$/i.exec(header.trim());
-  if (m === null) return undefined;
-  const decoded = Buffer.from(m[1] ?? '', 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  return colon < 0 ? undefined : { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(body), ...headers, ...NOSNIFF }).end(body);
 };
 
 /**
  * The handler of the CDN listener.
  *
  * @example
- * createServer(cdnHandler({ sites: new CdnSites(catalog, 'cdn.example.com'), blobs }))
+ * createServer(cdnHandler({ sites: new CdnSites(catalog, 'cdn.example.com'), blobs, checker: new BcryptPool(), clock: systemClock }))
  */
 export function cdnHandler(deps: CdnDeps): (req: IncomingMessage, res: ServerResponse) => void {
   const files = new CdnFiles(deps.blobs);
   /** Per version's site (its files map is its identity), the request targets prepared. */
   const preparedBySite = new WeakMap<ServedSite['files'], Map<string, Prepared | null>>();
-  /** sha256(namespace id, Authorization header) → the bcrypt hash it was verified against. */
-  const verified = new Map<string, string>();
-
-  const authorized = async (ns: NamespaceRecord, header: string | undefined): Promise<boolean> => {
-    if (ns.cdn.authType !== 'basic') return true;
-    const credentials = basicCredentials(header);
-    if (credentials === undefined) return false;
-    const user = ns.cdn.authUsers.find((u) => u.user === credentials.user);
-    if (user === undefined) return false;
-    const memo = createHash('sha256').update(ns.id).update('\0').update(header ?? '').digest('base64url');
-    if (verified.get(memo) === user.passwordHash) return true;
-    if (!(await bcrypt.compare(credentials.password, user.passwordHash))) return false;
-    if (verified.size >= MAX_VERIFIED) verified.delete(verified.keys().next().value as string);
-    verified.set(memo, user.passwordHash);
-    return true;
-  };
+  const auth = new CdnAuth({ ...deps, trustProxyHeaders: deps.trustProxyHeaders ?? false });
 
   const send = async (req: IncomingMessage, res: ServerResponse, status: number, headers: Headers, key: string, size: number, range?: ByteRange): Promise<void> => {
     const small = await files.small(key, size);
@@ -131,6 +116,8 @@ export function cdnHandler(deps: CdnDeps): (req: IncomingMessage, res: ServerRes
     if (route.html) headers['cache-control'] = 'no-cache, no-store';
     if (compressible) headers['vary'] = 'Accept-Encoding';
     for (const [name, value] of route.headers) headers[name.toLowerCase()] = value;
+    // After the route's headers: no route takes it away.
+    Object.assign(headers, NOSNIFF);
     headers['etag'] = `"${hash}"`;
     const small = await files.small(key, file.contentLength);
     const whole = small === undefined ? undefined : Object.entries({ ...headers, 'content-length': small.length }).flatMap(([name, value]) => [name, String(value)]);
@@ -185,8 +172,21 @@ export function cdnHandler(deps: CdnDeps): (req: IncomingMessage, res: ServerRes
     if (req.method !== 'GET' && req.method !== 'HEAD') return plain(res, 405, 'Method Not Allowed', { allow: 'GET, HEAD' });
     const site = await deps.sites.resolve(req.headers.host);
     if (site === undefined) return plain(res, 404, 'Not Found');
-    if (site.namespace.cdn.authType === 'basic' && !(await authorized(site.namespace, req.headers.authorization))) {
-      return plain(res, 401, 'Unauthorized', { 'www-authenticate': `Basic realm="${REALM}"` });
+    if (site.namespace.cdn.authType === 'basic') {
+      const answer = await auth.check(site.namespace, req, res);
+      switch (answer.kind) {
+        case 'allowed':
+          break;
+        case 'refused':
+          return plain(res, 401, 'Unauthorized', { 'www-authenticate': `Basic realm="${REALM}"` });
+        case 'limited':
+          return plain(res, 429, 'Too Many Requests', { 'retry-after': String(answer.seconds) });
+        case 'busy':
+          return plain(res, 503, 'Service Unavailable', { 'retry-after': String(answer.seconds) });
+        case 'gone':
+          res.destroy();
+          return;
+      }
     }
     return serveFile(req, res, site);
   };
