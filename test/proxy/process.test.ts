@@ -1,12 +1,12 @@
 /**
  * `npm start` with the game proxy: the server process starts HAProxy on the configured port,
  * reports it in /health and /metrics, stops it on SIGTERM, and after a `kill -9` of Tavern (HAProxy
- * left running) the next start replaces the orphan. Without HAProxy the server starts anyway and
- * says what is off.
+ * left running) the next start replaces the orphan. A relative TAVERN_DATA_DIR works (HAProxy reads
+ * a relative socket path as an address). Without HAProxy the server starts anyway and says what is off.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeNeeding } from '../needs.js';
 import { exited, getWithHost, startServer, type Server } from '../server/process.js';
@@ -66,6 +66,21 @@ describeNeeding(NEED, 'the server process with its game proxy', haproxyProblem()
     await second.stop();
     expect(running(after.pid!)).toBe(false);
   }, 90_000);
+
+  it('starts HAProxy with a relative TAVERN_DATA_DIR (its socket, maps and certificate paths made absolute)', async () => {
+    const proxyPort = await freePort();
+    // The server runs in the repository's root: the data dir is given relative to it.
+    const dataDir = relative(new URL('../../', import.meta.url).pathname, join(dir, 'relative-data'));
+    expect(dataDir.startsWith('/')).toBe(false);
+    const server = await startServer('tavern (relative data dir)', {
+      TAVERN_RUNTIME: 'fake', TAVERN_PORT: '0', TAVERN_DATA_DIR: dataDir, TAVERN_ADMIN_TOKEN: 'admin-token-for-proxy-test',
+      TAVERN_PROXY: 'haproxy', TAVERN_PROXY_HTTP_PORT: String(proxyPort), TAVERN_HAPROXY_BIN: HAPROXY,
+    });
+    servers.push(server);
+    expect((await health(server.origin)).proxy).toMatchObject({ running: true });
+    expect(await getWithHost(`http://127.0.0.1:${proxyPort}`, 'nobody-web.lobby.local.example.test', '/')).toEqual({ status: 404, body: 'no lobby at this address' });
+    await server.stop();
+  }, 60_000);
 
   it('starts without HAProxy and says the game proxy is off and why', async () => {
     const server = await startServer('tavern (no haproxy)', {
