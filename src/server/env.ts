@@ -1,6 +1,7 @@
 /**
  * The server's environment variables, parsed (pure: `main` passes `process.env`).
  */
+import { join } from 'node:path';
 import type { S3Options } from '../adapters/s3/blobs.js';
 import { isHumanText } from '../core/config/validate-text.js';
 import { parseDuration } from '../core/duration.js';
@@ -9,6 +10,7 @@ import type { Problem } from '../core/config/types.js';
 import { distribution } from '../sim/scenario/parse-distribution.js';
 import type { NumericDistribution } from '../sim/scenario/types.js';
 import { parseProxyEnv, type ProxyEnv } from './game-proxy.js';
+import { isLocalName } from './local-tls.js';
 import { HTTP_DEFAULTS, type HttpOptions } from './http.js';
 import { parseRateLimits, type RateLimitTable } from './rate-limit.js';
 
@@ -23,7 +25,9 @@ export interface ServerEnv {
   readonly adminToken?: string;
   /** Where clients reach the API; default `http://<host>:<port>`. */
   readonly publicOrigin?: string;
+  /** `TAVERN_CDN_DOMAIN`, default `cdn.localhost` (browsers and curl resolve `*.localhost` to this machine). */
   readonly cdnDomain?: string;
+  /** `TAVERN_JOB_DOMAIN`, default `localhost`: lobbies answer at `<lobby>-<label>.lobby.<region>.localhost`. */
   readonly jobDomain?: string;
   /** Hosts and CIDRs verification URLs may reach besides public addresses (local development). */
   readonly egressAllow: readonly string[];
@@ -68,7 +72,7 @@ export interface ServerEnv {
   readonly http: Required<HttpOptions>;
   /** `TAVERN_SHUTDOWN_GRACE_MS`: how long a shutdown waits for requests in flight before cutting them. */
   readonly shutdownGraceMs: number;
-  /** The CDN listener (`TAVERN_CDN_PORT`, `TAVERN_CDN_HOST`, `TAVERN_CDN_TLS_DIR`, `TAVERN_CDN_TLS_PORT`); absent without a port. */
+  /** The CDN listener (`TAVERN_CDN_PORT`, `TAVERN_CDN_HOST`, `TAVERN_CDN_TLS_DIR`, `TAVERN_CDN_TLS_PORT`); absent with `TAVERN_CDN_PORT=off`. */
   readonly cdn?: CdnListenEnv;
   /** S3-compatible blob storage (`TAVERN_S3_*`); absent: blobs on the local disk under the data dir. */
   readonly s3?: S3Env;
@@ -85,8 +89,13 @@ export interface CdnListenEnv {
   readonly host: string;
   /** 0: any free port. */
   readonly port: number;
-  /** HTTPS with the certificates of this directory (`<domain>.crt`/`<domain>.key`, `_.<domain>` for a wildcard). */
-  readonly tls?: { readonly dir: string; readonly port: number };
+  /**
+   * HTTPS with the certificates of this directory (`<domain>.crt`/`<domain>.key`, `_.<domain>` for a
+   * wildcard); `local`: Tavern's own directory, filled by its local CA (`local-tls.ts`).
+   */
+  readonly tls?: { readonly dir: string; readonly port: number; readonly local?: true };
+  /** Where to listen instead when a default port is taken (0: any free port); absent for ports set explicitly. */
+  readonly fallback?: { readonly port?: number; readonly tlsPort?: number };
 }
 
 /** `TAVERN_S3_*`: the S3 adapter's options (its request timeout left at its default). */
@@ -156,15 +165,28 @@ const flag = (env: Readonly<Record<string, string | undefined>>, name: string, f
   return raw === 'true';
 };
 
-/** `TAVERN_CDN_*`: the CDN listener, when `TAVERN_CDN_PORT` is set. */
-function parseCdn(env: Readonly<Record<string, string | undefined>>, host: string): CdnListenEnv | undefined {
-  const port = portOf(env, 'TAVERN_CDN_PORT');
+/**
+ * `TAVERN_CDN_*`: the CDN listener, on by default (8081, HTTPS on 8443; a default port that is taken
+ * becomes any free port); `TAVERN_CDN_PORT=off` turns it off. HTTPS with `TAVERN_CDN_TLS_DIR`, else
+ * with the local CA's certificate when the CDN domain is under `localhost`.
+ */
+function parseCdn(env: Readonly<Record<string, string | undefined>>, host: string, cdnDomain: string, dataDir: string): CdnListenEnv | undefined {
+  const off = opt(env['TAVERN_CDN_PORT']) === 'off';
+  const port = off ? undefined : portOf(env, 'TAVERN_CDN_PORT');
+  const tlsPort = portOf(env, 'TAVERN_CDN_TLS_PORT');
   const dir = opt(env['TAVERN_CDN_TLS_DIR']);
-  if (port === undefined) {
-    if (dir !== undefined) throw new Error('TAVERN_CDN_TLS_DIR needs TAVERN_CDN_PORT');
+  if (off) {
+    if (dir !== undefined) throw new Error('TAVERN_CDN_TLS_DIR needs the CDN (TAVERN_CDN_PORT is off)');
     return undefined;
   }
-  return { host: opt(env['TAVERN_CDN_HOST']) ?? host, port, ...(dir === undefined ? {} : { tls: { dir, port: portOf(env, 'TAVERN_CDN_TLS_PORT') ?? 8443 } }) };
+  const local = dir === undefined && isLocalName(cdnDomain);
+  const tls = dir !== undefined ? { dir, port: tlsPort ?? 8443 } : local ? { dir: join(dataDir, 'tls', 'cdn'), port: tlsPort ?? 8443, local: true as const } : undefined;
+  const fallback = { ...(port === undefined ? { port: 0 } : {}), ...(local && tlsPort === undefined ? { tlsPort: 0 } : {}) };
+  return {
+    host: opt(env['TAVERN_CDN_HOST']) ?? host, port: port ?? 8081,
+    ...(tls === undefined ? {} : { tls }),
+    ...(Object.keys(fallback).length === 0 ? {} : { fallback }),
+  };
 }
 
 /** `TAVERN_S3_*`: S3-compatible blobs, when `TAVERN_S3_BUCKET` is set. */
@@ -251,28 +273,30 @@ export function parseEnv(env: Readonly<Record<string, string | undefined>>): Ser
     headersTimeoutMs: count(env, 'TAVERN_HEADERS_TIMEOUT_MS', HTTP_DEFAULTS.headersTimeoutMs, 1_000),
     keepAliveTimeoutMs: count(env, 'TAVERN_KEEP_ALIVE_TIMEOUT_MS', HTTP_DEFAULTS.keepAliveTimeoutMs, 0),
   };
+  const host = opt(env['TAVERN_HOST']) ?? '127.0.0.1';
+  const dataDir = opt(env['TAVERN_DATA_DIR']) ?? './.tavern';
+  const cdnDomain = opt(env['TAVERN_CDN_DOMAIN']) ?? 'cdn.localhost';
   const values = {
     databaseUrl: opt(env['DATABASE_URL']),
     postgresSchema: opt(env['TAVERN_PG_SCHEMA']),
     adminToken: opt(env['TAVERN_ADMIN_TOKEN']),
     publicOrigin: opt(env['TAVERN_PUBLIC_ORIGIN']),
-    cdnDomain: opt(env['TAVERN_CDN_DOMAIN']),
-    jobDomain: opt(env['TAVERN_JOB_DOMAIN']),
+    cdnDomain,
+    jobDomain: opt(env['TAVERN_JOB_DOMAIN']) ?? 'localhost',
     hcaptchaVerifyUrl: opt(env['TAVERN_HCAPTCHA_VERIFY_URL']),
     turnstileVerifyUrl: opt(env['TAVERN_TURNSTILE_VERIFY_URL']),
     dockerHost: opt(env['DOCKER_HOST']),
     instanceId,
     lobbyApiOrigin: opt(env['TAVERN_LOBBY_API_ORIGIN']),
   };
-  const host = opt(env['TAVERN_HOST']) ?? '127.0.0.1';
-  const cdn = parseCdn(env, host);
+  const cdn = parseCdn(env, host, cdnDomain, dataDir);
   const s3 = parseS3(env);
   const demandRetentionMs = parseRetention(env['TAVERN_DEMAND_RETENTION']);
   const fake = parseFakeEnv(env);
   return {
     host,
     port,
-    dataDir: opt(env['TAVERN_DATA_DIR']) ?? './.tavern',
+    dataDir,
     regions: parseRegions(env['TAVERN_REGIONS']),
     egressAllow: (opt(env['TAVERN_EGRESS_ALLOW']) ?? '').split(',').map((s) => s.trim()).filter((s) => s !== ''),
     // Off by default: a client talking to Tavern directly could otherwise pick its own address and

@@ -21,6 +21,8 @@ export interface VersionCheckDeps {
     readonly egressAllow: readonly string[];
     /** What the game proxy serves (HTTPS only with a certificate); absent: every protocol. */
     readonly proxyProtocols?: ReadonlySet<PortProtocol>;
+    /** Why the proxy refuses each protocol it does not serve, in words (shown with the problem). */
+    readonly protocolRefusals?: Readonly<Partial<Record<PortProtocol, string>>>;
   };
 }
 
@@ -71,6 +73,7 @@ async function validationContext(deps: VersionCheckDeps, gameId: string, request
     versionDisplayNames: new Set(versions.map((v) => v.displayName)),
     verificationHostsAllowed: deps.settings.egressAllow,
     ...(deps.settings.proxyProtocols === undefined ? {} : { proxyProtocols: deps.settings.proxyProtocols }),
+    ...(deps.settings.protocolRefusals === undefined ? {} : { protocolRefusals: deps.settings.protocolRefusals }),
     build: (id) => builds.get(id) ?? 'missing',
     site: (id) => sites.get(id) ?? 'missing',
   };

@@ -296,4 +296,9 @@ export interface ValidationContext {
    * `ports.*label*.protocol-not-served` (HTTPS without a certificate, for example). Absent: every protocol.
    */
   readonly proxyProtocols?: ReadonlySet<PortProtocol>;
+  /**
+   * Why the proxy does not serve a protocol and what would make it, in words (e.g. `https needs the
+   * game proxy with a certificate: install HAProxy…`): carried by that protocol's `protocol-not-served`.
+   */
+  readonly protocolRefusals?: Readonly<Partial<Record<PortProtocol, string>>>;
 }

@@ -5,7 +5,7 @@
  */
 import type { ContainerConfig, GameModeConfig, MatchmakerConfig, PortConfig, Problem, ValidationContext } from './types.js';
 import { DEFAULT_PORT_PROTOCOL, DEFAULT_PROXY_KIND, LIMITS, RESERVED_ENV_NAMES } from './defaults.js';
-import { named, problem, type Path } from './path.js';
+import { explained, named, problem, type Path } from './path.js';
 import { portEnvLabel } from '../ports/port-env.js';
 import { validatePorts } from './validate-ports.js';
 import { lengthProblem } from './validate-text.js';
@@ -41,7 +41,8 @@ function validateEnv(env: Readonly<Record<string, string>>, base: Path, out: Pro
  * flattened paths: `args-too-many`, `args.<i>.invalid|too-long|not-unique`, `env-vars-too-many`,
  * `env-vars.*KEY*.key|value.invalid|too-long`, `image-id.not-found|upload-incomplete` (when
  * `ctx.build` is given), the port rules of {@link validatePorts}, and `ports.*label*.protocol-not-served`
- * for a game-proxy port whose protocol the operator's proxy does not serve (`ctx.proxyProtocols`).
+ * for a game-proxy port whose protocol the operator's proxy does not serve (`ctx.proxyProtocols`; a port
+ * with no protocol is `https`, Rivet's default), in the words of `ctx.protocolRefusals` when it has them.
  *
  * @example
  * validateContainer({ args: [''] }, ['config', 'matchmaker'], ctx, out);
@@ -59,7 +60,13 @@ export function validateContainer(container: ContainerConfig, base: Path, ctx: V
   if (served === undefined) return;
   for (const [label, port] of Object.entries(container.ports ?? {})) {
     const protocol = port.protocol ?? DEFAULT_PORT_PROTOCOL;
-    if ((port.proxy ?? DEFAULT_PROXY_KIND) === 'game_guard' && !served.has(protocol)) out.push(problem(base, 'ports', named(label), 'protocol-not-served'));
+    if ((port.proxy ?? DEFAULT_PROXY_KIND) !== 'game_guard' || served.has(protocol)) continue;
+    const why = ctx.protocolRefusals?.[protocol];
+    const at = [...base, 'ports', named(label)];
+    // The README-sample trap: `{ port = 3000 }` asks for https without saying so.
+    const implicit = port.protocol === undefined ? `this port names no protocol, so it is ${protocol} (Rivet's default)` : undefined;
+    const words = [why, implicit].filter((w): w is string => w !== undefined);
+    out.push(words.length === 0 ? problem(at, 'protocol-not-served') : explained(at, words.join('; '), 'protocol-not-served'));
   }
 }
 
