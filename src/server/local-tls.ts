@@ -36,7 +36,7 @@ export const proxyNames = (jobDomain: string, regions: readonly string[]): strin
 export const trustLine = (caFile: string, created: boolean): string =>
   `Tavern's local CA${created ? ' (made now)' : ''} signs the HTTPS certificates of *.localhost: ${caFile}. Trust it once: ` +
   `sudo cp ${caFile} /usr/local/share/ca-certificates/tavern.crt && sudo update-ca-certificates; ` +
-  `for Chromium and Firefox (NSS): mkdir -p $HOME/.pki/nssdb && certutil -d sql:$HOME/.pki/nssdb -A -t C,, -n tavern -i ${caFile}; for Node: NODE_EXTRA_CA_CERTS=${caFile}`;
+  `for Chromium (NSS, libnss3-tools): mkdir -p $HOME/.pki/nssdb && certutil -d sql:$HOME/.pki/nssdb -A -t C,, -n tavern -i ${caFile}; for Node: NODE_EXTRA_CA_CERTS=${caFile}`;
 
 /**
  * `env` with the local CA's certificates filled in where the defaults need them (made or renewed

@@ -72,7 +72,7 @@ describeNeeding({ what: 'the Docker Engine, HAProxy, Chromium and certutil', sta
 
     // Trust the local CA as the start-up line says, in an NSS database of a HOME of the test's own.
     const trust = /^Tavern's local CA \(made now\) .*$/m.exec(server.tail())?.[0] ?? '';
-    const nss = /for Chromium and Firefox \(NSS\): (.+?); for Node/.exec(trust)?.[1];
+    const nss = /for Chromium \(NSS, libnss3-tools\): (.+?); for Node/.exec(trust)?.[1];
     expect(nss, server.tail()).toMatch(/^mkdir -p \$HOME\/\.pki\/nssdb && certutil -d sql:\$HOME\/\.pki\/nssdb -A -t C,, -n tavern -i \/.+\/tls\/ca\.crt$/);
     const home = join(dataDir, 'home');
     await mkdir(home);
