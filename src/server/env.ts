@@ -1,7 +1,6 @@
 /**
  * The server's environment variables, parsed (pure: `main` passes `process.env`).
  */
-import { join } from 'node:path';
 import type { S3Options } from '../adapters/s3/blobs.js';
 import { isHumanText } from '../core/config/validate-text.js';
 import { parseDuration } from '../core/duration.js';
@@ -9,8 +8,8 @@ import { LOCAL_REGION, type RegionInfo } from '../core/world.js';
 import type { Problem } from '../core/config/types.js';
 import { distribution } from '../sim/scenario/parse-distribution.js';
 import type { NumericDistribution } from '../sim/scenario/types.js';
+import { parseCdn, type CdnListenEnv } from './cdn/listen-env.js';
 import { parseProxyEnv, type ProxyEnv } from './game-proxy.js';
-import { isLocalName } from './local-tls.js';
 import { HTTP_DEFAULTS, type HttpOptions } from './http.js';
 import { parseRateLimits, type RateLimitTable } from './rate-limit.js';
 
@@ -85,19 +84,6 @@ export interface ServerEnv {
   readonly demandRetentionMs?: number;
 }
 
-export interface CdnListenEnv {
-  readonly host: string;
-  /** 0: any free port. */
-  readonly port: number;
-  /**
-   * HTTPS with the certificates of this directory (`<domain>.crt`/`<domain>.key`, `_.<domain>` for a
-   * wildcard); `local`: Tavern's own directory, filled by its local CA (`local-tls.ts`).
-   */
-  readonly tls?: { readonly dir: string; readonly port: number; readonly local?: true };
-  /** Where to listen instead when a default port is taken (0: any free port); absent for ports set explicitly. */
-  readonly fallback?: { readonly port?: number; readonly tlsPort?: number };
-}
-
 /** `TAVERN_S3_*`: the S3 adapter's options (its request timeout left at its default). */
 export type S3Env = Omit<S3Options, 'requestTimeoutMs'>;
 
@@ -150,44 +136,12 @@ const count = (env: Readonly<Record<string, string | undefined>>, name: string, 
   return n;
 };
 
-const portOf = (env: Readonly<Record<string, string | undefined>>, name: string): number | undefined => {
-  const raw = opt(env[name]);
-  if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (!/^\d{1,5}$/.test(raw) || n > 65_535) throw new Error(`${name} must be a port number`);
-  return n;
-};
-
 const flag = (env: Readonly<Record<string, string | undefined>>, name: string, fallback: boolean): boolean => {
   const raw = opt(env[name]);
   if (raw === undefined) return fallback;
   if (raw !== 'true' && raw !== 'false') throw new Error(`${name} must be "true" or "false"`);
   return raw === 'true';
 };
-
-/**
- * `TAVERN_CDN_*`: the CDN listener, on by default (8081, HTTPS on 8443; a default port that is taken
- * becomes any free port); `TAVERN_CDN_PORT=off` turns it off. HTTPS with `TAVERN_CDN_TLS_DIR`, else
- * with the local CA's certificate when the CDN domain is under `localhost`.
- */
-function parseCdn(env: Readonly<Record<string, string | undefined>>, host: string, cdnDomain: string, dataDir: string): CdnListenEnv | undefined {
-  const off = opt(env['TAVERN_CDN_PORT']) === 'off';
-  const port = off ? undefined : portOf(env, 'TAVERN_CDN_PORT');
-  const tlsPort = portOf(env, 'TAVERN_CDN_TLS_PORT');
-  const dir = opt(env['TAVERN_CDN_TLS_DIR']);
-  if (off) {
-    if (dir !== undefined) throw new Error('TAVERN_CDN_TLS_DIR needs the CDN (TAVERN_CDN_PORT is off)');
-    return undefined;
-  }
-  const local = dir === undefined && isLocalName(cdnDomain);
-  const tls = dir !== undefined ? { dir, port: tlsPort ?? 8443 } : local ? { dir: join(dataDir, 'tls', 'cdn'), port: tlsPort ?? 8443, local: true as const } : undefined;
-  const fallback = { ...(port === undefined ? { port: 0 } : {}), ...(local && tlsPort === undefined ? { tlsPort: 0 } : {}) };
-  return {
-    host: opt(env['TAVERN_CDN_HOST']) ?? host, port: port ?? 8081,
-    ...(tls === undefined ? {} : { tls }),
-    ...(Object.keys(fallback).length === 0 ? {} : { fallback }),
-  };
-}
 
 /** `TAVERN_S3_*`: S3-compatible blobs, when `TAVERN_S3_BUCKET` is set. */
 function parseS3(env: Readonly<Record<string, string | undefined>>): S3Env | undefined {
