@@ -65,4 +65,13 @@ export default tseslint.config(
     files: ['**/*.js'],
     ...tseslint.configs.disableTypeChecked,
   },
+  {
+    // The sample games: a Node game server, and the page the CDN serves to browsers.
+    files: ['examples/**/*.js'],
+    languageOptions: { globals: globals.node, sourceType: 'module' },
+  },
+  {
+    files: ['examples/**/client/**/*.js'],
+    languageOptions: { globals: globals.browser, sourceType: 'module' },
+  },
 );

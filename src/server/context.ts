@@ -22,10 +22,14 @@ export interface Settings {
   readonly proxyPorts?: { readonly http: number; readonly https?: number };
   /** The protocols the game proxy serves (absent: no check at publish). */
   readonly proxyProtocols?: ReadonlySet<PortProtocol>;
+  /** Why each protocol outside `proxyProtocols` is refused, in words (what to install or set). */
+  readonly protocolRefusals?: Readonly<Partial<Record<PortProtocol, string>>>;
   readonly cdnDomain?: string;
   readonly cdnPort?: number;
   /** Whether the CDN has a TLS certificate for a domain now; absent: no TLS (every domain over HTTP). */
   readonly cdnTls?: { covers(domain: string): boolean };
+  /** The CDN's HTTPS port (absent: no HTTPS listener). */
+  readonly cdnTlsPort?: number;
   readonly hubOrigins?: RegExp;
   readonly trustProxyHeaders: boolean;
   readonly seatWaitMs: number;

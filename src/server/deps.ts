@@ -40,6 +40,8 @@ export interface AppConfig {
   readonly proxyPorts?: { readonly http: number; readonly https?: number };
   /** The protocols the game proxy serves; a version asking for another is refused. Absent: no check. */
   readonly proxyProtocols?: ReadonlySet<PortProtocol>;
+  /** Why each protocol outside `proxyProtocols` is refused, in words: the refusal carries them. */
+  readonly protocolRefusals?: Readonly<Partial<Record<PortProtocol, string>>>;
   /** Host of the addresses of host-network ports (`proxy: none`), per region; default: the public origin's host name. */
   readonly regionHosts?: Readonly<Record<string, string>>;
   /** CDN sites answer at `<game>.<cdnDomain>` (prod) and `<game>--<ns>.<cdnDomain>`; used for origin auth and CNAME records. */
@@ -48,6 +50,8 @@ export interface AppConfig {
   readonly cdnPort?: number;
   /** The CDN's certificates (`TAVERN_CDN_TLS_DIR`): a custom domain without one says it is served over HTTP only. */
   readonly cdnTls?: { covers(domain: string): boolean };
+  /** The port the CDN's HTTPS listener took: a site a certificate covers is given as `https://…` on it. */
+  readonly cdnTlsPort?: number;
   /** Browser origins allowed on `/cloud` (CORS); others get `API_CORS_ORIGIN_NOT_ALLOWED`. Default: none. */
   readonly hubOrigins?: RegExp;
   /** Trust `cf-connecting-ip` / `x-forwarded-for` for the client address (behind a proxy). Default true. */

@@ -10,6 +10,7 @@ import type { Problem } from '../core/config/types.js';
 import { distribution } from '../sim/scenario/parse-distribution.js';
 import type { NumericDistribution } from '../sim/scenario/types.js';
 import { parseDockerEnv, type DockerEnv } from './docker-env.js';
+import { parseCdn, type CdnListenEnv } from './cdn/listen-env.js';
 import { parseProxyEnv, type ProxyEnv } from './game-proxy.js';
 import { HTTP_DEFAULTS, type HttpOptions } from './http.js';
 import { parseRateLimits, type RateLimitTable } from './rate-limit.js';
@@ -27,7 +28,9 @@ export interface ServerEnv extends DockerEnv {
   readonly metricsToken?: string;
   /** Where clients reach the API; default `http://<host>:<port>`. */
   readonly publicOrigin?: string;
+  /** `TAVERN_CDN_DOMAIN`, default `cdn.localhost` (browsers and curl resolve `*.localhost` to this machine). */
   readonly cdnDomain?: string;
+  /** `TAVERN_JOB_DOMAIN`, default `localhost`: lobbies answer at `<lobby>-<label>.lobby.<region>.localhost`. */
   readonly jobDomain?: string;
   /** Hosts and CIDRs verification URLs may reach besides public addresses (local development). */
   readonly egressAllow: readonly string[];
@@ -75,7 +78,7 @@ export interface ServerEnv extends DockerEnv {
   readonly http: Required<Omit<HttpOptions, 'refuse'>>;
   /** `TAVERN_SHUTDOWN_GRACE_MS`: how long a shutdown waits for requests in flight before cutting them. */
   readonly shutdownGraceMs: number;
-  /** The CDN listener (`TAVERN_CDN_PORT`, `TAVERN_CDN_HOST`, `TAVERN_CDN_TLS_DIR`, `TAVERN_CDN_TLS_PORT`); absent without a port. */
+  /** The CDN listener (`TAVERN_CDN_PORT`, `TAVERN_CDN_HOST`, `TAVERN_CDN_TLS_DIR`, `TAVERN_CDN_TLS_PORT`); absent with `TAVERN_CDN_PORT=off`. */
   readonly cdn?: CdnListenEnv;
   /** S3-compatible blob storage (`TAVERN_S3_*`); absent: blobs on the local disk under the data dir. */
   readonly s3?: S3Env;
@@ -86,14 +89,6 @@ export interface ServerEnv extends DockerEnv {
    * `30d`); `off`: nothing is recorded.
    */
   readonly demandRetentionMs?: number;
-}
-
-export interface CdnListenEnv {
-  readonly host: string;
-  /** 0: any free port. */
-  readonly port: number;
-  /** HTTPS with the certificates of this directory (`<domain>.crt`/`<domain>.key`, `_.<domain>` for a wildcard). */
-  readonly tls?: { readonly dir: string; readonly port: number };
 }
 
 /** `TAVERN_S3_*`: the S3 adapter's options (its request timeout left at its default). */
@@ -148,31 +143,12 @@ const count = (env: Readonly<Record<string, string | undefined>>, name: string, 
   return n;
 };
 
-const portOf = (env: Readonly<Record<string, string | undefined>>, name: string): number | undefined => {
-  const raw = opt(env[name]);
-  if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (!/^\d{1,5}$/.test(raw) || n > 65_535) throw new Error(`${name} must be a port number`);
-  return n;
-};
-
 const flag = (env: Readonly<Record<string, string | undefined>>, name: string, fallback: boolean): boolean => {
   const raw = opt(env[name]);
   if (raw === undefined) return fallback;
   if (raw !== 'true' && raw !== 'false') throw new Error(`${name} must be "true" or "false"`);
   return raw === 'true';
 };
-
-/** `TAVERN_CDN_*`: the CDN listener, when `TAVERN_CDN_PORT` is set. */
-function parseCdn(env: Readonly<Record<string, string | undefined>>, host: string): CdnListenEnv | undefined {
-  const port = portOf(env, 'TAVERN_CDN_PORT');
-  const dir = opt(env['TAVERN_CDN_TLS_DIR']);
-  if (port === undefined) {
-    if (dir !== undefined) throw new Error('TAVERN_CDN_TLS_DIR needs TAVERN_CDN_PORT');
-    return undefined;
-  }
-  return { host: opt(env['TAVERN_CDN_HOST']) ?? host, port, ...(dir === undefined ? {} : { tls: { dir, port: portOf(env, 'TAVERN_CDN_TLS_PORT') ?? 8443 } }) };
-}
 
 /** `TAVERN_S3_*`: S3-compatible blobs, when `TAVERN_S3_BUCKET` is set. */
 function parseS3(env: Readonly<Record<string, string | undefined>>): S3Env | undefined {
@@ -266,29 +242,31 @@ export function parseEnv(env: Readonly<Record<string, string | undefined>>): Ser
   };
   const metricsToken = opt(env['TAVERN_METRICS_TOKEN']);
   if (metricsToken !== undefined && !/^[\x21-\x7e]{16,512}$/.test(metricsToken)) throw new Error('TAVERN_METRICS_TOKEN must be 16 to 512 visible ASCII characters (no spaces)');
+  const host = opt(env['TAVERN_HOST']) ?? '127.0.0.1';
+  const dataDir = opt(env['TAVERN_DATA_DIR']) ?? './.tavern';
+  const cdnDomain = opt(env['TAVERN_CDN_DOMAIN']) ?? 'cdn.localhost';
   const values = {
     metricsToken,
     databaseUrl: opt(env['DATABASE_URL']),
     postgresSchema: opt(env['TAVERN_PG_SCHEMA']),
     adminToken: opt(env['TAVERN_ADMIN_TOKEN']),
     publicOrigin: opt(env['TAVERN_PUBLIC_ORIGIN']),
-    cdnDomain: opt(env['TAVERN_CDN_DOMAIN']),
-    jobDomain: opt(env['TAVERN_JOB_DOMAIN']),
+    cdnDomain,
+    jobDomain: opt(env['TAVERN_JOB_DOMAIN']) ?? 'localhost',
     hcaptchaVerifyUrl: opt(env['TAVERN_HCAPTCHA_VERIFY_URL']),
     turnstileVerifyUrl: opt(env['TAVERN_TURNSTILE_VERIFY_URL']),
     dockerHost: opt(env['DOCKER_HOST']),
     instanceId,
     lobbyApiOrigin: opt(env['TAVERN_LOBBY_API_ORIGIN']),
   };
-  const host = opt(env['TAVERN_HOST']) ?? '127.0.0.1';
-  const cdn = parseCdn(env, host);
+  const cdn = parseCdn(env, host, cdnDomain, dataDir);
   const s3 = parseS3(env);
   const demandRetentionMs = parseRetention(env['TAVERN_DEMAND_RETENTION']);
   const fake = parseFakeEnv(env);
   return {
     host,
     port,
-    dataDir: opt(env['TAVERN_DATA_DIR']) ?? './.tavern',
+    dataDir,
     regions: parseRegions(env['TAVERN_REGIONS']),
     egressAllow: (opt(env['TAVERN_EGRESS_ALLOW']) ?? '').split(',').map((s) => s.trim()).filter((s) => s !== ''),
     // Off by default: a client talking to Tavern directly could otherwise pick its own address and

@@ -1,8 +1,10 @@
 /**
  * The server's game proxy (wire.md §5): its settings (`TAVERN_PROXY_*`), and starting it. HAProxy
  * is the data plane (measured fastest here, see the `proxy` benchmark); Tavern decides the routes.
- * Without HAProxy (not installed, `TAVERN_PROXY=off`, or it cannot start) the server still runs:
- * routes are only logged and the log says which ports are not served.
+ * It runs by default when HAProxy is installed, on 80/443, or 8880/8444 when this user may not bind
+ * those (or they are taken). Without HAProxy (not installed, `TAVERN_PROXY=off`, or it cannot start)
+ * the server still runs: versions with http, https or tcp_tls ports are refused at publish with the
+ * reason, and the log and `/health` say so.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -17,15 +19,19 @@ import { proxyRoutes, routeHostname } from '../core/lobby/routes.js';
 import type { World } from '../core/world.js';
 import type { ProxyRoutes } from '../io/index.js';
 import type { Logger } from './deps.js';
+import { portOr } from './ports.js';
+import { servedByProxy, servedWithoutProxy, type ProxyOff, type Served } from './proxy-refusals.js';
 
 export interface ProxyEnv {
-  /** `auto`: HAProxy when it is installed and `TAVERN_JOB_DOMAIN` is set; `haproxy`: required; `off`. */
+  /** `auto`: HAProxy when it is installed; `haproxy`: required; `off`. */
   readonly mode: 'auto' | 'haproxy' | 'off';
   /** `TAVERN_HAPROXY_BIN`; default `haproxy` on the PATH, else /usr/sbin/haproxy. */
   readonly binary?: string;
   readonly host: string;
   readonly httpPort: number;
   readonly httpsPort: number;
+  /** The ports used instead of the default ones when this user may not bind those or they are taken (absent for ports set explicitly). */
+  readonly fallback?: { readonly http?: number; readonly https?: number };
   readonly tls?: { readonly certFile: string; readonly keyFile: string };
   readonly limits: ProxyLimits;
   /** Routes at once at most (`TAVERN_PROXY_MAX_ROUTES`, default 1024). */
@@ -73,12 +79,17 @@ export function parseProxyEnv(env: Env, host: string): ProxyEnv {
   const inFlight = inFlightRaw === 'off' ? undefined : whole(env, 'TAVERN_PROXY_MAX_IN_FLIGHT', 4, 1, 1_000_000);
   const binary = opt(env['TAVERN_HAPROXY_BIN']);
   const maxConnections = opt(env['TAVERN_PROXY_MAX_CONNECTIONS']) === undefined ? undefined : whole(env, 'TAVERN_PROXY_MAX_CONNECTIONS', 0, 1, 1_000_000);
+  const fallback = {
+    ...(opt(env['TAVERN_PROXY_HTTP_PORT']) === undefined ? { http: 8880 } : {}),
+    ...(opt(env['TAVERN_PROXY_HTTPS_PORT']) === undefined ? { https: 8444 } : {}),
+  };
   return {
     mode,
     host: opt(env['TAVERN_PROXY_HOST']) ?? host,
     httpPort: whole(env, 'TAVERN_PROXY_HTTP_PORT', 80, 1, 65_535),
     httpsPort: whole(env, 'TAVERN_PROXY_HTTPS_PORT', 443, 1, 65_535),
     maxRoutes: whole(env, 'TAVERN_PROXY_MAX_ROUTES', 1_024, 1, 100_000),
+    ...(Object.keys(fallback).length === 0 ? {} : { fallback }),
     ...(binary === undefined ? {} : { binary }),
     ...(certFile === undefined || keyFile === undefined ? {} : { tls: { certFile, keyFile } }),
     limits: {
@@ -90,6 +101,15 @@ export function parseProxyEnv(env: Env, host: string): ProxyEnv {
       ...(maxConnections === undefined ? {} : { maxConnections }),
     },
   };
+}
+
+/** `env` with each default port this user may not bind, or another program holds, replaced by its fallback (and a warning saying so). */
+async function withFreePorts(env: ProxyEnv, log: Log): Promise<ProxyEnv> {
+  const say = (what: string, port: number, instead: number | undefined) => (why: string): void =>
+    log.warn({ port, instead, why }, `game proxy: ${what} port ${port} is ${why}: ${what} on ${instead} instead (find returns it)`);
+  const httpPort = await portOr(env.host, env.httpPort, env.fallback?.http, say('http', env.httpPort, env.fallback?.http));
+  const httpsPort = env.tls === undefined ? env.httpsPort : await portOr(env.host, env.httpsPort, env.fallback?.https, say('https', env.httpsPort, env.fallback?.https));
+  return { ...env, httpPort, httpsPort };
 }
 
 /** The `haproxy` binary to run, or undefined when none is installed. */
@@ -111,9 +131,14 @@ type Log = Logger & { debug(obj: object, msg?: string): void };
 
 export interface ServerProxy {
   readonly routes: ProxyRoutes;
-  /** For the app: the ports find returns and the protocols a version may ask for (absent when off). */
-  readonly settings?: { readonly proxyPorts: { readonly http: number; readonly https?: number }; readonly proxyProtocols: ReadonlySet<PortProtocol> };
-  status(): ProxyStatus | { readonly running: false; readonly off: string };
+  /** For the app: the ports find returns (absent when off), the protocols a version may ask for, and why each other one is refused. */
+  readonly settings: {
+    readonly proxyPorts?: { readonly http: number; readonly https?: number };
+    readonly proxyProtocols: ReadonlySet<PortProtocol>;
+    readonly protocolRefusals: Readonly<Partial<Record<PortProtocol, string>>>;
+  };
+  /** For `/health`: what runs (or why not), and the protocols refused at publish. */
+  status(): (ProxyStatus & { readonly ports: { readonly http: number; readonly https?: number }; readonly refused: readonly PortProtocol[] }) | { readonly running: false; readonly off: string; readonly refused: readonly PortProtocol[] };
   routeStats(): Promise<RouteStats[]>;
   listenerStats(): ReturnType<HaproxyGameProxy['listenerStats']>;
   /** Binds the routes of every active lobby (after a restart of Tavern). */
@@ -126,11 +151,15 @@ const logged = (log: Log): ProxyRoutes => ({
   unbind: (route) => Promise.resolve(log.debug({ route }, 'proxy route unbound')),
 });
 
-const off = (log: Log, why: string): ServerProxy => {
-  log.warn({ why }, 'game proxy off: ports with protocol http, https and tcp_tls are not served (tcp and udp are)');
+const refusedOf = (served: Served): PortProtocol[] => (Object.keys(served.refusals) as PortProtocol[]).sort();
+
+const off = (log: Log, why: string, kind: ProxyOff, jobDomain: string): ServerProxy => {
+  const served = servedWithoutProxy(kind, jobDomain);
+  log.warn({ why }, 'game proxy off: ports with protocol http, https and tcp_tls are not served (tcp and udp are): versions asking for them are refused at publish');
   return {
     routes: logged(log),
-    status: () => ({ running: false, off: why }),
+    settings: { proxyProtocols: served.protocols, protocolRefusals: served.refusals },
+    status: () => ({ running: false, off: why, refused: refusedOf(served) }),
     routeStats: () => Promise.resolve([]),
     listenerStats: () => Promise.resolve([]),
     restore: () => Promise.resolve(),
@@ -146,15 +175,15 @@ const off = (log: Log, why: string): ServerProxy => {
  * const proxy = await startGameProxy({ env: env.proxy, jobDomain, dataDir, upstreamHost: env.publishHost, log: logger });
  */
 export async function startGameProxy(deps: { env: ProxyEnv; jobDomain: string | undefined; dataDir: string; upstreamHost: string; log: Log }): Promise<ServerProxy> {
-  const { env, log } = deps;
-  if (env.mode === 'off') return off(log, 'TAVERN_PROXY=off');
-  if (env.mode === 'auto' && deps.jobDomain === undefined) return off(log, 'no TAVERN_JOB_DOMAIN (set it, or TAVERN_PROXY=haproxy, to run the game proxy)');
-  const binary = findHaproxy(env.binary);
-  if (binary === undefined) {
-    if (env.mode === 'haproxy') throw new Error(`TAVERN_PROXY=haproxy but ${env.binary ?? 'haproxy'} is not installed (apt-get install haproxy)`);
-    return off(log, 'HAProxy is not installed (apt-get install haproxy)');
-  }
+  const { log } = deps;
   const jobDomain = deps.jobDomain ?? '127.0.0.1';
+  if (deps.env.mode === 'off') return off(log, 'TAVERN_PROXY=off', 'off', jobDomain);
+  const binary = findHaproxy(deps.env.binary);
+  if (binary === undefined) {
+    if (deps.env.mode === 'haproxy') throw new Error(`TAVERN_PROXY=haproxy but ${deps.env.binary ?? 'haproxy'} is not installed (apt-get install haproxy)`);
+    return off(log, 'HAProxy is not installed (apt-get install haproxy)', 'not-installed', jobDomain);
+  }
+  const env = await withFreePorts(deps.env, log);
   // As root (to bind 80/443), HAProxy drops to Debian's `haproxy` user once its ports are bound.
   const user = process.getuid?.() === 0 && hasUser('haproxy') ? 'haproxy' : undefined;
   let proxy: HaproxyGameProxy;
@@ -167,7 +196,7 @@ export async function startGameProxy(deps: { env: ProxyEnv; jobDomain: string | 
     });
   } catch (error) {
     if (env.mode === 'haproxy') throw error;
-    return off(log, `HAProxy could not start: ${error instanceof Error ? error.message : String(error)}`);
+    return off(log, `HAProxy could not start: ${error instanceof Error ? error.message : String(error)}`, 'failed', jobDomain);
   }
   if (env.tls !== undefined) {
     // tcp_tls ports: a TLS listener per route on its own public port (see src/adapters/tls-ports.ts).
@@ -181,15 +210,16 @@ export async function startGameProxy(deps: { env: ProxyEnv; jobDomain: string | 
     });
   }
   if (env.tls === undefined) log.warn({}, 'game proxy: no certificate (TAVERN_PROXY_TLS_CERT/KEY), so HTTPS is off and versions with https or tcp_tls ports are refused');
-  const protocols: PortProtocol[] = ['http', 'tcp', 'udp', ...(env.tls === undefined ? [] : (['https', 'tcp_tls'] as const))];
+  const served = servedByProxy(env.tls !== undefined, jobDomain);
+  const ports = { http: env.httpPort, ...(env.tls === undefined ? {} : { https: env.httpsPort }) };
   const tls = tlsPorts;
   const forRoute = (route: ProxyRoute) => (route.protocol === 'tcp_tls' && tls !== undefined ? tls : proxy);
   return {
     routes: { bind: (route) => forRoute(route).bind(route), unbind: (route) => forRoute(route).unbind(route) },
-    settings: { proxyPorts: { http: env.httpPort, ...(env.tls === undefined ? {} : { https: env.httpsPort }) }, proxyProtocols: new Set(protocols) },
+    settings: { proxyPorts: ports, proxyProtocols: served.protocols, protocolRefusals: served.refusals },
     status: () => {
       const s = proxy.status();
-      return { ...s, routes: s.routes + (tls?.size ?? 0) };
+      return { ...s, routes: s.routes + (tls?.size ?? 0), ports, refused: refusedOf(served) };
     },
     routeStats: async () => [
       ...(await proxy.routeStats()),

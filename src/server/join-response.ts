@@ -7,6 +7,7 @@ import type { PortProtocol } from '../core/config/types.js';
 import type { Lobby } from '../core/lobby/lobby.js';
 import type { RegionInfo } from '../core/world.js';
 import type { Settings } from './context.js';
+import { isLocalName } from './local-tls.js';
 import { JsonText } from './errors.js';
 import type { DevTokenPort } from './tokens.js';
 
@@ -20,8 +21,13 @@ export interface JoinPort {
 
 const isTls = (protocol: string): boolean => protocol === 'https' || protocol === 'tcp_tls';
 
-/** Where clients reach a region's host-network ports and proxied TCP/UDP ports. */
-const regionHost = (settings: Settings, region: string): string => settings.regionHosts[region] ?? settings.jobDomain;
+/**
+ * Where clients reach a region's host-network ports and proxied TCP/UDP ports: the region's host,
+ * else the job domain; under `localhost` (the default) the API's own host, since a game client's
+ * resolver may not know `*.localhost` as browsers and curl do.
+ */
+const regionHost = (settings: Settings, region: string): string =>
+  settings.regionHosts[region] ?? (isLocalName(settings.jobDomain) ? new URL(settings.publicOrigin).hostname.replace(/^\[|\]$/g, '') : settings.jobDomain);
 
 /**
  * The game proxy hostname of a port: `<lobby>-<label>.lobby.<region>.<job domain>`. When the job

@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import { createServer as createHttpsServer } from 'node:https';
-import { createServer as createPlainServer, type Server } from 'node:http';
+import { createServer as createPlainServer } from 'node:http';
 import { BlockList, type AddressInfo } from 'node:net';
 import { FsBlobs } from '../adapters/fs/blobs.js';
 import { HttpCaptchaVerifier } from '../adapters/http/captcha.js';
@@ -31,7 +31,9 @@ import { proxyMetrics, watchRouteErrors } from './proxy-metrics.js';
 import { json } from './errors.js';
 import type { Incoming, Outgoing } from './incoming.js';
 import { closeHttpServer, createHttpServer } from './http.js';
+import { withLocalCertificates, trustLine } from './local-tls.js';
 import { createLogger } from './logger.js';
+import { listenOr } from './ports.js';
 import { createServerRuntime } from './runtime.js';
 import { openStores } from './stores.js';
 import { TokenIssuer } from './tokens.js';
@@ -58,16 +60,12 @@ async function openBlobs(env: ServerEnv): Promise<{ blobs: Blobs; direct?: Direc
   return { blobs: s3, direct: s3 };
 }
 
-const listen = (server: Server, port: number, host: string): Promise<number> =>
-  new Promise((resolve, reject) => {
-    server.once('error', reject).listen(port, host, () => resolve((server.address() as AddressInfo).port));
-  });
-
 const originOf = (scheme: string, host: string, port: number): string => `${scheme}://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
 async function main(): Promise<void> {
   const logger = createLogger();
-  const env = parseEnv(process.env);
+  // HTTPS for the default *.localhost names: certificates of Tavern's local CA, made at first start.
+  const { env, ca } = await withLocalCertificates(parseEnv(process.env));
   const stores = await openStores(env, logger);
   const { catalog } = stores;
   const clock = systemClock;
@@ -96,6 +94,7 @@ async function main(): Promise<void> {
   let cdnPort: number | undefined;
   // The CDN's basic-auth checks: worker threads, started on the first check.
   const passwords = new BcryptPool();
+  let cdnTlsPort: number | undefined;
   if (env.cdn !== undefined) {
     const handler = cdnHandler({
       sites: new CdnSites(catalog, env.cdnDomain), blobs, logger, checker: passwords, clock,
@@ -103,12 +102,15 @@ async function main(): Promise<void> {
     });
     const plain = createPlainServer({ keepAliveTimeout: env.http.keepAliveTimeoutMs, headersTimeout: env.http.headersTimeoutMs }, handler);
     servers.push(plain);
-    cdnPort = await listen(plain, env.cdn.port, env.cdn.host);
+    // A default port that is taken: any free one (the URLs the API gives carry it).
+    const taken = (port: number) => (why: string): void => logger.warn({ port, why }, `CDN port ${port} is ${why}: listening on another port`);
+    cdnPort = await listenOr(plain, env.cdn.host, env.cdn.port, env.cdn.fallback?.port, taken(env.cdn.port));
     cdn['cdnOrigin'] = originOf('http', env.cdn.host, cdnPort);
     if (certs !== undefined && env.cdn.tls !== undefined) {
       const secure = createHttpsServer({ SNICallback: certs.sniCallback, keepAliveTimeout: env.http.keepAliveTimeoutMs, headersTimeout: env.http.headersTimeoutMs }, handler);
       servers.push(secure);
-      cdn['cdnTlsOrigin'] = originOf('https', env.cdn.host, await listen(secure, env.cdn.tls.port, env.cdn.host));
+      cdnTlsPort = await listenOr(secure, env.cdn.host, env.cdn.tls.port, env.cdn.fallback?.tlsPort, taken(env.cdn.tls.port));
+      cdn['cdnTlsOrigin'] = originOf('https', env.cdn.host, cdnTlsPort);
     }
   }
   const hosted = await createServerRuntime({
@@ -117,7 +119,7 @@ async function main(): Promise<void> {
     listenAlso: async (host, on) => {
       const extra = createHttpServer(respondLobbies, logger, env.http);
       servers.push(extra);
-      return listen(extra, on, host);
+      return listenOr(extra, host, on, undefined, () => undefined);
     },
     refuseFrom: (subnet) => {
       const [net = '', bits = '32'] = subnet.split('/');
@@ -177,6 +179,7 @@ async function main(): Promise<void> {
       ...(env.cdnDomain === undefined ? {} : { cdnDomain: env.cdnDomain }),
       ...(cdnPort === undefined ? {} : { cdnPort }),
       ...(certs === undefined ? {} : { cdnTls: certs }),
+      ...(cdnTlsPort === undefined ? {} : { cdnTlsPort }),
       ...(env.jobDomain === undefined ? {} : { jobDomain: env.jobDomain }),
       ...proxy.settings,
     },
@@ -190,6 +193,7 @@ async function main(): Promise<void> {
   const admin = await tokens.adminToken();
   // Printed on the start that generated it (set TAVERN_ADMIN_TOKEN to choose your own; `tavern admin token` shows it again).
   if (admin.generated) process.stdout.write(`\nTavern admin token: ${admin.token}\n(shown on this first start; \`tavern admin token\` prints it again)\n\n`);
+  if (ca !== undefined) process.stdout.write(`${trustLine(ca.certFile, ca.created)}\n`);
   logger.info({ publicOrigin, ...cdn, storage: env.databaseUrl === undefined ? 'sqlite' : 'postgres', regions: env.regions.map((r) => r.id), runtime: hosted.status().runtime, proxy: proxy.settings?.proxyPorts ?? 'off' }, 'tavern listening');
   await hosted.run();
   process.stdout.write(`Tavern is up: API ${publicOrigin}, dashboard ${publicOrigin}/dashboard\n`);

@@ -4,6 +4,7 @@
  * requests), read from HAProxy's runtime API at each scrape; and the lobby-log lines of routes
  * whose requests fail.
  */
+import type { ProxyStatus } from '../adapters/haproxy/proxy.js';
 import type { ServerProxy } from './game-proxy.js';
 
 const escape = (v: string): string => v.replace(/[\\"\n]/g, (c) => (c === '\n' ? '\\n' : `\\${c}`));
@@ -24,7 +25,7 @@ const ROUTE_COUNTERS: ReadonlyArray<readonly [Counter, string, string]> = [
  * @example
  * const text = await proxyMetrics(proxy); // '# HELP tavern_proxy_up ...'
  */
-export async function proxyMetrics(proxy: Pick<ServerProxy, 'status' | 'routeStats' | 'listenerStats'>): Promise<string> {
+export async function proxyMetrics(proxy: Pick<ServerProxy, 'routeStats' | 'listenerStats'> & { status(): ProxyStatus | { readonly running: false } }): Promise<string> {
   const status = proxy.status();
   const out: string[] = [
     '# HELP tavern_proxy_up Whether the game proxy (HAProxy) runs and answers.',

@@ -26,6 +26,19 @@ export const regionUuid = (name: string): string => {
 /** A custom domain's state when no TLS certificate covers it. */
 export const HTTP_ONLY = 'no TLS certificate for this domain in TAVERN_CDN_TLS_DIR: served over HTTP only';
 
+/**
+ * Where a CDN hostname's site answers: `https://` on the CDN's HTTPS port when a certificate covers
+ * it, else `http://` on its HTTP port; undefined without a CDN listener.
+ *
+ * @example
+ * cdnSiteUrl('tanks.cdn.localhost', settings) // 'https://tanks.cdn.localhost:8443/'
+ */
+export function cdnSiteUrl(host: string, settings: Settings): string | undefined {
+  const at = (port: number, standard: number): string => (port === standard ? '' : `:${port}`);
+  if (settings.cdnTlsPort !== undefined && settings.cdnTls?.covers(host) === true) return `https://${host}${at(settings.cdnTlsPort, 443)}/`;
+  return settings.cdnPort === undefined ? undefined : `http://${host}${at(settings.cdnPort, 80)}/`;
+}
+
 /** The CDN hostname a custom domain should CNAME to. */
 export const cdnHostname = (game: GameRecord, ns: NamespaceRecord, settings: Settings): string | undefined =>
   settings.cdnDomain === undefined ? undefined : ns.nameId === 'prod' ? `${game.nameId}.${settings.cdnDomain}` : `${game.nameId}--${ns.nameId}.${settings.cdnDomain}`;
@@ -33,6 +46,7 @@ export const cdnHostname = (game: GameRecord, ns: NamespaceRecord, settings: Set
 /** `namespace` of getGameNamespaceById (wire.md §2.2). */
 export function renderNamespace(game: GameRecord, ns: NamespaceRecord, settings: Settings): unknown {
   const cname = cdnHostname(game, ns, settings);
+  const url = cname === undefined ? undefined : cdnSiteUrl(cname, settings);
   const m = ns.settings;
   return {
     namespace_id: ns.id,
@@ -42,8 +56,8 @@ export function renderNamespace(game: GameRecord, ns: NamespaceRecord, settings:
     name_id: ns.nameId,
     config: {
       cdn: {
-        // A Tavern extension: where the namespace's site answers (the CDN's HTTP listener).
-        ...(cname === undefined || settings.cdnPort === undefined ? {} : { url: `http://${cname}${settings.cdnPort === 80 ? '' : `:${settings.cdnPort}`}/` }),
+        // A Tavern extension: where the namespace's site answers (HTTPS when the CDN has a certificate for it).
+        ...(url === undefined ? {} : { url }),
         enable_domain_public_auth: ns.cdn.enableDomainPublicAuth,
         domains: ns.domains.map((d) => ({
           domain: d.domain,

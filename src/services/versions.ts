@@ -23,6 +23,8 @@ export interface VersionCheckDeps {
     readonly proxyProtocols?: ReadonlySet<PortProtocol>;
     /** Whether the operator allows host networking (`TAVERN_DOCKER_ALLOW_HOST_NETWORK`); absent: no check. */
     readonly hostNetworkAllowed?: boolean;
+    /** Why the proxy refuses each protocol it does not serve, in words (shown with the problem). */
+    readonly protocolRefusals?: Readonly<Partial<Record<PortProtocol, string>>>;
   };
 }
 
@@ -74,6 +76,7 @@ async function validationContext(deps: VersionCheckDeps, gameId: string, request
     verificationHostsAllowed: deps.settings.egressAllow,
     ...(deps.settings.proxyProtocols === undefined ? {} : { proxyProtocols: deps.settings.proxyProtocols }),
     ...(deps.settings.hostNetworkAllowed === undefined ? {} : { hostNetworkAllowed: deps.settings.hostNetworkAllowed }),
+    ...(deps.settings.protocolRefusals === undefined ? {} : { protocolRefusals: deps.settings.protocolRefusals }),
     build: (id) => builds.get(id) ?? 'missing',
     site: (id) => sites.get(id) ?? 'missing',
   };

@@ -191,15 +191,37 @@ export const nodeGameServer = (docker: Dockerode, options: FixtureOptions = {}):
 export const nodeImage = async (docker: Dockerode, name: string, script: string, options: FixtureOptions = {}): Promise<GameServerArchives> => {
   const uid = options.uid ?? 1000;
   const gid = options.gid ?? 1000;
-  const libs = await libraries(process.execPath);
-  const dirs = [...new Set(['usr', 'usr/bin', 'srv', ...libs.flatMap((l) => l.split('/').slice(1, -1).map((_, i, parts) => parts.slice(0, i + 1).join('/')))])];
   const files: RootfsFile[] = [
-    ...dirs.map((d): RootfsFile => ({ path: d, kind: 'dir' })),
-    { path: 'usr/bin/node', kind: 'file', from: process.execPath },
-    ...libs.map((l): RootfsFile => ({ path: l.slice(1), kind: 'file', from: l })),
+    ...(await nodeFiles()),
     { path: 'srv/game-server.js', kind: 'text', text: await readFile(script, 'utf8') },
     { path: 'srv/package.json', kind: 'text', text: '{ "type": "module" }\n' },
     ...passwd(uid, gid),
   ];
   return archives(docker, name, files, { args: ['/usr/bin/node', '/srv/game-server.js'], env: ['PATH=/usr/bin:/bin', 'NODE_ENV=production'], cwd: '/srv', uid, gid }, options);
+};
+
+/** The host's node (`/usr/bin/node`) and the libraries it needs, and `/srv`. */
+const nodeFiles = async (): Promise<RootfsFile[]> => {
+  const libs = await libraries(process.execPath);
+  const dirs = [...new Set(['usr', 'usr/bin', 'srv', ...libs.flatMap((l) => l.split('/').slice(1, -1).map((_, i, parts) => parts.slice(0, i + 1).join('/')))])];
+  return [
+    ...dirs.map((d): RootfsFile => ({ path: d, kind: 'dir' })),
+    { path: 'usr/bin/node', kind: 'file', from: process.execPath },
+    ...libs.map((l): RootfsFile => ({ path: l.slice(1), kind: 'file', from: l })),
+  ];
+};
+
+/**
+ * Imports into the engine, as `ref`, an image holding only the host's node (`/usr/bin/node`, user
+ * `game` 1000:1000): what `FROM node` gives a Dockerfile on a machine that cannot pull. The caller
+ * removes it.
+ *
+ * @example
+ * await importNodeBase(docker, 'tavern-node-base:1a2b'); // a Dockerfile may say FROM tavern-node-base:1a2b
+ */
+export const importNodeBase = async (docker: Dockerode, ref: string): Promise<void> => {
+  const [repo, tag] = ref.split(':') as [string, string];
+  const changes = ['ENV PATH=/usr/bin:/bin', 'WORKDIR /srv', 'USER 1000:1000'];
+  const reply = await readReply(await docker.importImage(tarOf([...(await nodeFiles()), ...passwd(1000, 1000)]) as unknown as NodeJS.ReadableStream, { repo, tag, changes }));
+  if (reply.error !== undefined) throw new Error(`importing ${ref} failed: ${reply.error}`);
 };

@@ -9,7 +9,7 @@ import { parseProxyEnv, parseProxyRate } from '../../src/server/game-proxy.js';
 describe('game proxy settings', () => {
   it('reads TAVERN_PROXY* with Game Guard\'s defaults', () => {
     expect(parseProxyEnv({}, '127.0.0.1')).toEqual({
-      mode: 'auto', host: '127.0.0.1', httpPort: 80, httpsPort: 443, maxRoutes: 1_024,
+      mode: 'auto', host: '127.0.0.1', httpPort: 80, httpsPort: 443, fallback: { http: 8880, https: 8444 }, maxRoutes: 1_024,
       limits: { rate: { average: 100, periodMs: 300_000, burst: 256 }, inFlight: 4, headerTimeoutMs: 10_000, idleTimeoutMs: 30_000, connectTimeoutMs: 5_000 },
     });
     const env = parseProxyEnv({

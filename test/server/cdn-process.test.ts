@@ -2,7 +2,7 @@
  * The CDN in the real server process (`TAVERN_CDN_*`): a site deployed through the API is served
  * on its CDN host over HTTP; a custom domain is served over HTTP and says so until a certificate
  * for it appears in `TAVERN_CDN_TLS_DIR`, which the HTTPS listener then uses without a restart
- * (a wildcard pair too).
+ * (a wildcard pair too); the site's URL the API gives (and tavern deploy prints) is then HTTPS.
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -75,6 +75,12 @@ describe('the CDN listener of the server process', () => {
       return ns.config.cdn.domains[0]?.verification_errors;
     };
     expect(await state()).toEqual(['no TLS certificate for this domain in TAVERN_CDN_TLS_DIR: served over HTTP only']);
+    const siteUrl = async (): Promise<unknown> => {
+      const ns = ok('ns', await api(o, 'GET', `/cloud/games/${gameId}/namespaces/${nsId}`, { token: ADMIN }))['namespace'] as { config: { cdn: { url?: string } } };
+      return ns.config.cdn.url;
+    };
+    // The site's URL (what tavern deploy prints): HTTP while no certificate covers its host.
+    expect(await siteUrl()).toBe(`http://web-game.cdn.test:${new URL(cdnOrigin).port}/`);
     await expect(getTls(tlsOrigin, 'play.example.com', Buffer.from(''))).rejects.toThrow();
 
     certificate('play.example.com', 'play.example.com');
@@ -83,5 +89,7 @@ describe('the CDN listener of the server process', () => {
     // A wildcard pair covers the game hosts under the CDN domain.
     certificate('*.cdn.test', '_.cdn.test');
     expect(await getTls(tlsOrigin, 'web-game.cdn.test', readFileSync(join(certs, '_.cdn.test.crt')))).toEqual({ status: 200, body: 'hello' });
+    // Once one does, the site's URL is the HTTPS one, on the HTTPS listener's port.
+    expect(await siteUrl()).toBe(`https://web-game.cdn.test:${new URL(tlsOrigin).port}/`);
   }, 60_000);
 });

@@ -24,6 +24,30 @@ describe('parseEnv', () => {
     expect(env.adminToken).toBeUndefined();
   });
 
+  it('with no variable serves a game on one machine: the game proxy on (80/443, else 8880/8444), names under localhost, the CDN on (8081, HTTPS 8443)', () => {
+    const env = parseEnv({});
+    expect(env.proxy).toMatchObject({ mode: 'auto', host: '127.0.0.1', httpPort: 80, httpsPort: 443, fallback: { http: 8880, https: 8444 } });
+    expect(env.proxy.tls).toBeUndefined();
+    // Browsers and curl resolve *.localhost to this machine: no /etc/hosts to edit.
+    expect(env.jobDomain).toBe('localhost');
+    expect(env.cdnDomain).toBe('cdn.localhost');
+    expect(env.cdn).toEqual({ host: '127.0.0.1', port: 8081, tls: { dir: '.tavern/tls/cdn', port: 8443, local: true }, fallback: { port: 0, tlsPort: 0 } });
+    expect(parseEnv({ TAVERN_DATA_DIR: 'data' }).cdn?.tls?.dir).toBe('data/tls/cdn');
+  });
+
+  it('keeps the operator\'s explicit settings: ports without fallback, their domains, their certificate folder, the CDN off', () => {
+    const env = parseEnv({
+      TAVERN_PROXY_HTTP_PORT: '8081', TAVERN_PROXY_HTTPS_PORT: '8444', TAVERN_JOB_DOMAIN: 'games.example.com', TAVERN_CDN_DOMAIN: 'cdn.example.com',
+      TAVERN_CDN_PORT: '80', TAVERN_CDN_TLS_DIR: '/certs', TAVERN_CDN_TLS_PORT: '443',
+    });
+    expect(env.proxy.fallback).toBeUndefined();
+    expect(env).toMatchObject({ jobDomain: 'games.example.com', cdnDomain: 'cdn.example.com', cdn: { port: 80, tls: { dir: '/certs', port: 443 } } });
+    expect(env.cdn?.fallback).toBeUndefined();
+    expect(parseEnv({ TAVERN_PROXY_HTTP_PORT: '8081' }).proxy.fallback).toEqual({ https: 8444 });
+    expect(parseEnv({ TAVERN_CDN_DOMAIN: 'cdn.example.com' }).cdn).toEqual({ host: '127.0.0.1', port: 8081, fallback: { port: 0 } });
+    expect(parseEnv({ TAVERN_CDN_PORT: 'off' }).cdn).toBeUndefined();
+  });
+
   it('reads every variable', () => {
     const env = parseEnv({
       TAVERN_HOST: '0.0.0.0', TAVERN_PORT: '9000', TAVERN_DATA_DIR: '/var/lib/tavern', DATABASE_URL: 'postgres://x', TAVERN_ADMIN_TOKEN: 'secret',
@@ -102,14 +126,12 @@ describe('parseEnv', () => {
 });
 
 describe('the CDN and S3 variables', () => {
-  it('has no CDN listener and local blobs by default', () => {
-    const env = parseEnv({});
-    expect(env.cdn).toBeUndefined();
-    expect(env.s3).toBeUndefined();
+  it('has local blobs by default', () => {
+    expect(parseEnv({}).s3).toBeUndefined();
   });
 
   it('reads the CDN listener, its host defaulting to TAVERN_HOST and its TLS port to 8443', () => {
-    expect(parseEnv({ TAVERN_HOST: '0.0.0.0', TAVERN_CDN_PORT: '8081' }).cdn).toEqual({ host: '0.0.0.0', port: 8081 });
+    expect(parseEnv({ TAVERN_HOST: '0.0.0.0', TAVERN_CDN_PORT: '8081', TAVERN_CDN_DOMAIN: 'cdn.test' }).cdn).toEqual({ host: '0.0.0.0', port: 8081 });
     expect(parseEnv({ TAVERN_CDN_PORT: '80', TAVERN_CDN_HOST: '10.0.0.1', TAVERN_CDN_TLS_DIR: '/certs' }).cdn).toEqual({ host: '10.0.0.1', port: 80, tls: { dir: '/certs', port: 8443 } });
     expect(parseEnv({ TAVERN_CDN_PORT: '80', TAVERN_CDN_TLS_DIR: '/certs', TAVERN_CDN_TLS_PORT: '443' }).cdn?.tls).toEqual({ dir: '/certs', port: 443 });
   });
@@ -125,7 +147,7 @@ describe('the CDN and S3 variables', () => {
 
   it.each([
     [{ TAVERN_CDN_PORT: '70000' }, 'TAVERN_CDN_PORT must be a port number'],
-    [{ TAVERN_CDN_TLS_DIR: '/certs' }, 'TAVERN_CDN_TLS_DIR needs TAVERN_CDN_PORT'],
+    [{ TAVERN_CDN_PORT: 'off', TAVERN_CDN_TLS_DIR: '/certs' }, 'TAVERN_CDN_TLS_DIR needs the CDN (TAVERN_CDN_PORT is off)'],
     [{ TAVERN_CDN_PORT: '80', TAVERN_CDN_TLS_DIR: '/c', TAVERN_CDN_TLS_PORT: 'x' }, 'TAVERN_CDN_TLS_PORT must be a port number'],
     [{ TAVERN_S3_ENDPOINT: 'http://127.0.0.1:4569' }, 'TAVERN_S3_ENDPOINT needs TAVERN_S3_BUCKET'],
     [{ TAVERN_S3_BUCKET: 'No_Such' }, 'TAVERN_S3_BUCKET must be a bucket name (3-63 characters of a-z 0-9 . -)'],

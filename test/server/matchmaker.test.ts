@@ -42,6 +42,17 @@ describe('find', () => {
     expect(lobbyOf(await find(pub))).toBe(lobbyId);
   });
 
+  it('under the default job domain (localhost) gives tcp/udp ports as the API\'s own address, a game client\'s resolver may not know *.localhost', async () => {
+    h = harness({ readyAfterMs: 0, config: { publicOrigin: 'http://127.0.0.1:8080', jobDomain: 'localhost' } });
+    const { pub } = await h.setup();
+    const r = await find(pub);
+    const lobbyId = lobbyOf(r);
+    const udpPort = Number(r.body['ports']?.['default']?.['port']);
+    expect(r.body['ports']?.['default']).toEqual({ host: `127.0.0.1:${udpPort}`, hostname: '127.0.0.1', port: udpPort, is_tls: false });
+    // Browsers and curl resolve *.localhost to this machine: the proxy's names stay.
+    expect(r.body['ports']?.['web']).toMatchObject({ hostname: `${lobbyId}-web.lobby.local.localhost`, is_tls: true });
+  });
+
   it('waits for a starting lobby and answers once it is ready', async () => {
     h = harness();
     const { pub } = await h.setup();

@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { freePort } from '../proxy/helpers.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const MAIN = join(ROOT, 'src/server/main.ts');
@@ -26,11 +27,21 @@ export interface Server {
 export const exited = (child: ChildProcess): Promise<void> =>
   child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', () => resolve()));
 
-/** Starts `node --import tsx src/server/main.ts` with `env`; resolves once it logged `tavern listening`. */
+/**
+ * The game proxy's and the CDN's ports the test does not choose: free ones, since their defaults
+ * (80/443, 8081/8443) would be shared by every test server running at once.
+ */
+const ownPorts = async (env: Record<string, string>): Promise<Record<string, string>> => ({
+  TAVERN_PROXY_HTTP_PORT: String(await freePort()), TAVERN_PROXY_HTTPS_PORT: String(await freePort()),
+  TAVERN_CDN_PORT: '0', TAVERN_CDN_TLS_PORT: '0',
+  ...env,
+});
+
+/** Starts `node --import tsx src/server/main.ts` with `env` (and ports of its own); resolves once it logged `tavern listening`. */
 export async function startServer(name: string, env: Record<string, string>): Promise<Server> {
   // Only the variables given here configure it: nothing leaks in from the test's own environment.
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('TAVERN_') && k !== 'DATABASE_URL' && k !== 'LOG_LEVEL'));
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], { cwd: ROOT, env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], { cwd: ROOT, env: { ...inherited, ...(await ownPorts(env)) }, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
   const keep = (line: string): void => {
     lines.push(line);

@@ -10,7 +10,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { ProxyRoute } from '../../core/effects.js';
 import { routeHostname } from '../../core/lobby/routes.js';
 import type { ProxyRoutes } from '../../io/index.js';
@@ -33,7 +33,7 @@ export interface ProxyTls {
 export interface HaproxyOptions {
   /** The `haproxy` binary. */
   readonly binary: string;
-  /** Tavern's files for the proxy (configuration, maps, socket, certificate); created if missing. */
+  /** Tavern's files for the proxy (configuration, maps, socket, certificate); created if missing; may be relative (to the working directory). */
   readonly dir: string;
   readonly host: string;
   readonly httpPort: number;
@@ -135,11 +135,13 @@ export class HaproxyGameProxy implements ProxyRoutes {
 
   private constructor(options: HaproxyOptions) {
     this.#o = options;
-    this.#socket = join(options.dir, 'haproxy.sock');
-    this.#cfg = join(options.dir, 'haproxy.cfg');
-    this.#pem = join(options.dir, 'lobby-wildcard.pem');
-    this.#pidFile = join(options.dir, 'haproxy.pid');
-    this.#maps = { http: join(options.dir, 'routes-http.map'), https: join(options.dir, 'routes-https.map') };
+    // Absolute paths: HAProxy reads a `stats socket` path that does not start with `/` as an address.
+    const dir = resolve(options.dir);
+    this.#socket = join(dir, 'haproxy.sock');
+    this.#cfg = join(dir, 'haproxy.cfg');
+    this.#pem = join(dir, 'lobby-wildcard.pem');
+    this.#pidFile = join(dir, 'haproxy.pid');
+    this.#maps = { http: join(dir, 'routes-http.map'), https: join(dir, 'routes-https.map') };
     this.#free = Array.from({ length: options.maxRoutes ?? 1_024 }, (_, i) => i);
   }
 

@@ -302,4 +302,9 @@ export interface ValidationContext {
    * in its message. Absent: no check.
    */
   readonly hostNetworkAllowed?: boolean;
+  /**
+   * Why the proxy does not serve a protocol and what would make it, in words (e.g. `https needs the
+   * game proxy with a certificate: install HAProxy…`): carried by that protocol's `protocol-not-served`.
+   */
+  readonly protocolRefusals?: Readonly<Partial<Record<PortProtocol, string>>>;
 }

@@ -42,7 +42,8 @@ function validateEnv(env: Readonly<Record<string, string>>, base: Path, out: Pro
  * flattened paths: `args-too-many`, `args.<i>.invalid|too-long|not-unique`, `env-vars-too-many`,
  * `env-vars.*KEY*.key|value.invalid|too-long`, `image-id.not-found|upload-incomplete` (when
  * `ctx.build` is given), the port rules of {@link validatePorts}, and `ports.*label*.protocol-not-served`
- * for a game-proxy port whose protocol the operator's proxy does not serve (`ctx.proxyProtocols`), and
+ * for a game-proxy port whose protocol the operator's proxy does not serve (`ctx.proxyProtocols`; a port
+ * with no protocol is `https`, Rivet's default), in the words of `ctx.protocolRefusals` when it has them, and
  * `network-mode.host-not-allowed` (with {@link HOST_NETWORK_REFUSED} as its message) for host networking
  * on a server whose operator did not allow it (`ctx.hostNetworkAllowed === false`).
  *
@@ -63,7 +64,13 @@ export function validateContainer(container: ContainerConfig, base: Path, ctx: V
   if (served === undefined) return;
   for (const [label, port] of Object.entries(container.ports ?? {})) {
     const protocol = port.protocol ?? DEFAULT_PORT_PROTOCOL;
-    if ((port.proxy ?? DEFAULT_PROXY_KIND) === 'game_guard' && !served.has(protocol)) out.push(problem(base, 'ports', named(label), 'protocol-not-served'));
+    if ((port.proxy ?? DEFAULT_PROXY_KIND) !== 'game_guard' || served.has(protocol)) continue;
+    const why = ctx.protocolRefusals?.[protocol];
+    const at = [...base, 'ports', named(label)];
+    // The README-sample trap: `{ port = 3000 }` asks for https without saying so.
+    const implicit = port.protocol === undefined ? `this port names no protocol, so it is ${protocol} (Rivet's default)` : undefined;
+    const words = [why, implicit].filter((w): w is string => w !== undefined);
+    out.push(words.length === 0 ? problem(at, 'protocol-not-served') : explained(at, words.join('; '), 'protocol-not-served'));
   }
 }
 

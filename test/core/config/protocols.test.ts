@@ -38,4 +38,13 @@ describe('protocols the game proxy serves', () => {
     ]);
   });
 
+  it('says why in words and what to do, when the server gives its reasons; a port with no protocol is https (Rivet\'s default)', () => {
+    const config = { matchmaker: { regions: { local: {} }, docker: { image_id: 'b', ports: { default: { port: 3000 }, raw: { port: 9000, protocol: 'tcp_tls' } } }, game_modes: { default: {} } } };
+    const refusals = { https: 'https needs the game proxy with a certificate: install HAProxy (apt-get install haproxy)', tcp_tls: 'tcp_tls needs a certificate' };
+    const r = parseVersion({ display_name: 'v', config }, { regions: new Set(['local']), proxyProtocols: new Set(['tcp', 'udp']), protocolRefusals: refusals });
+    expect(r.ok ? [] : r.error.map((p) => ({ path: p.path.join('.'), message: p.message }))).toEqual([
+      { path: 'config.matchmaker.ports.*default*.protocol-not-served', message: `${refusals.https}; this port names no protocol, so it is https (Rivet's default)` },
+      { path: 'config.matchmaker.ports.*raw*.protocol-not-served', message: refusals.tcp_tls },
+    ]);
+  });
 });
