@@ -35,15 +35,16 @@ describe('tavern', () => {
 
   it('admin token: TAVERN_ADMIN_TOKEN, or the one the server generated, read from its data folder; none yet says why', async () => {
     const data = join(dir, 'data');
-    const none = await tavern(dir, { TAVERN_DATA_DIR: data }, 'admin', 'token');
+    // SQLite in the data folder: not a PostgreSQL the environment may name.
+    const none = await tavern(dir, { TAVERN_DATA_DIR: data, DATABASE_URL: '' }, 'admin', 'token');
     expect(none.code).toBe(2);
     expect(none.stderr).toContain("the admin token is made on the server's first start");
-    const server = await startServer('admin-token', { TAVERN_DATA_DIR: data, TAVERN_PORT: '0', TAVERN_RUNTIME: 'none', TAVERN_PROXY: 'off' });
+    const server = await startServer('admin-token', { TAVERN_DATA_DIR: data, TAVERN_PORT: '0', TAVERN_RUNTIME: 'none', TAVERN_PROXY: 'off', TAVERN_CDN_PORT: 'off' });
     await server.stop();
     const printed = /Tavern admin token: (\S+)/.exec(server.tail())?.[1];
     expect(printed).toMatch(/^tavern_admin_/);
-    expect(await tavern(dir, { TAVERN_DATA_DIR: data }, 'admin', 'token')).toMatchObject({ code: 0, stdout: `${printed ?? ''}\n` });
-    expect(await tavern(dir, { TAVERN_DATA_DIR: data, TAVERN_ADMIN_TOKEN: 'mine' }, 'admin', 'token')).toMatchObject({ code: 0, stdout: 'mine\n' });
+    expect(await tavern(dir, { TAVERN_DATA_DIR: data, DATABASE_URL: '' }, 'admin', 'token')).toMatchObject({ code: 0, stdout: `${printed ?? ''}\n` });
+    expect(await tavern(dir, { TAVERN_DATA_DIR: data, DATABASE_URL: '', TAVERN_ADMIN_TOKEN: 'mine' }, 'admin', 'token')).toMatchObject({ code: 0, stdout: 'mine\n' });
   });
 });
 

@@ -31,10 +31,11 @@ describeWithDocker('the lobbies\' Docker network', problem, () => {
   it('Tavern\'s own is created when missing, a bridge with ICC off whose host interface has its name, and found again later', async () => {
     const n = name('own', true);
     const made = await ensureLobbyNetwork(docker, { name: n, create: true });
-    const info = (await docker.getNetwork(n).inspect()) as { Id: string; Driver: string; Options: Record<string, string>; Labels: Record<string, string>; IPAM: { Config: { Gateway: string }[] } };
+    const info = (await docker.getNetwork(n).inspect()) as { Id: string; Driver: string; Options: Record<string, string>; Labels: Record<string, string>; IPAM: { Config: { Gateway: string; Subnet: string }[] } };
     expect(info).toMatchObject({ Driver: 'bridge', Options: { [ICC_OPTION]: 'false', 'com.docker.network.bridge.name': n }, Labels: { 'tavern.network': 'lobbies' } });
     expect(existsSync(`/sys/class/net/${n}`)).toBe(true);
-    expect(made).toEqual({ name: n, id: info.Id, gateway: info.IPAM.Config[0]?.Gateway, interContainer: false, created: true });
+    expect(made).toEqual({ name: n, id: info.Id, gateway: info.IPAM.Config[0]?.Gateway, subnet: info.IPAM.Config[0]?.Subnet, interContainer: false, created: true });
+    expect(made.subnet).toMatch(/^\d+\.\d+\.\d+\.\d+\/\d+$/);
     expect(made.gateway).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
     expect(await ensureLobbyNetwork(docker, { name: n, create: true })).toEqual({ ...made, created: false });
   });

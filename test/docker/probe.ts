@@ -47,12 +47,16 @@ const http = async (r) => {
     return { status: res.status, ...(code === undefined ? {} : { code }) };
   } catch (e) { return { error: String(e && e.cause && e.cause.code || e) }; }
 };
+// A ref'd timer keeps the probe alive until it has answered: fetch's own timeout timer is unref'd, so a
+// request left hanging by a connection the server closed at once would otherwise let node exit silently.
+const alive = setInterval(() => undefined, 1000);
 (async () => {
   const out = { tcp: {}, http: {}, files: {} };
   for (const t of spec.tcp ?? []) out.tcp[t.host + ':' + t.port] = await tcp(t.host, t.port);
   for (const r of spec.http ?? []) out.http[r.method + ' ' + (r.origin ?? '') + r.path] = await http(r);
   for (const f of spec.files ?? []) out.files[f] = fs.existsSync(f);
   process.stdout.write(JSON.stringify(out) + '\\n');
+  clearInterval(alive);
 })();
 `;
 
@@ -87,6 +91,8 @@ export const probe = async (docker: Dockerode, container: Dockerode.Container, s
   try {
     return JSON.parse(line) as ProbeResult;
   } catch {
-    throw new Error(`the probe said ${JSON.stringify(stdout)} ${JSON.stringify(stderr)}`);
+    const ran = (await exec.inspect()) as { ExitCode: number | null; Running: boolean };
+    const { State } = await container.inspect();
+    throw new Error(`the probe said ${JSON.stringify(stdout)} ${JSON.stringify(stderr)} (its exit code ${ran.ExitCode}; the container ${State.Status}, exit code ${State.ExitCode}, OOM-killed ${State.OOMKilled})`);
   }
 };
