@@ -95,7 +95,7 @@ async function followLogs(lobbyId) {
   const controller = new AbortController();
   state.logs = controller;
   const stream = $('logs-stream').value;
-  $('logs-lobby').textContent = `(lobby ${lobbyId.slice(0, 8)}, ${stream === 'std_out' ? 'stdout' : 'stderr'}, following)`;
+  $('logs-lobby').textContent = `(lobby ${lobbyId.slice(0, 8)}, ${{ std_out: 'stdout', std_err: 'stderr', tavern: 'Tavern' }[stream]}, following)`;
   $('logs').textContent = '';
   let index;
   while (!controller.signal.aborted) {

@@ -103,7 +103,7 @@ export interface ProxyRoutes {
   unbind(route: ProxyRoute): Promise<void>;
 }
 
-/** Lobby log lines Tavern writes itself (the runtime appends the container's own output). */
+/** Lobby log lines Tavern writes itself, on the lobby's `tavern` stream (the runtime appends the container's own output). */
 export interface LobbyLogs {
   append(line: AppendLog): Promise<void>;
 }

@@ -188,7 +188,7 @@ async function main(): Promise<void> {
   await started.ready();
   await proxy.restore(await matchmaker.snapshot());
   const stopRouteErrors = watchRouteErrors(proxy, (lobbyId, line) => {
-    logBook.append({ type: 'append-log', lobbyId, stream: 'std_err', at: clock.now(), line }).catch((error: unknown) => logger.warn({ err: error, lobbyId }, 'a route error could not be logged'));
+    logBook.append({ type: 'append-log', lobbyId, at: clock.now(), line }).catch((error: unknown) => logger.warn({ err: error, lobbyId }, 'a route error could not be logged'));
   }, 10_000);
   live.app = started;
   const admin = await tokens.adminToken();

@@ -206,8 +206,8 @@ export class Matchmaker implements RuntimeListener {
       if (entries === undefined) this.#backoff.set(lobby.namespaceId, new Map([[key, next]]));
       else entries.set(key, next);
       if (next.until > event.at) {
-        const line = `tavern: game mode ${lobby.gameMode} failed to start ${next.failures} times in a row: no new lobby of it for ${Math.ceil((next.until - event.at) / 1000)} s`;
-        lines.push({ type: 'append-log', lobbyId: lobby.id, stream: 'std_err', at: event.at, line });
+        const line = `game mode ${lobby.gameMode} failed to start ${next.failures} times in a row: no new lobby of it for ${Math.ceil((next.until - event.at) / 1000)} s`;
+        lines.push({ type: 'append-log', lobbyId: lobby.id, at: event.at, line });
       }
     }
     return lines;
@@ -233,7 +233,7 @@ export class Matchmaker implements RuntimeListener {
 
   async #startFailed(effect: StartLobby, error: unknown): Promise<void> {
     const reason = error instanceof Error ? error.message : String(error);
-    await this.#deps.logs.append({ type: 'append-log', lobbyId: effect.lobbyId, stream: 'std_err', at: this.#deps.clock.now(), line: `tavern: start failed: ${reason}` });
+    await this.#deps.logs.append({ type: 'append-log', lobbyId: effect.lobbyId, at: this.#deps.clock.now(), line: `start failed: ${reason}` });
     await this.lobbyExited({ namespaceId: effect.namespaceId, lobbyId: effect.lobbyId }, 'start-failed');
   }
 

@@ -119,6 +119,18 @@ describe('getLobbyLogs', () => {
     expect((await pending).body['lines']).toEqual([]);
   });
 
+  it('keeps Tavern\'s own lines on the lobby\'s tavern stream, never in the game server\'s output', async () => {
+    h = harness({ readyAfterMs: 0 });
+    const { cloud, lobbyId, path, nsId } = await setupLobby();
+    await h.logBook.write(lobbyId, 'std_err', [{ at: h.clock.now(), line: 'TypeError: boom' }]);
+    h.runtime.exit(lobbyId, 'crashed');
+    await until(() => h.store.world.namespaces.get(nsId)?.lobbies.get(lobbyId)?.lifecycle.status === 'stopped');
+    expect(decode((await h.call('GET', `${path}?stream=std_err`, { token: cloud })).body['lines'])).toEqual(['TypeError: boom']);
+    const tavern = await h.call('GET', `${path}?stream=tavern`, { token: cloud });
+    expect(tavern.status).toBe(200);
+    expect(decode(tavern.body['lines'])).toEqual([expect.stringMatching(/^stopping: .*crashed/)]);
+  });
+
   it('API_BAD_QUERY for a bad stream or watch index; LOBBY_NOT_FOUND for unknown or foreign lobbies', async () => {
     h = harness({ readyAfterMs: 0 });
     const { cloud, path, lobbyId } = await setupLobby();

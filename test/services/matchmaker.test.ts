@@ -282,7 +282,7 @@ describe('performEffects', () => {
     const failures: string[] = [];
     const starts: string[] = [];
     const effects: Effect[] = [
-      { type: 'append-log', lobbyId: 'l', stream: 'std_out', at: 1, line: 'hello' },
+      { type: 'append-log', lobbyId: 'l', at: 1, line: 'hello' },
       { type: 'stop-lobby', lobbyId: 'l', region: 'local', reason: 'idle', force: false },
       { type: 'bind-route', route: { lobbyId: 'l', region: 'local', label: 'g', protocol: 'udp', publicPort: 26000, hostPort: 20000 } },
     ];

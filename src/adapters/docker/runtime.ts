@@ -224,9 +224,9 @@ export class DockerRuntime implements HostedRuntime {
     const state = await container.inspect().then((i) => i.State, () => undefined);
     const oom = isTrue(state?.OOMKilled);
     const reason: ExitReason = watched.stopRequested || (code === 0 && !oom) ? 'exited' : 'crashed';
-    pump.note('std_err', oom
-      ? `tavern: the container was killed for using more memory than its tier allows (exit code ${code})`
-      : `tavern: the container exited with code ${code}${watched.stopRequested ? ' after Tavern asked it to stop' : ''}`);
+    pump.note(oom
+      ? `the container was killed for using more memory than its tier allows (exit code ${code})`
+      : `the container exited with code ${code}${watched.stopRequested ? ' after Tavern asked it to stop' : ''}`);
     await pump.end().catch((e: unknown) => this.#warn(`writing lobby ${info.lobbyId}'s last log lines`, e));
     await container.remove({ force: true, v: true }).catch((e: unknown) => {
       if (!isStatus(e, 404)) this.#warn(`removing lobby ${info.lobbyId}'s container`, e);

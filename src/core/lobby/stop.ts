@@ -46,7 +46,7 @@ export const beginStop = (tx: Tx, lobby: Lobby, reason: StopReason): Lobby => {
   }
   for (const route of proxyRoutes(lobby)) tx.perform({ type: 'unbind-route', route });
   tx.perform({ type: 'stop-lobby', lobbyId: lobby.id, region: lobby.region, reason, force: false });
-  tx.perform({ type: 'append-log', lobbyId: lobby.id, stream: 'std_err', at: tx.now, line: `tavern: stopping: ${WHY[reason]}` });
+  tx.perform({ type: 'append-log', lobbyId: lobby.id, at: tx.now, line: `stopping: ${WHY[reason]}` });
   tx.emit({ type: 'lobby-stopping', at: tx.now, namespaceId, lobbyId: lobby.id, reason });
   return tx.lobby(lobby.id) ?? next;
 };

@@ -1,9 +1,11 @@
 /**
  * The developer's view of lobbies (the cloud-lobbies service): live analytics (wire.md §2.3) and
  * lobby logs with their long poll (§2.4). Log lines are base64 of the raw bytes; the watch index is
- * the catalog's sequence number of the last line returned (an opaque string to clients).
+ * the catalog's sequence number of the last line returned (an opaque string to clients). Beside
+ * the game server's `std_out` and `std_err`, a Tavern extension: `stream=tavern`, the lines Tavern
+ * writes about the lobby (exit code, why it stopped, start back-off, game proxy failures).
  */
-import type { LogStream } from '../../io/catalog.js';
+import { LOG_STREAMS, type LogStream } from '../../io/catalog.js';
 import { findGameLobby, liveLobbies, stopGameLobby, tailLogs } from '../../services/cloud-lobbies.js';
 import { requireGame, requireNamespace } from '../auth.js';
 import { param, ts, type Ctx, type Handler } from '../context.js';
@@ -36,8 +38,9 @@ async function liveAnalytics(ctx: Ctx): Promise<unknown> {
 
 const streamOf = (ctx: Ctx): LogStream => {
   const stream = ctx.url.searchParams.get('stream');
-  if (stream !== 'std_out' && stream !== 'std_err') fail('API_BAD_QUERY', { name: 'stream', reason: 'expected std_out or std_err' });
-  return stream;
+  const known = LOG_STREAMS.find((s) => s === stream);
+  if (known === undefined) fail('API_BAD_QUERY', { name: 'stream', reason: 'expected std_out, std_err or tavern' });
+  return known;
 };
 
 const watchIndexOf = (ctx: Ctx): number | undefined => {

@@ -97,7 +97,7 @@ describe('stopLobby and lobbyExited', () => {
     expect(unbind[0]?.route).toMatchObject({ lobbyId: 'A', label: 'default', protocol: 'udp', publicPort: ports[0], hostPort: ports[1] });
     expect(effectsOf(d, 'stop-lobby')).toEqual([{ type: 'stop-lobby', lobbyId: 'A', region: 'local', reason: 'requested', force: false }]);
     const [log] = effectsOf(d, 'append-log');
-    expect(log).toMatchObject({ lobbyId: 'A', stream: 'std_err', at: 2000 });
+    expect(log).toMatchObject({ lobbyId: 'A', at: 2000 });
     expect(log?.line).toMatch(/stop/);
     const space = d.world.ports.get('local');
     for (const p of ports) expect(space && isAllocated(space, 'udp', p)).toBe(true);

@@ -38,17 +38,17 @@ describe('beginStop', () => {
 
   it('writes why it stops into the lobby log', () => {
     const lines: Record<StopReason, string> = {
-      'ready-timeout': 'tavern: stopping: the lobby did not call ready before its ready deadline',
-      idle: 'tavern: stopping: the lobby was idle above the idle_lobbies maximum',
-      outdated: 'tavern: stopping: the lobby runs an outdated version and had no players',
-      exited: 'tavern: stopping: the lobby process exited',
-      crashed: 'tavern: stopping: the lobby process crashed',
-      'start-failed': 'tavern: stopping: the lobby container could not be started',
-      requested: 'tavern: stopping: the lobby was stopped on request',
+      'ready-timeout': 'stopping: the lobby did not call ready before its ready deadline',
+      idle: 'stopping: the lobby was idle above the idle_lobbies maximum',
+      outdated: 'stopping: the lobby runs an outdated version and had no players',
+      exited: 'stopping: the lobby process exited',
+      crashed: 'stopping: the lobby process crashed',
+      'start-failed': 'stopping: the lobby container could not be started',
+      requested: 'stopping: the lobby was stopped on request',
     };
     for (const [reason, line] of Object.entries(lines) as [StopReason, string][]) {
       const d = okStep(stopLobby(oneConnected(), { ...ref(), reason }, at(6000)));
-      expect(effectsOf(d, 'append-log')).toEqual([{ type: 'append-log', lobbyId: 'A', stream: 'std_err', at: 6000, line }]);
+      expect(effectsOf(d, 'append-log')).toEqual([{ type: 'append-log', lobbyId: 'A', at: 6000, line }]);
     }
   });
 });
