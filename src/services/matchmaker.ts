@@ -17,6 +17,7 @@ import {
   playerConnected,
   playerDisconnected,
   recordCaptcha,
+  seatWaitExpired,
   setClosed,
   stopLobby,
   type LobbyRef,
@@ -112,6 +113,8 @@ const asTransaction = <T>(step: Step<T>): Transaction<Result<T, MatchError>> =>
 export interface BackoffEntry extends StartBackoff {
   readonly versionId: string;
   readonly gameMode: string;
+  /** The lobby that failed last (its log says why: `tavern logs <id>`). */
+  readonly lastLobbyId: string;
 }
 
 export interface MaintenanceReport {
@@ -202,7 +205,7 @@ export class Matchmaker implements RuntimeListener {
         entries?.delete(key);
         continue;
       }
-      const next = { versionId: lobby.versionId, gameMode: lobby.gameMode, ...recordStartFailure(entries?.get(key), event.at) };
+      const next = { versionId: lobby.versionId, gameMode: lobby.gameMode, lastLobbyId: lobby.id, ...recordStartFailure(entries?.get(key), event.at) };
       if (entries === undefined) this.#backoff.set(lobby.namespaceId, new Map([[key, next]]));
       else entries.set(key, next);
       if (next.until > event.at) {
@@ -268,7 +271,9 @@ export class Matchmaker implements RuntimeListener {
             const blocked = this.#blocked(start.namespaceId, start.versionId, start.gameMode, ctx.now);
             if (blocked !== undefined) {
               const seconds = Math.ceil((blocked.until - ctx.now) / 1000);
-              return { result: { kind: 'rejected', error: matchError('MATCHMAKER_LOBBY_START_BACKOFF', { game_mode: start.gameMode, failures: blocked.failures, seconds }, { metadata: { retry_after_ms: blocked.until - ctx.now } }) } };
+              const params = { game_mode: start.gameMode, failures: blocked.failures, lobby_id: blocked.lastLobbyId, seconds };
+              const metadata = { retry_after_ms: blocked.until - ctx.now, lobby_id: blocked.lastLobbyId };
+              return { result: { kind: 'rejected', error: matchError('MATCHMAKER_LOBBY_START_BACKOFF', params, { metadata }) } };
             }
           }
           return { result: a, decision: a.decision };
@@ -371,14 +376,23 @@ export class Matchmaker implements RuntimeListener {
     return this.#step(ref.namespaceId, (world, ctx) => playerDisconnected(world, ref, ctx));
   }
 
+  /**
+   * A find, join or create gave up waiting for its lobby to be ready: its seat is given back, and
+   * a lobby left idle that the idle plan stops stops as not ready (see the core's `seatWaitExpired`).
+   */
+  seatWaitExpired(ref: PlayerRef): Promise<Result<undefined, MatchError>> {
+    return this.#step(ref.namespaceId, (world, ctx) => seatWaitExpired(world, ref, ctx));
+  }
+
   /** Stop a lobby (an operator or the developer asked). */
   stopLobby(ref: LobbyRef, reason: StopReason = 'requested'): Promise<Result<undefined, MatchError>> {
     return this.#step(ref.namespaceId, (world, ctx) => stopLobby(world, { namespaceId: ref.namespaceId, lobbyId: ref.lobbyId, reason }, ctx));
   }
 
-  /** The runtime reports a container gone. */
-  lobbyExited(ref: LobbyRef, reason: ExitReason): Promise<Result<undefined, MatchError>> {
-    return this.#step(ref.namespaceId, (world, ctx) => lobbyExited(world, { namespaceId: ref.namespaceId, lobbyId: ref.lobbyId, reason }, ctx));
+  /** The runtime reports a container gone (with its exit code, when it has one). */
+  lobbyExited(ref: LobbyRef, reason: ExitReason, exitCode?: number): Promise<Result<undefined, MatchError>> {
+    const exited = { namespaceId: ref.namespaceId, lobbyId: ref.lobbyId, reason, ...(exitCode === undefined ? {} : { exitCode }) };
+    return this.#step(ref.namespaceId, (world, ctx) => lobbyExited(world, exited, ctx));
   }
 
   /**
@@ -415,8 +429,8 @@ export class Matchmaker implements RuntimeListener {
   }
 
   /** {@link RuntimeListener}: a runtime's report, fire and forget. */
-  exited(namespaceId: string, lobbyId: string, reason: ExitReason): void {
-    void this.lobbyExited({ namespaceId, lobbyId }, reason);
+  exited(namespaceId: string, lobbyId: string, reason: ExitReason, exitCode?: number): void {
+    void this.lobbyExited({ namespaceId, lobbyId }, reason, exitCode);
   }
 
   /**

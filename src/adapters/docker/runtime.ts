@@ -233,7 +233,8 @@ export class DockerRuntime implements HostedRuntime {
     });
     await this.#o.hosts.releaseLobbyHost(info.lobbyId).catch((e: unknown) => this.#warn(`releasing lobby ${info.lobbyId}`, e));
     this.#watched.delete(info.lobbyId);
-    this.#listener?.exited(info.namespaceId, info.lobbyId, reason);
+    // The engine gives no code (-1 here) when it lost track of the container.
+    this.#listener?.exited(info.namespaceId, info.lobbyId, reason, code >= 0 ? code : undefined);
   }
 
   #warn(message: string, error?: unknown): void {

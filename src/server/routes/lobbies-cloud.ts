@@ -30,6 +30,7 @@ async function liveAnalytics(ctx: Ctx): Promise<unknown> {
     version_id: b.versionId,
     game_mode: b.gameMode,
     failures: b.failures,
+    last_lobby_id: b.lastLobbyId,
     last_failure_ts: ts(b.lastFailureAt),
     until_ts: ts(b.until),
   }));
