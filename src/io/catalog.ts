@@ -232,4 +232,6 @@ export interface CatalogStore {
   appendLogs(lobbyId: string, stream: LogStream, lines: readonly LogLine[]): Promise<number>;
   /** Lines with a sequence number above `after` (0: from the start), at most `limit`, old to new. */
   readLogs(lobbyId: string, stream: LogStream, after: number, limit: number): Promise<LogPage>;
+  /** The newest `limit` lines of a stream, old to new; `last` is the stream's last sequence number (0 when it has none). */
+  lastLogs(lobbyId: string, stream: LogStream, limit: number): Promise<LogPage>;
 }

@@ -93,6 +93,7 @@ const servicesOf = (deps: AppDeps): Services => ({
   health: deps.health ?? (() => ({})),
   ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
   ...(deps.demand === undefined ? {} : { demand: deps.demand }),
+  ...(deps.stoppedLobbies === undefined ? {} : { stoppedLobbies: deps.stoppedLobbies }),
 });
 
 const buildRouter = (): Router<Handler> => {

@@ -18,9 +18,11 @@ import type { Blobs, DirectUploads } from '../io/blobs.js';
 import type { CatalogStore } from '../io/catalog.js';
 import type { DemandStore } from '../io/demand.js';
 import type { Clock, MatchStore, Timers } from '../io/index.js';
+import type { StoppedLobbyStore } from '../io/stopped-lobbies.js';
 import { DemandRecorder } from '../services/demand-recorder.js';
 import { LogBook } from '../services/lobby-logs.js';
 import { Matchmaker } from '../services/matchmaker.js';
+import { StoppedLobbies } from '../services/stopped-lobbies.js';
 import { CdnSites } from '../services/cdn-sites.js';
 import { Uploads } from '../services/uploads.js';
 import { cdnHandler } from './cdn/serve.js';
@@ -39,6 +41,7 @@ interface Stores {
   readonly catalog: CatalogStore;
   readonly match: MatchStore;
   readonly demand: DemandStore;
+  readonly stopped: StoppedLobbyStore;
   close(): void | Promise<void>;
 }
 
@@ -135,6 +138,8 @@ async function main(): Promise<void> {
   const egress = env.egressAllow.length > 0 ? { egress: { allow: env.egressAllow } } : {};
   // Follow-up work (the idle update after a find), awaited on shutdown before the stores close.
   const background = new Set<Promise<unknown>>();
+  // Lobbies that stopped, kept with their log's last lines (24 h, 50 failures and 50 other stops per namespace).
+  const stoppedLobbies = new StoppedLobbies({ store: stores.stopped, catalog });
   const matchmaker = new Matchmaker({
     store: stores.match, clock, random,
     verifier: new HttpVerifier({ ...egress, userAgent: 'Tavern' }),
@@ -147,6 +152,7 @@ async function main(): Promise<void> {
     ...(runtime === undefined ? {} : { runtime }),
     routes: proxy.routes,
     logs: logBook,
+    stops: stoppedLobbies,
     effectFailed: (effect, error) => logger.warn({ effect, err: error }, 'an effect failed'),
     background: (task) => {
       const running: Promise<unknown> = task()
@@ -168,7 +174,7 @@ async function main(): Promise<void> {
       });
   recorder?.attach(matchmaker.hub);
   const started = createApp({
-    catalog, matchmaker, clock, random, timers: systemTimers, regions: env.regions, tokens, logBook, uploads, logger,
+    catalog, matchmaker, clock, random, timers: systemTimers, regions: env.regions, tokens, logBook, uploads, logger, stoppedLobbies,
     health: () => ({ runtime: hosted.status(), proxy: proxy.status() }),
     metrics: () => proxyMetrics(proxy),
     demand: { store: stores.demand, ...(recorder === undefined ? {} : { recorder }) },

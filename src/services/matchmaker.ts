@@ -47,8 +47,10 @@ import type {
   Transaction,
   Verifier,
 } from '../io/index.js';
+import type { StopRecorder } from '../io/stopped-lobbies.js';
 import { EventHub } from './hub.js';
 import { performEffects, type EffectPorts } from './perform.js';
+import { stopsIn } from './stopped-lobbies.js';
 
 export interface MatchmakerDeps {
   readonly store: MatchStore;
@@ -60,6 +62,8 @@ export interface MatchmakerDeps {
   readonly runtime?: Runtime;
   readonly routes: ProxyRoutes;
   readonly logs: LobbyLogs;
+  /** Where each committed stop is kept (with its log's last lines); absent: stops are not kept. */
+  readonly stops?: StopRecorder;
   readonly hub?: EventHub;
   /** An effect that failed (other than a container start, which stops its lobby). */
   readonly effectFailed?: (effect: unknown, error: unknown) => void;
@@ -180,6 +184,8 @@ export class Matchmaker implements RuntimeListener {
       this.hub.publish(decision.events);
       const failures = this.#trackStarts(decision);
       if (decision.effects.length > 0) await performEffects(failures.length === 0 ? decision.effects : [...decision.effects, ...failures], this.#ports);
+      // After the effects: a stop's own log lines (why it stopped) are written before it is kept.
+      if (this.#deps.stops !== undefined) await this.#keepStops(decision, this.#deps.stops);
       const after = idleOf === undefined ? undefined : decision.world.namespaces.get(idleOf);
       if (after !== undefined && (before?.idleLobbies !== after.idleLobbies || before.activeLobbies !== after.activeLobbies) && this.#idlePlan(after) !== undefined) {
         await this.#followIdle(after.id);
@@ -214,6 +220,13 @@ export class Matchmaker implements RuntimeListener {
       }
     }
     return lines;
+  }
+
+  /** Hands each lobby stopped in a committed decision to the recorder; a failure is reported, never thrown. */
+  async #keepStops(decision: Decision<unknown>, stops: StopRecorder): Promise<void> {
+    for (const stop of stopsIn(decision)) {
+      await stops.record(stop).catch((error: unknown) => this.#deps.effectFailed?.({ type: 'keep-stop', lobbyId: stop.lobbyId }, error));
+    }
   }
 
   /** Whether a lobby can be started now: a runtime is configured and reachable. */

@@ -1,7 +1,8 @@
 /**
  * `tavern logs` and `tavern lobbies list` (the real command) against a Tavern app served on
  * 127.0.0.1 with the fake runtime: a lobby's streams merged in time and marked, one stream alone
- * as it was written.
+ * as it was written; the running lobbies, then the recent failures with their last lines (all
+ * recent stops with --all).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { Server } from 'node:http';
@@ -10,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpServer } from '../../src/server/http.js';
-import { harness, str, type Harness } from '../server/harness.js';
+import { harness, settle, str, until, type Harness } from '../server/harness.js';
 import { tavern } from './run.js';
 
 let h: Harness;
@@ -21,6 +22,8 @@ let pub: string;
 
 beforeAll(async () => {
   h = harness({ readyAfterMs: 0 });
+  // The CLI shows ages against the real clock.
+  h.clock.set(Date.now());
   const s = await h.setup();
   pub = s.pub;
   server = createHttpServer(h.app);
@@ -68,5 +71,45 @@ describe('tavern logs', () => {
     const bad = await tavern(dir, env, 'logs', lobbyId, '--stream', 'stdout');
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--stream must be std_out, std_err or tavern');
+  }, 60_000);
+});
+
+describe('tavern lobbies list', () => {
+  /** Lets the lobby's stop be committed and kept. */
+  const stopped = async (lobbyId: string): Promise<void> => {
+    await until(() => [...h.store.world.namespaces.values()].some((ns) => ns.lobbies.get(lobbyId)?.lifecycle.status === 'stopped'));
+    await settle();
+  };
+
+  it('shows the running lobbies, then the lobbies that failed recently with why, exit code, run time and last lines; --all every recent stop', async () => {
+    const failing = await findLobby();
+    await h.logBook.write(failing, 'std_err', [{ at: h.clock.now(), line: 'Error: cannot bind port' }]);
+    h.runtime.exit(failing, 'crashed', 2);
+    await stopped(failing);
+    const normal = await findLobby();
+    h.runtime.exit(normal, 'exited', 0);
+    await stopped(normal);
+    const running = await findLobby();
+
+    const listed = await tavern(dir, env, 'lobbies', 'list');
+    expect(listed.stderr).toBe('');
+    const lines = listed.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^LOBBY ID\s+MODE\s+PLAYERS\s+FLAGS\s+AGE$/);
+    expect(lines[1]).toMatch(new RegExp(`^${running}\\s+default\\s+1/4\\s+ready\\s`));
+    const section = lines.indexOf('recently failed (last 24 h, newest first; --all for every stop; tavern logs <lobby id> for the whole log):');
+    expect(section).toBeGreaterThan(1);
+    expect(lines[section + 1]).toMatch(/^LOBBY ID\s+MODE\s+REASON\s+EXIT\s+RAN\s+STOPPED$/);
+    expect(lines[section + 2]).toMatch(new RegExp(`^${failing}\\s+default\\s+crashed\\s+2\\s+\\d+s\\s+\\d+s ago$`));
+    expect(lines.slice(section + 3, section + 6)).toEqual([
+      `    out| fake container ${failing} started`,
+      '    err| Error: cannot bind port',
+      '    [tavern] stopping: the game server crashed with code 2',
+    ]);
+    expect(listed.stdout).not.toContain(normal);
+
+    const all = await tavern(dir, env, 'lobbies', 'list', '--all');
+    expect(all.stdout).toContain('recently stopped (last 24 h, newest first; tavern logs <lobby id> for the whole log):');
+    expect(all.stdout).toMatch(new RegExp(`^${normal}\\s+default\\s+exited\\s+0\\s`, 'm'));
+    expect(all.stdout).toMatch(new RegExp(`^${failing}\\s+default\\s+crashed\\s+2\\s`, 'm'));
   }, 60_000);
 });

@@ -276,6 +276,17 @@ describeWithDocker('lobbies as Docker containers, end to end', problem, () => {
     await eventually('the crashed container to be removed', async () => ((await gone(a.lobby.lobbyId)) ? true : undefined));
     await eventually('the exit code in the logs', async () => ((await tavernLines(a.lobby.lobbyId)).includes('the container exited with code 5') ? true : undefined));
     expect(await lobbyLines(a.lobby.lobbyId, 'std_err')).toContain('crashing with exit code 5');
+    // It is listed among the recent failures: why, the engine's exit code, and its last lines.
+    const failures = await eventually('the crash among the recent failures', async () => {
+      const r = await api(w.server.origin, 'GET', `/cloud/games/${w.gameId}/namespaces/${w.nsId}/analytics/matchmaker/stopped?failed=true`, { token: w.cloudToken });
+      return (r.body['lobbies'] as Record<string, unknown>[]).find((l) => l['lobby_id'] === a.lobby.lobbyId);
+    });
+    expect(failures).toMatchObject({ reason: 'crashed', failed: true, exit_code: 5 });
+    expect(failures['last_lines']).toEqual(expect.arrayContaining([
+      expect.objectContaining({ stream: 'std_err', line: 'crashing with exit code 5' }),
+      expect.objectContaining({ stream: 'tavern', line: 'the container exited with code 5' }),
+      expect.objectContaining({ stream: 'tavern', line: 'stopping: the game server crashed with code 5' }),
+    ]));
     await eventually('the crashed lobby to leave live analytics', async () => ((await live()).includes(a.lobby.lobbyId) ? undefined : true));
 
     const b = await w.player.matchmaker.lobbies.find({ gameModes: ['default'] });
@@ -297,14 +308,20 @@ describeWithDocker('lobbies as Docker containers, end to end', problem, () => {
 
   it('a game that crashes at start fails its find, and after two in a row Tavern backs off instead of looping', async () => {
     await publish('v-crashes', { env: { GAME_EXIT_AT_START: '3' } });
+    let last = '';
     for (let i = 0; i < 2; i++) {
       const failed = await w.player.matchmaker.lobbies.find({ gameModes: ['default'] }).then(() => undefined, (e: unknown) => e);
       expect(failed).toBeInstanceOf(RivetError);
-      expect((failed as RivetError).body).toMatchObject({ code: 'MATCHMAKER_LOBBY_STOPPED' });
+      // The refusal names the lobby (its log says why), the reason and the engine's exit code.
+      const body = (failed as RivetError).body as { code: string; message: string; metadata: { lobby_id: string } };
+      expect(body).toMatchObject({ code: 'MATCHMAKER_LOBBY_STOPPED', metadata: { reason: 'start-failed', exit_code: 3 } });
+      last = body.metadata.lobby_id;
+      expect(body.message).toBe(`The lobby ${last} has stopped or is stopping (start-failed).`);
+      expect(await lobbyLines(last, 'std_err')).toContain('exiting at start with code 3 (GAME_EXIT_AT_START)');
     }
     const refused = await api(w.server.origin, 'POST', '/matchmaker/lobbies/find', { token: w.publicToken, body: { game_modes: ['default'] } });
     expect(refused.status).toBe(503);
-    expect(refused.body['code']).toBe('MATCHMAKER_LOBBY_START_BACKOFF');
+    expect(refused.body).toMatchObject({ code: 'MATCHMAKER_LOBBY_START_BACKOFF', metadata: { lobby_id: last } });
     const analytics = await api(w.server.origin, 'GET', `/cloud/games/${w.gameId}/namespaces/${w.nsId}/analytics/matchmaker/live`, { token: ADMIN });
     expect(analytics.body['start_backoff']).toEqual([expect.objectContaining({ game_mode: 'default', failures: 2 })]);
     const left = await docker.listContainers({ all: true, filters: { label: [`tavern.instance=${INSTANCE}`, `tavern.namespace=${w.nsId}`] } });
