@@ -61,9 +61,11 @@ export async function admit(ctx: Ctx, ns: NamespaceRecord, asked: Asked, run: (m
       });
       if (waited.kind === 'failed') failWith(waited.error);
       if (waited.kind !== 'ready') {
-        // Give the seat back: the client gets an answer now and may simply try again. A lobby left
-        // idle by it stops as not ready (the core decides), its log saying what its server must do.
-        await matchmaker.seatWaitExpired({ namespaceId: ns.id, lobbyId: seat.lobbyId, playerId });
+        // Give the seat back: the client gets an answer now and may simply try again. After the
+        // whole seat wait, a lobby left idle by it stops as not ready (the core decides), its log
+        // saying what its server must do; a client that went away earlier just leaves.
+        const ref = { namespaceId: ns.id, lobbyId: seat.lobbyId, playerId };
+        await (waited.kind === 'timeout' ? matchmaker.seatWaitExpired(ref) : matchmaker.playerDisconnected(ref));
         fail('MATCHMAKER_LOBBY_NOT_STARTED', { lobby_id: seat.lobbyId, seconds: Math.round(settings.seatWaitMs / 1000) }, { lobby_id: seat.lobbyId });
       }
     }

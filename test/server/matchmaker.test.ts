@@ -112,6 +112,20 @@ describe('find', () => {
     expect(h.runtime.stopped).toEqual([expect.objectContaining({ lobbyId, reason: 'ready-timeout' })]);
   });
 
+  it('a client that goes away before the lobby is ready gives its seat back: the lobby stops as idle, not as not ready', async () => {
+    h = harness();
+    const { pub, nsId } = await h.setup();
+    const controller = new AbortController();
+    const pending = h.app.handle(new Request(h.request('POST', '/matchmaker/lobbies/find', { token: pub, body: { game_modes: ['default'] } }), { signal: controller.signal }));
+    await until(() => h.timers.pending > 0);
+    h.timers.advance(2_000);
+    controller.abort();
+    await pending;
+    const lobbyId = h.runtime.started[0]?.lobbyId ?? '';
+    await until(() => h.store.world.namespaces.get(nsId)?.lobbies.get(lobbyId)?.lifecycle.status === 'stopping');
+    expect(h.store.world.namespaces.get(nsId)?.lobbies.get(lobbyId)?.lifecycle).toMatchObject({ reason: 'idle' });
+  });
+
   it('fails with MATCHMAKER_LOBBY_STOPPED naming the lobby, why and its exit code when the lobby dies before it is ready', async () => {
     h = harness();
     const { pub } = await h.setup();
