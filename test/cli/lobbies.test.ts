@@ -84,6 +84,8 @@ describe('tavern lobbies list', () => {
   it('shows the running lobbies, then the lobbies that failed recently with why, exit code, run time and last lines; --all every recent stop', async () => {
     const failing = await findLobby();
     await h.logBook.write(failing, 'std_err', [{ at: h.clock.now(), line: 'Error: cannot bind port' }]);
+    // After the first test's crash: the newest failure is listed first.
+    h.clock.set(h.clock.now() + 1_000);
     h.runtime.exit(failing, 'crashed', 2);
     await stopped(failing);
     const normal = await findLobby();
