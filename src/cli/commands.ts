@@ -8,7 +8,9 @@ import type { Command } from 'commander';
 import { createApi, type Api } from './api.js';
 import { UsageError } from './errors.js';
 import { findNamespace, getGame, resolveGameId } from './game.js';
+import { registerLobbies } from './lobbies.js';
 import { readSaved, requireToken, resolveApi, resolveToken, saveLogin, type GlobalOptions } from './settings.js';
+import { table } from './table.js';
 
 export interface CommandIo {
   readonly cwd: string;
@@ -28,16 +30,6 @@ export async function apiFor(cmd: Command, io: CommandIo, optional = false): Pro
   const token = resolveToken(globals, io.env, saved);
   return { api: createApi(resolveApi(globals, io.env, saved), optional ? token : requireToken(token)), globals };
 }
-
-const table = (rows: readonly (readonly string[])[]): string[] => {
-  const widths = rows.reduce<number[]>((w, r) => r.map((c, i) => Math.max(w[i] ?? 0, c.length)), []);
-  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd());
-};
-
-const age = (since: string, now: number): string => {
-  const s = Math.max(0, Math.round((now - Date.parse(since)) / 1000));
-  return s < 120 ? `${s}s` : s < 7200 ? `${Math.round(s / 60)}m` : `${Math.round(s / 3600)}h`;
-};
 
 function registerLogin(program: Command, io: CommandIo): void {
   program
@@ -149,41 +141,6 @@ function registerVersions(program: Command, io: CommandIo): void {
       const ns = findNamespace(g, options.namespace);
       await api.call('PUT', `/cloud/games/${gameId}/namespaces/${ns.namespace_id}/version`, { version_id: v.version_id });
       io.out(`${v.display_name} (${v.version_id}) is live in ${ns.name_id}`);
-    });
-}
-
-interface LobbyRow {
-  lobby_id: string; lobby_group_name_id: string; region_id: string; create_ts: string;
-  is_ready: boolean; is_idle: boolean; is_closed: boolean; total_player_count: number; max_players_normal: number;
-}
-
-function registerLobbies(program: Command, io: CommandIo): void {
-  program.command('lobbies').description('lobbies').command('list').description("a namespace's running lobbies")
-    .option('-n, --namespace <ns>', 'namespace', 'prod')
-    .action(async (options: { namespace: string }, cmd: Command) => {
-      const { api, globals } = await apiFor(cmd, io);
-      const gameId = await resolveGameId(api, globals.game);
-      const ns = findNamespace(await getGame(api, gameId), options.namespace);
-      const { lobbies } = await api.call<{ lobbies: LobbyRow[] }>('GET', `/cloud/games/${gameId}/namespaces/${ns.namespace_id}/analytics/matchmaker/live`);
-      const now = Date.now();
-      const flags = (l: LobbyRow): string => [l.is_ready ? 'ready' : 'starting', l.is_idle ? 'idle' : '', l.is_closed ? 'closed' : ''].filter((f) => f !== '').join(',');
-      const rows = lobbies.map((l) => [l.lobby_id, l.lobby_group_name_id, `${l.total_player_count}/${l.max_players_normal}`, flags(l), age(l.create_ts, now)]);
-      for (const line of table([['LOBBY ID', 'MODE', 'PLAYERS', 'FLAGS', 'AGE'], ...rows])) io.out(line);
-    });
-  program.command('logs <lobby_id>').description("a lobby's output")
-    .option('-f, --follow', 'keep printing new lines until interrupted')
-    .option('--stream <stream>', 'std_out or std_err', 'std_out')
-    .action(async (lobbyId: string, options: { follow?: boolean; stream: string }, cmd: Command) => {
-      if (options.stream !== 'std_out' && options.stream !== 'std_err') throw new UsageError('--stream must be std_out or std_err');
-      const { api, globals } = await apiFor(cmd, io);
-      const gameId = await resolveGameId(api, globals.game);
-      let index: string | undefined;
-      do {
-        const q = new URLSearchParams({ stream: options.stream, ...(index === undefined ? {} : { watch_index: index }) });
-        const page = await api.call<{ lines: string[]; watch: { index: string } }>('GET', `/cloud/games/${gameId}/matchmaker/lobbies/${lobbyId}/logs?${q.toString()}`);
-        for (const line of page.lines) io.out(Buffer.from(line, 'base64').toString('utf8'));
-        index = page.watch.index;
-      } while (options.follow === true);
     });
 }
 

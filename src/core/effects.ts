@@ -54,11 +54,13 @@ export interface UnbindRoute {
   readonly route: ProxyRoute;
 }
 
-/** A line Tavern itself writes into a lobby's log (why it was stopped, for example). */
+/**
+ * A line Tavern itself writes into a lobby's log (why it was stopped, for example): on the lobby's
+ * `tavern` stream, never mixed into the game server's own output.
+ */
 export interface AppendLog {
   readonly type: 'append-log';
   readonly lobbyId: string;
-  readonly stream: 'std_out' | 'std_err';
   readonly at: number;
   readonly line: string;
 }

@@ -29,6 +29,8 @@ export type MatchEvent =
       readonly lobbyId: string;
       readonly reason: StopReason;
       readonly failed: boolean;
+      /** The container's exit code, when the runtime reported one. */
+      readonly exitCode?: number;
     }
   | { readonly type: 'player-reserved'; readonly at: number; readonly namespaceId: string; readonly player: Player }
   | {

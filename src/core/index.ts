@@ -27,10 +27,13 @@ export {
   lobbyExited,
   playerConnected,
   playerDisconnected,
+  seatWaitExpired,
   recordCaptcha,
   type LobbyRef,
   type PlayerRef,
 } from './lobby/lifecycle.js';
+export { stopWhy, lobbyStopped, stoppedRefusal } from './lobby/why.js';
+export { STOPPED_PER_NAMESPACE, STOPPED_MAX_AGE_MS, STOPPED_LOG_LINES, lastLines, type TimedLine } from './lobby/stopped.js';
 export { proxyRoutes, routeHostname } from './lobby/routes.js';
 export * from './lobby/backoff.js';
 export { lobbyStateRefusal, fitStates } from './lobby/state.js';

@@ -1,8 +1,12 @@
 // Tavern dashboard: one ES module, no build step. Talks to the same origin's API with the token
-// kept in sessionStorage. Lobbies refresh every second, logs follow through the long poll, charts
-// are inline SVG drawn from the samples taken while the page is open.
+// kept in sessionStorage. Lobbies refresh every second, the recently stopped ones every 5 s and
+// whenever a lobby leaves the table, logs follow through the long poll, charts are inline SVG
+// drawn from the samples taken while the page is open.
 const $ = (id) => document.getElementById(id);
-const state = { token: sessionStorage.getItem('tavern-token'), gameId: undefined, game: undefined, nsId: undefined, timer: undefined, logs: undefined, samples: [], lastLobbies: new Set(), lastFinds: 0 };
+const state = { token: sessionStorage.getItem('tavern-token'), gameId: undefined, game: undefined, nsId: undefined, timer: undefined, logs: undefined, samples: [], lastLobbies: new Set(), lastFinds: 0, stoppedAt: 0 };
+const STOPPED_EVERY_MS = 5000;
+const STOPPED_LINES = 5;
+const MARKS = { std_out: 'out| ', std_err: 'err| ', tavern: '[tavern] ' };
 
 class ApiError extends Error {}
 
@@ -21,10 +25,11 @@ const el = (tag, attrs = {}, ...children) => {
   node.append(...children);
   return node;
 };
-const age = (iso) => {
-  const s = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000));
+const duration = (ms) => {
+  const s = Math.max(0, Math.round(ms / 1000));
   return s < 120 ? `${s}s` : s < 7200 ? `${Math.round(s / 60)}m` : `${Math.round(s / 3600)}h`;
 };
+const age = (iso) => duration(Date.now() - Date.parse(iso));
 const bytes = (n) => (n < 1024 ? `${n} B` : n < 2 ** 20 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 2 ** 20).toFixed(1)} MiB`);
 
 /** An inline SVG line chart of `points` ([{t, v}]), labelled for screen readers. */
@@ -78,7 +83,9 @@ async function refreshLobbies() {
   }));
   const ids = new Set(lobbies.map((l) => l.lobby_id));
   const starts = [...ids].filter((id) => !state.lastLobbies.has(id)).length;
+  const left = [...state.lastLobbies].some((id) => !ids.has(id));
   state.lastLobbies = ids;
+  if (left || Date.now() - state.stoppedAt >= STOPPED_EVERY_MS) await refreshStopped();
   // Finds per second between two reads of this instance's counter (0 on the first read or after a restart).
   const t = Date.now() / 1000;
   const previous = state.samples.at(-1);
@@ -90,12 +97,28 @@ async function refreshLobbies() {
   drawCharts();
 }
 
+/** The recently stopped lobbies (failures only, unless every stop is asked for), each with its last log lines. */
+async function refreshStopped() {
+  if (state.nsId === undefined) return;
+  state.stoppedAt = Date.now();
+  const failed = !$('stopped-all').checked;
+  const { lobbies } = await call('GET', `/cloud/games/${state.gameId}/namespaces/${state.nsId}/analytics/matchmaker/stopped?failed=${failed}`);
+  $('stopped').replaceChildren(...lobbies.map((l) => {
+    const button = el('button', { type: 'button', 'aria-label': `Follow the logs of lobby ${l.lobby_id}` }, 'Logs');
+    button.addEventListener('click', () => followLogs(l.lobby_id));
+    const lines = l.last_lines.slice(-STOPPED_LINES).map((line) => `${MARKS[line.stream] ?? ''}${line.line}`).join('\n');
+    return el('tr', { 'data-lobby': l.lobby_id }, el('td', {}, el('code', {}, l.lobby_id.slice(0, 8))), el('td', {}, l.lobby_group_name_id), el('td', {}, l.reason),
+      el('td', {}, l.exit_code === undefined ? '-' : String(l.exit_code)), el('td', {}, duration(l.run_ms)), el('td', {}, `${age(l.stop_ts)} ago`),
+      el('td', {}, el('pre', { class: 'last-lines' }, lines)), el('td', {}, button));
+  }));
+}
+
 async function followLogs(lobbyId) {
   state.logs?.abort();
   const controller = new AbortController();
   state.logs = controller;
   const stream = $('logs-stream').value;
-  $('logs-lobby').textContent = `(lobby ${lobbyId.slice(0, 8)}, ${stream === 'std_out' ? 'stdout' : 'stderr'}, following)`;
+  $('logs-lobby').textContent = `(lobby ${lobbyId.slice(0, 8)}, ${{ std_out: 'stdout', std_err: 'stderr', tavern: 'Tavern' }[stream]}, following)`;
   $('logs').textContent = '';
   let index;
   while (!controller.signal.aborted) {
@@ -125,6 +148,7 @@ async function selectNamespace(nsId) {
   state.nsId = nsId;
   state.samples = [];
   state.lastLobbies = new Set();
+  state.stoppedAt = 0;
   const ns = state.game.namespaces.find((n) => n.namespace_id === nsId);
   if (ns !== undefined) {
     const { version } = await call('GET', `/cloud/games/${state.gameId}/versions/${ns.version_id}`);
@@ -181,6 +205,7 @@ $('sign-out').addEventListener('click', () => {
 });
 $('game').addEventListener('change', (e) => void selectGame(e.target.value).catch(showError));
 $('namespace').addEventListener('change', (e) => void selectNamespace(e.target.value).catch(showError));
+$('stopped-all').addEventListener('change', () => void refreshStopped().catch(showError));
 $('sim-form').addEventListener('submit', (event) => {
   event.preventDefault();
   $('sim-summary').textContent = 'running…';

@@ -131,7 +131,17 @@ export interface LobbyHostRecord {
   readonly createdAt: number;
 }
 
-export type LogStream = 'std_out' | 'std_err';
+/** A game server's output streams (the wire's). */
+export type GameStream = 'std_out' | 'std_err';
+
+/**
+ * A lobby's log streams: its game server's two, and `tavern`, the lines Tavern writes about the
+ * lobby itself (its exit code, why it stopped, a start back-off, the game proxy's failures).
+ */
+export type LogStream = GameStream | 'tavern';
+
+/** Every stream of a lobby's log, in the order a merged view breaks a tie in time. */
+export const LOG_STREAMS: readonly LogStream[] = Object.freeze(['std_out', 'std_err', 'tavern']);
 
 export interface LogLine {
   /** Epoch ms. */
@@ -222,4 +232,6 @@ export interface CatalogStore {
   appendLogs(lobbyId: string, stream: LogStream, lines: readonly LogLine[]): Promise<number>;
   /** Lines with a sequence number above `after` (0: from the start), at most `limit`, old to new. */
   readLogs(lobbyId: string, stream: LogStream, after: number, limit: number): Promise<LogPage>;
+  /** The newest `limit` lines of a stream, old to new; `last` is the stream's last sequence number (0 when it has none). */
+  lastLogs(lobbyId: string, stream: LogStream, limit: number): Promise<LogPage>;
 }

@@ -68,9 +68,9 @@ export interface MatchStore {
 /** Why a lobby's container went away on its own. */
 export type ExitReason = 'exited' | 'crashed' | 'start-failed';
 
-/** Where a runtime reports containers that went away (wired to the services' `lobbyExited`). */
+/** Where a runtime reports containers that went away, with their exit code when known (wired to the services' `lobbyExited`). */
 export interface RuntimeListener {
-  exited(namespaceId: string, lobbyId: string, reason: ExitReason): void;
+  exited(namespaceId: string, lobbyId: string, reason: ExitReason, exitCode?: number): void;
 }
 
 /**
@@ -103,7 +103,7 @@ export interface ProxyRoutes {
   unbind(route: ProxyRoute): Promise<void>;
 }
 
-/** Lobby log lines Tavern writes itself (the runtime appends the container's own output). */
+/** Lobby log lines Tavern writes itself, on the lobby's `tavern` stream (the runtime appends the container's own output). */
 export interface LobbyLogs {
   append(line: AppendLog): Promise<void>;
 }

@@ -3,7 +3,8 @@
  * wait for a starting lobby, mint the player token and render the JoinResponse.
  */
 import { matchError, type MatchError } from '../core/errors.js';
-import { isActive, isReady } from '../core/lobby/flags.js';
+import { isReady } from '../core/lobby/flags.js';
+import { stoppedRefusal } from '../core/lobby/why.js';
 import type { NamespaceRecord } from '../io/catalog.js';
 import type { RequestRecord } from '../services/demand-recorder.js';
 import type { Matchmaker, MatchOutcome } from '../services/matchmaker.js';
@@ -16,7 +17,10 @@ import { SeatWatch, type SeatOutcome } from './seat-wait.js';
 /** The seat as the shared store has it: ready, failed (lobby gone or stopping, player removed), or still waiting. */
 async function seatState(matchmaker: Matchmaker, namespaceId: string, lobbyId: string, playerId: string): Promise<SeatOutcome | undefined> {
   const lobby = (await matchmaker.snapshot()).namespaces.get(namespaceId)?.lobbies.get(lobbyId);
-  if (lobby === undefined || !isActive(lobby) || !lobby.players.has(playerId)) return { kind: 'failed', error: matchError('MATCHMAKER_LOBBY_STOPPED') };
+  if (lobby === undefined) return { kind: 'failed', error: matchError('MATCHMAKER_LOBBY_NOT_FOUND', undefined, { metadata: { lobby_id: lobbyId } }) };
+  const stopped = stoppedRefusal(lobby);
+  if (stopped !== undefined) return { kind: 'failed', error: stopped };
+  if (!lobby.players.has(playerId)) return { kind: 'failed', error: matchError('MATCHMAKER_PLAYER_REMOVED', undefined, { metadata: { lobby_id: lobbyId } }) };
   return isReady(lobby) ? { kind: 'ready' } : undefined;
 }
 
@@ -57,9 +61,12 @@ export async function admit(ctx: Ctx, ns: NamespaceRecord, asked: Asked, run: (m
       });
       if (waited.kind === 'failed') failWith(waited.error);
       if (waited.kind !== 'ready') {
-        // Give the seat back: the client gets an answer now and may simply try again.
-        await matchmaker.playerDisconnected({ namespaceId: ns.id, lobbyId: seat.lobbyId, playerId });
-        fail('MATCHMAKER_LOBBY_NOT_STARTED', { seconds: Math.round(settings.seatWaitMs / 1000) });
+        // Give the seat back: the client gets an answer now and may simply try again. After the
+        // whole seat wait, a lobby left idle by it stops as not ready (the core decides), its log
+        // saying what its server must do; a client that went away earlier just leaves.
+        const ref = { namespaceId: ns.id, lobbyId: seat.lobbyId, playerId };
+        await (waited.kind === 'timeout' ? matchmaker.seatWaitExpired(ref) : matchmaker.playerDisconnected(ref));
+        fail('MATCHMAKER_LOBBY_NOT_STARTED', { lobby_id: seat.lobbyId, seconds: Math.round(settings.seatWaitMs / 1000) }, { lobby_id: seat.lobbyId });
       }
     }
     const token = await tokens.issue({ kind: 'player', namespaceId: ns.id, lobbyId: lobby.id, playerId }, ns.nameId);

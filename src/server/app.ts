@@ -92,6 +92,7 @@ const servicesOf = (deps: AppDeps): Services => ({
   health: deps.health ?? (() => ({})),
   ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
   ...(deps.demand === undefined ? {} : { demand: deps.demand }),
+  ...(deps.stoppedLobbies === undefined ? {} : { stoppedLobbies: deps.stoppedLobbies }),
 });
 
 /** The code of an error answer (its JSON body's), for the log. */

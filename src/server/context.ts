@@ -8,6 +8,7 @@ import type { CatalogStore } from '../io/catalog.js';
 import type { Clock, Random, Timers } from '../io/index.js';
 import type { LogBook } from '../services/lobby-logs.js';
 import type { Matchmaker } from '../services/matchmaker.js';
+import type { StoppedLobbies } from '../services/stopped-lobbies.js';
 import type { Agent } from './auth.js';
 import type { DemandPort, Logger, UploadsPort } from './deps.js';
 import type { Incoming } from './incoming.js';
@@ -65,6 +66,8 @@ export interface Services {
   readonly metrics?: () => Promise<string>;
   /** Recorded demand, when the server records it. */
   readonly demand?: DemandPort;
+  /** Lobbies that stopped recently, when the server keeps them. */
+  readonly stoppedLobbies?: StoppedLobbies;
 }
 
 export interface Ctx {

@@ -9,6 +9,7 @@ import type { Clock, Random, Timers } from '../io/index.js';
 import type { DemandRecorder } from '../services/demand-recorder.js';
 import type { LogBook } from '../services/lobby-logs.js';
 import type { Matchmaker } from '../services/matchmaker.js';
+import type { StoppedLobbies } from '../services/stopped-lobbies.js';
 import type { Uploads } from '../services/uploads.js';
 import type { RateLimitTable } from './rate-limit.js';
 import type { TokenIssuer } from './tokens.js';
@@ -111,4 +112,6 @@ export interface AppDeps {
   readonly metrics?: () => Promise<string>;
   /** Recorded demand; absent: nothing is recorded and the export answers 404. */
   readonly demand?: DemandPort;
+  /** Lobbies that stopped recently (the matchmaker's stop recorder); absent: their listing answers 404. */
+  readonly stoppedLobbies?: StoppedLobbies;
 }

@@ -19,6 +19,7 @@ import type { Clock, Timers } from '../io/index.js';
 import { DemandRecorder } from '../services/demand-recorder.js';
 import { LogBook } from '../services/lobby-logs.js';
 import { Matchmaker } from '../services/matchmaker.js';
+import { StoppedLobbies } from '../services/stopped-lobbies.js';
 import { CdnSites } from '../services/cdn-sites.js';
 import { Uploads } from '../services/uploads.js';
 import { BcryptPool } from './cdn/bcrypt-pool.js';
@@ -131,6 +132,8 @@ async function main(): Promise<void> {
   const egress = env.egressAllow.length > 0 ? { egress: { allow: env.egressAllow } } : {};
   // Follow-up work (the idle update after a find), awaited on shutdown before the stores close.
   const background = new Set<Promise<unknown>>();
+  // Lobbies that stopped, kept with their log's last lines (24 h, 50 failures and 50 other stops per namespace).
+  const stoppedLobbies = new StoppedLobbies({ store: stores.stopped, catalog });
   const matchmaker = new Matchmaker({
     store: stores.match, clock, random,
     verifier: new HttpVerifier({ ...egress, userAgent: 'Tavern' }),
@@ -143,6 +146,7 @@ async function main(): Promise<void> {
     ...(runtime === undefined ? {} : { runtime }),
     routes: proxy.routes,
     logs: logBook,
+    stops: stoppedLobbies,
     effectFailed: (effect, error) => logger.warn({ effect, err: error }, 'an effect failed'),
     background: (task) => {
       const running: Promise<unknown> = task()
@@ -164,7 +168,7 @@ async function main(): Promise<void> {
       });
   recorder?.attach(matchmaker.hub);
   const started = createApp({
-    catalog, matchmaker, clock, random, timers: systemTimers, regions: env.regions, tokens, logBook, uploads, logger,
+    catalog, matchmaker, clock, random, timers: systemTimers, regions: env.regions, tokens, logBook, uploads, logger, stoppedLobbies,
     health: () => ({ runtime: hosted.status(), proxy: proxy.status() }),
     metrics: () => proxyMetrics(proxy),
     demand: { store: stores.demand, ...(recorder === undefined ? {} : { recorder }) },
@@ -187,7 +191,7 @@ async function main(): Promise<void> {
   await started.ready();
   await proxy.restore(await matchmaker.snapshot());
   const stopRouteErrors = watchRouteErrors(proxy, (lobbyId, line) => {
-    logBook.append({ type: 'append-log', lobbyId, stream: 'std_err', at: clock.now(), line }).catch((error: unknown) => logger.warn({ err: error, lobbyId }, 'a route error could not be logged'));
+    logBook.append({ type: 'append-log', lobbyId, at: clock.now(), line }).catch((error: unknown) => logger.warn({ err: error, lobbyId }, 'a route error could not be logged'));
   }, 10_000);
   live.app = started;
   const admin = await tokens.adminToken();

@@ -61,12 +61,13 @@ export async function proxyMetrics(proxy: Pick<ServerProxy, 'routeStats' | 'list
 }
 
 /**
- * Every `everyMs`, a line in the log of each lobby whose route failed since the last look: requests
- * that could not reach the lobby (nothing listens on its port), and 5xx answers of the game server.
+ * Every `everyMs`, a line in the log (its `tavern` stream) of each lobby whose route failed since
+ * the last look: requests that could not reach the lobby (nothing listens on its port), and 5xx
+ * answers of the game server.
  * Returns a stop function.
  *
  * @example
- * const stop = watchRouteErrors(proxy, (lobbyId, line) => logs.append({ type: 'append-log', lobbyId, stream: 'std_err', at: Date.now(), line }), 10_000);
+ * const stop = watchRouteErrors(proxy, (lobbyId, line) => logs.append({ type: 'append-log', lobbyId, at: Date.now(), line }), 10_000);
  */
 export function watchRouteErrors(proxy: Pick<ServerProxy, 'routeStats'>, write: (lobbyId: string, line: string) => void, everyMs: number): () => void {
   const seen = new Map<string, { server: number; connect: number }>();
@@ -78,8 +79,8 @@ export function watchRouteErrors(proxy: Pick<ServerProxy, 'routeStats'>, write: 
       const failed = s.connectErrors - before.connect;
       const answered = s.serverErrors - before.server;
       const what = s.route.protocol === 'tcp_tls' ? 'TLS connection(s) (closed)' : 'request(s) (503)';
-      if (failed > 0) write(s.route.lobbyId, `tavern: game proxy: ${failed} ${what} to ${s.hostname} (port ${s.route.label}) could not reach the lobby; is the game server listening on that port?`);
-      if (answered > 0) write(s.route.lobbyId, `tavern: game proxy: ${answered} request(s) to ${s.hostname} (port ${s.route.label}) answered 5xx by the game server`);
+      if (failed > 0) write(s.route.lobbyId, `game proxy: ${failed} ${what} to ${s.hostname} (port ${s.route.label}) could not reach the lobby; is the game server listening on that port?`);
+      if (answered > 0) write(s.route.lobbyId, `game proxy: ${answered} request(s) to ${s.hostname} (port ${s.route.label}) answered 5xx by the game server`);
     }
   };
   const timer = setInterval(() => void look().catch(() => undefined), everyMs);

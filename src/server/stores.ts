@@ -5,12 +5,14 @@
 import type { CatalogStore } from '../io/catalog.js';
 import type { DemandStore } from '../io/demand.js';
 import type { MatchStore } from '../io/index.js';
+import type { StoppedLobbyStore } from '../io/stopped-lobbies.js';
 import type { ServerEnv } from './env.js';
 
 export interface Stores {
   readonly catalog: CatalogStore;
   readonly match: MatchStore;
   readonly demand: DemandStore;
+  readonly stopped: StoppedLobbyStore;
   close(): void | Promise<void>;
 }
 

@@ -8,13 +8,13 @@ import { matchError, type MatchError } from '../core/errors.js';
 import { isActive } from '../core/lobby/flags.js';
 import type { Lobby } from '../core/lobby/lobby.js';
 import { err, ok, type Result } from '../core/result.js';
-import type { CatalogStore, LogLine, LogPage, LogStream } from '../io/catalog.js';
+import type { CatalogStore, LogPage, LogStream } from '../io/catalog.js';
+import type { StoppedLobbyRecord } from '../io/stopped-lobbies.js';
 import type { Matchmaker } from './matchmaker.js';
+import type { StoppedLobbies } from './stopped-lobbies.js';
 
 /** Lines of a log tail (a read without a watch index). */
 export const TAIL_LINES = 256;
-/** Lines per catalog read while looking for the tail. */
-const PAGE = 1024;
 
 /**
  * The namespace's active lobbies, oldest first, as analytics summaries (`is_outdated` against the
@@ -53,6 +53,26 @@ export async function findGameLobby(deps: FindDeps, gameId: string, lobbyId: str
 }
 
 /**
+ * What is kept of a stopped lobby the matchmaker already forgot, if it belongs to one of the
+ * game's namespaces (`LOBBY_NOT_FOUND` otherwise, and when nothing is kept): its log stays
+ * readable while it is listed.
+ *
+ * @effects stopped lobbies (find), catalog (getNamespace)
+ * @example
+ * const r = await findStoppedGameLobby(deps, game.id, lobbyId, now);
+ */
+export async function findStoppedGameLobby(
+  deps: { readonly catalog: Pick<CatalogStore, 'getNamespace'>; readonly stoppedLobbies?: Pick<StoppedLobbies, 'find'> },
+  gameId: string,
+  lobbyId: string,
+  now: number,
+): Promise<Result<StoppedLobbyRecord, MatchError>> {
+  const record = await deps.stoppedLobbies?.find(lobbyId, now);
+  const ns = record === undefined ? undefined : await deps.catalog.getNamespace(record.namespaceId);
+  return record !== undefined && ns?.gameId === gameId ? ok(record) : err(matchError('LOBBY_NOT_FOUND'));
+}
+
+/**
  * Stops one of the game's lobbies: whether this call stopped it (false when it was already
  * stopping or stopped); `LOBBY_NOT_FOUND` when the game has no such lobby.
  *
@@ -76,19 +96,10 @@ export async function stopGameLobby(
  * The newest {@link TAIL_LINES} lines of a lobby stream, old to new, and the sequence number to
  * watch from.
  *
- * @effects catalog (readLogs)
+ * @effects catalog (lastLogs)
  * @example
  * const { lines, last } = await tailLogs({ catalog }, lobbyId, 'std_out');
  */
-export async function tailLogs(deps: { readonly catalog: Pick<CatalogStore, 'readLogs'> }, lobbyId: string, stream: LogStream): Promise<LogPage> {
-  let last = 0;
-  let lines: LogLine[] = [];
-  for (;;) {
-    const page = await deps.catalog.readLogs(lobbyId, stream, last, PAGE);
-    if (page.lines.length === 0) break;
-    lines = [...lines, ...page.lines].slice(-TAIL_LINES);
-    last = page.last;
-    if (page.lines.length < PAGE) break;
-  }
-  return { lines, last };
+export function tailLogs(deps: { readonly catalog: Pick<CatalogStore, 'lastLogs'> }, lobbyId: string, stream: LogStream): Promise<LogPage> {
+  return deps.catalog.lastLogs(lobbyId, stream, TAIL_LINES);
 }

@@ -22,9 +22,9 @@ export class LogBook implements LobbyLogs {
     this.#catalog = catalog;
   }
 
-  /** {@link LobbyLogs}: a line Tavern writes itself (the matchmaker's effects). */
+  /** {@link LobbyLogs}: a line Tavern writes itself (the matchmaker's effects), on the lobby's `tavern` stream. */
   async append(line: AppendLog): Promise<void> {
-    await this.write(line.lobbyId, line.stream, [{ at: line.at, line: line.line }]);
+    await this.write(line.lobbyId, 'tavern', [{ at: line.at, line: line.line }]);
   }
 
   /**

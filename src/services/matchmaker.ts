@@ -17,6 +17,7 @@ import {
   playerConnected,
   playerDisconnected,
   recordCaptcha,
+  seatWaitExpired,
   setClosed,
   stopLobby,
   type LobbyRef,
@@ -46,8 +47,10 @@ import type {
   Transaction,
   Verifier,
 } from '../io/index.js';
+import type { StopRecorder } from '../io/stopped-lobbies.js';
 import { EventHub } from './hub.js';
 import { performEffects, type EffectPorts } from './perform.js';
+import { stopsIn } from './stopped-lobbies.js';
 
 export interface MatchmakerDeps {
   readonly store: MatchStore;
@@ -59,6 +62,8 @@ export interface MatchmakerDeps {
   readonly runtime?: Runtime;
   readonly routes: ProxyRoutes;
   readonly logs: LobbyLogs;
+  /** Where each committed stop is kept (with its log's last lines); absent: stops are not kept. */
+  readonly stops?: StopRecorder;
   readonly hub?: EventHub;
   /** An effect that failed (other than a container start, which stops its lobby). */
   readonly effectFailed?: (effect: unknown, error: unknown) => void;
@@ -112,6 +117,8 @@ const asTransaction = <T>(step: Step<T>): Transaction<Result<T, MatchError>> =>
 export interface BackoffEntry extends StartBackoff {
   readonly versionId: string;
   readonly gameMode: string;
+  /** The lobby that failed last (its log says why: `tavern logs <id>`). */
+  readonly lastLobbyId: string;
 }
 
 export interface MaintenanceReport {
@@ -177,6 +184,8 @@ export class Matchmaker implements RuntimeListener {
       this.hub.publish(decision.events);
       const failures = this.#trackStarts(decision);
       if (decision.effects.length > 0) await performEffects(failures.length === 0 ? decision.effects : [...decision.effects, ...failures], this.#ports);
+      // After the effects: a stop's own log lines (why it stopped) are written before it is kept.
+      if (this.#deps.stops !== undefined) await this.#keepStops(decision, this.#deps.stops);
       const after = idleOf === undefined ? undefined : decision.world.namespaces.get(idleOf);
       if (after !== undefined && (before?.idleLobbies !== after.idleLobbies || before.activeLobbies !== after.activeLobbies) && this.#idlePlan(after) !== undefined) {
         await this.#followIdle(after.id);
@@ -202,15 +211,22 @@ export class Matchmaker implements RuntimeListener {
         entries?.delete(key);
         continue;
       }
-      const next = { versionId: lobby.versionId, gameMode: lobby.gameMode, ...recordStartFailure(entries?.get(key), event.at) };
+      const next = { versionId: lobby.versionId, gameMode: lobby.gameMode, lastLobbyId: lobby.id, ...recordStartFailure(entries?.get(key), event.at) };
       if (entries === undefined) this.#backoff.set(lobby.namespaceId, new Map([[key, next]]));
       else entries.set(key, next);
       if (next.until > event.at) {
-        const line = `tavern: game mode ${lobby.gameMode} failed to start ${next.failures} times in a row: no new lobby of it for ${Math.ceil((next.until - event.at) / 1000)} s`;
-        lines.push({ type: 'append-log', lobbyId: lobby.id, stream: 'std_err', at: event.at, line });
+        const line = `game mode ${lobby.gameMode} failed to start ${next.failures} times in a row: no new lobby of it for ${Math.ceil((next.until - event.at) / 1000)} s`;
+        lines.push({ type: 'append-log', lobbyId: lobby.id, at: event.at, line });
       }
     }
     return lines;
+  }
+
+  /** Hands each lobby stopped in a committed decision to the recorder; a failure is reported, never thrown. */
+  async #keepStops(decision: Decision<unknown>, stops: StopRecorder): Promise<void> {
+    for (const stop of stopsIn(decision)) {
+      await stops.record(stop).catch((error: unknown) => this.#deps.effectFailed?.({ type: 'keep-stop', lobbyId: stop.lobbyId }, error));
+    }
   }
 
   /** Whether a lobby can be started now: a runtime is configured and reachable. */
@@ -233,7 +249,7 @@ export class Matchmaker implements RuntimeListener {
 
   async #startFailed(effect: StartLobby, error: unknown): Promise<void> {
     const reason = error instanceof Error ? error.message : String(error);
-    await this.#deps.logs.append({ type: 'append-log', lobbyId: effect.lobbyId, stream: 'std_err', at: this.#deps.clock.now(), line: `tavern: start failed: ${reason}` });
+    await this.#deps.logs.append({ type: 'append-log', lobbyId: effect.lobbyId, at: this.#deps.clock.now(), line: `start failed: ${reason}` });
     await this.lobbyExited({ namespaceId: effect.namespaceId, lobbyId: effect.lobbyId }, 'start-failed');
   }
 
@@ -268,7 +284,9 @@ export class Matchmaker implements RuntimeListener {
             const blocked = this.#blocked(start.namespaceId, start.versionId, start.gameMode, ctx.now);
             if (blocked !== undefined) {
               const seconds = Math.ceil((blocked.until - ctx.now) / 1000);
-              return { result: { kind: 'rejected', error: matchError('MATCHMAKER_LOBBY_START_BACKOFF', { game_mode: start.gameMode, failures: blocked.failures, seconds }, { metadata: { retry_after_ms: blocked.until - ctx.now } }) } };
+              const params = { game_mode: start.gameMode, failures: blocked.failures, lobby_id: blocked.lastLobbyId, seconds };
+              const metadata = { retry_after_ms: blocked.until - ctx.now, lobby_id: blocked.lastLobbyId };
+              return { result: { kind: 'rejected', error: matchError('MATCHMAKER_LOBBY_START_BACKOFF', params, { metadata }) } };
             }
           }
           return { result: a, decision: a.decision };
@@ -371,14 +389,23 @@ export class Matchmaker implements RuntimeListener {
     return this.#step(ref.namespaceId, (world, ctx) => playerDisconnected(world, ref, ctx));
   }
 
+  /**
+   * A find, join or create gave up waiting for its lobby to be ready: its seat is given back, and
+   * a lobby left idle that the idle plan stops stops as not ready (see the core's `seatWaitExpired`).
+   */
+  seatWaitExpired(ref: PlayerRef): Promise<Result<undefined, MatchError>> {
+    return this.#step(ref.namespaceId, (world, ctx) => seatWaitExpired(world, ref, ctx));
+  }
+
   /** Stop a lobby (an operator or the developer asked). */
   stopLobby(ref: LobbyRef, reason: StopReason = 'requested'): Promise<Result<undefined, MatchError>> {
     return this.#step(ref.namespaceId, (world, ctx) => stopLobby(world, { namespaceId: ref.namespaceId, lobbyId: ref.lobbyId, reason }, ctx));
   }
 
-  /** The runtime reports a container gone. */
-  lobbyExited(ref: LobbyRef, reason: ExitReason): Promise<Result<undefined, MatchError>> {
-    return this.#step(ref.namespaceId, (world, ctx) => lobbyExited(world, { namespaceId: ref.namespaceId, lobbyId: ref.lobbyId, reason }, ctx));
+  /** The runtime reports a container gone (with its exit code, when it has one). */
+  lobbyExited(ref: LobbyRef, reason: ExitReason, exitCode?: number): Promise<Result<undefined, MatchError>> {
+    const exited = { namespaceId: ref.namespaceId, lobbyId: ref.lobbyId, reason, ...(exitCode === undefined ? {} : { exitCode }) };
+    return this.#step(ref.namespaceId, (world, ctx) => lobbyExited(world, exited, ctx));
   }
 
   /**
@@ -415,8 +442,8 @@ export class Matchmaker implements RuntimeListener {
   }
 
   /** {@link RuntimeListener}: a runtime's report, fire and forget. */
-  exited(namespaceId: string, lobbyId: string, reason: ExitReason): void {
-    void this.lobbyExited({ namespaceId, lobbyId }, reason);
+  exited(namespaceId: string, lobbyId: string, reason: ExitReason, exitCode?: number): void {
+    void this.lobbyExited({ namespaceId, lobbyId }, reason, exitCode);
   }
 
   /**

@@ -358,5 +358,20 @@ export const catalogContract = (name: string, open: () => Promise<CatalogUnderTe
         expect(page.lines.map((l) => l.line)).toEqual(batches[b]?.map((l) => l.line));
       }
     });
+
+    it('logs: the newest lines of a stream, old to new, with its last number; tavern is a stream like the others', async () => {
+      const { catalog, twin } = await fresh();
+      const lobby = randomUUID();
+      expect(await catalog.lastLogs(lobby, 'tavern', 5)).toEqual({ lines: [], last: 0 });
+      const lines = Array.from({ length: 12 }, (_, i) => ({ at: 100 + i, line: `line ${i}` }));
+      await catalog.appendLogs(lobby, 'tavern', lines.slice(0, 7));
+      await twin.appendLogs(lobby, 'tavern', lines.slice(7));
+      await catalog.appendLogs(lobby, 'std_out', [{ at: 1, line: 'out' }]);
+      expect(await twin.lastLogs(lobby, 'tavern', 5)).toEqual({ lines: lines.slice(7), last: 12 });
+      expect(await catalog.lastLogs(lobby, 'tavern', 100)).toEqual({ lines, last: 12 });
+      expect(await catalog.lastLogs(lobby, 'tavern', 0)).toEqual({ lines: [], last: 12 });
+      expect(await catalog.lastLogs(lobby, 'std_out', 5)).toEqual({ lines: [{ at: 1, line: 'out' }], last: 1 });
+      expect(await catalog.readLogs(lobby, 'tavern', 10, 5)).toEqual({ lines: lines.slice(10), last: 12 });
+    });
   });
 };

@@ -246,8 +246,8 @@ export const matchStoreContract = (name: string, open: () => Promise<MatchStoreU
       expect((await mm.stopLobby({ namespaceId: ns, lobbyId: a })).ok).toBe(true);
       expect(await store.match.lobbyState(a)).toBeUndefined();
       expect(await (await store.reopen()).lobbyState(a)).toBeUndefined();
-      expect(await mm.setLobbyState({ namespaceId: ns, lobbyId: a }, '{"n":2}')).toEqual({ ok: false, error: { code: 'MATCHMAKER_LOBBY_STOPPED' } });
-      expect(await mm.setLobbyState({ namespaceId: ns, lobbyId: a }, undefined)).toEqual({ ok: false, error: { code: 'MATCHMAKER_LOBBY_STOPPED' } });
+      expect(await mm.setLobbyState({ namespaceId: ns, lobbyId: a }, '{"n":2}')).toMatchObject({ ok: false, error: { code: 'MATCHMAKER_LOBBY_STOPPED', params: { lobby_id: a } } });
+      expect(await mm.setLobbyState({ namespaceId: ns, lobbyId: a }, undefined)).toMatchObject({ ok: false, error: { code: 'MATCHMAKER_LOBBY_STOPPED', params: { lobby_id: a } } });
       expect(await store.match.lobbyState(a)).toBeUndefined();
       // The container goes (stopped), then the lobby is forgotten: nothing comes back.
       expect((await mm.lobbyExited({ namespaceId: ns, lobbyId: a }, 'exited')).ok).toBe(true);
@@ -270,7 +270,7 @@ export const matchStoreContract = (name: string, open: () => Promise<MatchStoreU
       expect([setA.ok, stopA.ok]).toEqual([true, true]);
       const [stopB, setB] = await Promise.all([mm.stopLobby({ namespaceId: ns, lobbyId: b }), mm.setLobbyState({ namespaceId: ns, lobbyId: b }, '{"x":2}')]);
       expect(stopB.ok).toBe(true);
-      expect(setB).toEqual({ ok: false, error: { code: 'MATCHMAKER_LOBBY_STOPPED' } });
+      expect(setB).toMatchObject({ ok: false, error: { code: 'MATCHMAKER_LOBBY_STOPPED', params: { lobby_id: b } } });
       const reopened = await store.reopen();
       for (const s of [store.match, reopened]) {
         expect(await s.lobbyState(a)).toBeUndefined();

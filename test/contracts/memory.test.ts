@@ -1,10 +1,12 @@
 import { MemoryCatalogStore } from '../../src/adapters/memory/catalog.js';
 import { MemoryDemandStore } from '../../src/adapters/memory/demand-store.js';
 import { MemoryMatchStore } from '../../src/adapters/memory/match-store.js';
+import { MemoryStoppedLobbyStore } from '../../src/adapters/memory/stopped-lobbies.js';
 import { createWorld } from '../../src/core/world.js';
 import { catalogContract } from './catalog.contract.js';
 import { demandStoreContract } from './demand-store.contract.js';
 import { matchStoreContract } from './match-store.contract.js';
+import { stoppedLobbiesContract } from './stopped-lobbies.contract.js';
 
 // Process memory is one database: the "other process" and the "reopened" store are the same store.
 catalogContract('memory', () => {
@@ -20,4 +22,9 @@ matchStoreContract('memory', () => {
 demandStoreContract('memory', () => {
   const demand = new MemoryDemandStore();
   return Promise.resolve({ demand, twin: demand, close: () => Promise.resolve() });
+});
+
+stoppedLobbiesContract('memory', () => {
+  const stopped = new MemoryStoppedLobbyStore();
+  return Promise.resolve({ stopped, twin: stopped, close: () => Promise.resolve() });
 });

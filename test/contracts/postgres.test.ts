@@ -8,6 +8,7 @@ import { catalogContract } from './catalog.contract.js';
 import { demandStoreContract } from './demand-store.contract.js';
 import { canonicalRows, inconsistencies, legacyWorld } from './fakes.js';
 import { matchStoreContract } from './match-store.contract.js';
+import { stoppedLobbiesContract } from './stopped-lobbies.contract.js';
 
 const problem = await postgresProblem();
 
@@ -32,6 +33,11 @@ if (problem !== undefined && process.env['CI'] !== undefined) {
   demandStoreContract('postgres', async () => {
     const s = schemaUnderTest();
     return { demand: (await s.open()).demand, twin: (await s.open()).demand, close: s.close };
+  });
+
+  stoppedLobbiesContract('postgres', async () => {
+    const s = schemaUnderTest();
+    return { stopped: (await s.open()).stopped, twin: (await s.open()).stopped, close: s.close };
   });
 
   matchStoreContract('postgres', async () => {

@@ -10,6 +10,7 @@ import { catalogContract } from './catalog.contract.js';
 import { demandStoreContract } from './demand-store.contract.js';
 import { canonicalRows, inconsistencies, legacyWorld } from './fakes.js';
 import { matchStoreContract } from './match-store.contract.js';
+import { stoppedLobbiesContract } from './stopped-lobbies.contract.js';
 
 /** A fresh data dir; every store opened on it is closed, and the dir removed, by `close`. */
 const dataDir = () => {
@@ -35,6 +36,11 @@ catalogContract('sqlite', () => {
 demandStoreContract('sqlite', () => {
   const d = dataDir();
   return Promise.resolve({ demand: d.open().demand, twin: d.open().demand, close: d.close });
+});
+
+stoppedLobbiesContract('sqlite', () => {
+  const d = dataDir();
+  return Promise.resolve({ stopped: d.open().stopped, twin: d.open().stopped, close: d.close });
 });
 
 matchStoreContract('sqlite', () => {

@@ -46,8 +46,10 @@ describe('tick', () => {
     const d = tick(w, NS, at(61_000));
     expect(d.value.readyTimeouts).toBe(1);
     expect(lobbyIn(d.world, 'A').lifecycle).toEqual({ status: 'stopping', stoppingAt: 61_000, reason: 'ready-timeout' });
-    expect(eventsOf(d, 'seat-failed')).toMatchObject([{ playerId: 'p1', lobbyId: 'A', error: { code: 'MATCHMAKER_LOBBY_STOPPED' } }]);
+    expect(eventsOf(d, 'seat-failed')).toMatchObject([{ playerId: 'p1', lobbyId: 'A', error: { code: 'MATCHMAKER_LOBBY_STOPPED', params: { lobby_id: 'A', reason: 'ready-timeout' } } }]);
     expect(eventsOf(d, 'lobby-stopping')).toMatchObject([{ lobbyId: 'A', reason: 'ready-timeout' }]);
+    // Its log says what its game server must do.
+    expect(effectsOf(d, 'append-log').map((e) => e.line)).toEqual(['stopping: not ready after 60 s: the game server must POST /matchmaker/lobbies/ready with its lobby token']);
     expect(effectsOf(d, 'stop-lobby')).toEqual([{ type: 'stop-lobby', lobbyId: 'A', region: 'local', reason: 'ready-timeout', force: false }]);
     expect(playerIn(d.world, 'p1')).toBeUndefined();
   });

@@ -119,6 +119,11 @@ const portFree = (port: number): Promise<boolean> =>
 
 const lobbyLines = async (lobbyId: string, stream: 'std_out' | 'std_err'): Promise<string[]> =>
   (await w.cloud.cloud.games.matchmaker.getLobbyLogs(w.gameId, lobbyId, { stream })).lines.map((l) => Buffer.from(l, 'base64').toString());
+/** The lines Tavern wrote about the lobby (its `tavern` stream, a Tavern extension the Rivet client does not know). */
+const tavernLines = async (lobbyId: string): Promise<string[]> => {
+  const r = await api(w.server.origin, 'GET', `/cloud/games/${w.gameId}/matchmaker/lobbies/${lobbyId}/logs?stream=tavern`, { token: w.cloudToken });
+  return (r.body['lines'] as string[]).map((l) => Buffer.from(l, 'base64').toString());
+};
 
 const containerOf = (lobbyId: string) => docker.getContainer(`tavern-${lobbyId}`);
 const gone = async (lobbyId: string): Promise<boolean> => containerOf(lobbyId).inspect().then(() => false, () => true);
@@ -273,11 +278,19 @@ describeWithDocker('lobbies as Docker containers, end to end', problem, () => {
     const a = await w.player.matchmaker.lobbies.find({ gameModes: ['default'] });
     await tcpTalk(ports(a).tcp, ['crash 5'], /5/).catch(() => undefined);
     await eventually('the crashed container to be removed', async () => ((await gone(a.lobby.lobbyId)) ? true : undefined));
-    const errs = await eventually('the crash in the logs', async () => {
-      const lines = await lobbyLines(a.lobby.lobbyId, 'std_err');
-      return lines.some((l) => l.includes('exited with code 5')) ? lines : undefined;
+    await eventually('the exit code in the logs', async () => ((await tavernLines(a.lobby.lobbyId)).includes('the container exited with code 5') ? true : undefined));
+    expect(await lobbyLines(a.lobby.lobbyId, 'std_err')).toContain('crashing with exit code 5');
+    // It is listed among the recent failures: why, the engine's exit code, and its last lines.
+    const failures = await eventually('the crash among the recent failures', async () => {
+      const r = await api(w.server.origin, 'GET', `/cloud/games/${w.gameId}/namespaces/${w.nsId}/analytics/matchmaker/stopped?failed=true`, { token: w.cloudToken });
+      return (r.body['lobbies'] as Record<string, unknown>[]).find((l) => l['lobby_id'] === a.lobby.lobbyId);
     });
-    expect(errs).toContain('crashing with exit code 5');
+    expect(failures).toMatchObject({ reason: 'crashed', failed: true, exit_code: 5 });
+    expect(failures['last_lines']).toEqual(expect.arrayContaining([
+      expect.objectContaining({ stream: 'std_err', line: 'crashing with exit code 5' }),
+      expect.objectContaining({ stream: 'tavern', line: 'the container exited with code 5' }),
+      expect.objectContaining({ stream: 'tavern', line: 'stopping: the game server crashed with code 5' }),
+    ]));
     await eventually('the crashed lobby to leave live analytics', async () => ((await live()).includes(a.lobby.lobbyId) ? undefined : true));
 
     const b = await w.player.matchmaker.lobbies.find({ gameModes: ['default'] });
@@ -285,7 +298,7 @@ describeWithDocker('lobbies as Docker containers, end to end', problem, () => {
     await containerOf(bId).kill({ signal: 'SIGKILL' });
     await eventually('the killed container to be removed', async () => ((await gone(bId)) ? true : undefined));
     await eventually('the killed lobby to leave live analytics', async () => ((await live()).includes(bId) ? undefined : true));
-    expect((await lobbyLines(bId, 'std_err')).some((l) => l.includes('exited with code 137'))).toBe(true);
+    expect(await tavernLines(bId)).toContain('the container exited with code 137');
     expect(await portFree(ports(b).tcp)).toBe(true);
 
     // A game over its tier's memory (basic-1d16: 128 MiB, no swap) is killed, and its log says why.
@@ -293,20 +306,26 @@ describeWithDocker('lobbies as Docker containers, end to end', problem, () => {
     const c = await w.player.matchmaker.lobbies.find({ gameModes: ['default'] });
     expect((await containerOf(c.lobby.lobbyId).inspect()).HostConfig).toMatchObject({ Memory: 128 * 1024 * 1024, MemorySwap: 128 * 1024 * 1024, NanoCpus: 63_000_000 });
     await tcpTalk(ports(c).tcp, ['oom'], /oom/).catch(() => undefined);
-    await eventually('the OOM kill in the logs', async () => ((await lobbyLines(c.lobby.lobbyId, 'std_err')).some((l) => l.includes('more memory than its tier allows')) ? true : undefined));
+    await eventually('the OOM kill in the logs', async () => ((await tavernLines(c.lobby.lobbyId)).some((l) => l.includes('more memory than its tier allows')) ? true : undefined));
     await eventually('the OOM-killed container to be removed', async () => ((await gone(c.lobby.lobbyId)) ? true : undefined));
   });
 
   it('a game that crashes at start fails its find, and after two in a row Tavern backs off instead of looping', async () => {
     await publish('v-crashes', { env: { GAME_EXIT_AT_START: '3' } });
+    let last = '';
     for (let i = 0; i < 2; i++) {
       const failed = await w.player.matchmaker.lobbies.find({ gameModes: ['default'] }).then(() => undefined, (e: unknown) => e);
       expect(failed).toBeInstanceOf(RivetError);
-      expect((failed as RivetError).body).toMatchObject({ code: 'MATCHMAKER_LOBBY_STOPPED' });
+      // The refusal names the lobby (its log says why), the reason and the engine's exit code.
+      const body = (failed as RivetError).body as { code: string; message: string; metadata: { lobby_id: string } };
+      expect(body).toMatchObject({ code: 'MATCHMAKER_LOBBY_STOPPED', metadata: { reason: 'start-failed', exit_code: 3 } });
+      last = body.metadata.lobby_id;
+      expect(body.message).toBe(`The lobby ${last} has stopped or is stopping (start-failed).`);
+      expect(await lobbyLines(last, 'std_err')).toContain('exiting at start with code 3 (GAME_EXIT_AT_START)');
     }
     const refused = await api(w.server.origin, 'POST', '/matchmaker/lobbies/find', { token: w.publicToken, body: { game_modes: ['default'] } });
     expect(refused.status).toBe(503);
-    expect(refused.body['code']).toBe('MATCHMAKER_LOBBY_START_BACKOFF');
+    expect(refused.body).toMatchObject({ code: 'MATCHMAKER_LOBBY_START_BACKOFF', metadata: { lobby_id: last } });
     const analytics = await api(w.server.origin, 'GET', `/cloud/games/${w.gameId}/namespaces/${w.nsId}/analytics/matchmaker/live`, { token: ADMIN });
     expect(analytics.body['start_backoff']).toEqual([expect.objectContaining({ game_mode: 'default', failures: 2 })]);
     const left = await docker.listContainers({ all: true, filters: { label: [`tavern.instance=${INSTANCE}`, `tavern.namespace=${w.nsId}`] } });

@@ -103,6 +103,26 @@ describeNeeding(NEED, 'game proxy routing (HAProxy)', haproxyProblem(), () => {
     expect((await get(port, 'lobby-gone-default.lobby.local.example.test')).body).toMatch(new RegExp(`^up-${up[1]} `));
   });
 
+  it('logs a route removed on purpose (a lobby stopping) as no error: HAProxy\'s "no server available" alert for its slot is Tavern\'s own doing', async () => {
+    const said: { level: string; line: string }[] = [];
+    const record = (level: string) => (obj: object): void => void said.push({ level, line: (obj as { haproxy?: string }).haproxy ?? '' });
+    const own = await HaproxyGameProxy.start({
+      binary: HAPROXY, dir: mkdtempSync(join(dir, 'own-')), host: '127.0.0.1', httpPort: await freePort(), jobDomain: DOMAIN, upstreamHost: '127.0.0.1',
+      limits: OPEN_LIMITS, log: { info: record('info'), warn: record('warn'), error: record('error') },
+    });
+    try {
+      const r = route('lobby-stopping', up[0]!);
+      await own.bind(r);
+      await own.unbind(r);
+      const deadline = Date.now() + 10_000;
+      while (!said.some((s) => s.line.includes('has no server available')) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(said.filter((s) => s.line.includes('has no server available')).map((s) => s.level)).toContain('info');
+      expect(said.filter((s) => s.level === 'error' || s.level === 'warn')).toEqual([]);
+    } finally {
+      await own.close();
+    }
+  });
+
   it('serves an https route only on HTTPS: without TLS its hostname is 404 on HTTP', async () => {
     await proxy.bind(route('lobby-tls', up[0]!, 'secure', 'https'));
     expect((await get(port, 'lobby-tls-secure.lobby.local.example.test')).status).toBe(404);

@@ -81,8 +81,8 @@ describeNeeding(NEED, 'game proxy end to end through the services (HAProxy, fake
     await new Promise((r) => setTimeout(r, 400));
     stopWatch();
     expect(lines).toEqual([
-      expect.stringMatching(new RegExp(`^tavern: game proxy: 1 request\\(s\\) \\(503\\) to ${web.hostname} \\(port web\\) could not reach the lobby; is the game server listening`)),
-      expect.stringMatching(new RegExp(`^tavern: game proxy: 1 request\\(s\\) to ${web.hostname} \\(port web\\) answered 5xx by the game server`)),
+      expect.stringMatching(new RegExp(`^game proxy: 1 request\\(s\\) \\(503\\) to ${web.hostname} \\(port web\\) could not reach the lobby; is the game server listening`)),
+      expect.stringMatching(new RegExp(`^game proxy: 1 request\\(s\\) to ${web.hostname} \\(port web\\) answered 5xx by the game server`)),
     ]);
 
     const { socket } = await openWebSocket(port, web.hostname);

@@ -14,6 +14,7 @@ import { FsBlobs } from '../../src/adapters/fs/blobs.js';
 import { MemoryCatalogStore } from '../../src/adapters/memory/catalog.js';
 import { MemoryDemandStore } from '../../src/adapters/memory/demand-store.js';
 import { MemoryMatchStore } from '../../src/adapters/memory/match-store.js';
+import { MemoryStoppedLobbyStore } from '../../src/adapters/memory/stopped-lobbies.js';
 import type { Blobs, DirectUploads } from '../../src/io/blobs.js';
 import type { Clock, ProxyRoutes, Random, Timers } from '../../src/io/index.js';
 import { createApp, type App } from '../../src/server/app.js';
@@ -23,6 +24,7 @@ import { TokenIssuer } from '../../src/server/tokens.js';
 import { DemandRecorder } from '../../src/services/demand-recorder.js';
 import { LogBook } from '../../src/services/lobby-logs.js';
 import { Matchmaker } from '../../src/services/matchmaker.js';
+import { StoppedLobbies } from '../../src/services/stopped-lobbies.js';
 import { Uploads, type UploadLimits } from '../../src/services/uploads.js';
 
 export const ADMIN = 'test-admin-token';
@@ -150,6 +152,7 @@ export function harness(options: HarnessOptions = {}) {
   const captchas: CaptchaCheck[] = [];
   const captcha = { answer: (_c: CaptchaCheck): CaptchaVerdict => ({ success: true }) };
   const runtime = new FakeRuntime({ timers, clock, logs: logBook, ...(options.readyAfterMs === undefined ? {} : { readyAfterMs: options.readyAfterMs }) });
+  const stoppedLobbies = new StoppedLobbies({ store: new MemoryStoppedLobbyStore(), catalog });
   const matchmaker = new Matchmaker({
     store, clock, random,
     verifier: { verify: (c) => (verifications.push(c), Promise.resolve(verify.answer(c))) },
@@ -157,6 +160,7 @@ export function harness(options: HarnessOptions = {}) {
     ...(options.runtime === false ? {} : { runtime: withLobbyEnv(runtime, { tokens, catalog, publicOrigin: origin }) }),
     routes: options.routes ?? { bind: () => Promise.resolve(), unbind: () => Promise.resolve() },
     logs: logBook,
+    stops: stoppedLobbies,
   });
   runtime.attach(matchmaker);
   const blobDir = mkdtempSync(join(tmpdir(), 'tavern-server-test-'));
@@ -170,7 +174,7 @@ export function harness(options: HarnessOptions = {}) {
   recorder?.attach(matchmaker.hub);
   const demand = { store: demandStore, ...(recorder === undefined ? {} : { recorder }) };
   const app: App = createApp({
-    catalog, matchmaker, clock, random, timers, regions, tokens, logBook, uploads,
+    catalog, matchmaker, clock, random, timers, regions, tokens, logBook, uploads, stoppedLobbies,
     ...(recorder === undefined ? {} : { demand }),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
@@ -232,7 +236,7 @@ export function harness(options: HarnessOptions = {}) {
     rmSync(blobDir, { recursive: true, force: true });
   };
 
-  return { origin, app, call, request, setup, demand, recorder, completeBuild, blobs, blobDir, clock, timers, random, catalog, store, matchmaker, runtime, tokens, logBook, uploads, verify, verifications, captcha, captchas, cleanup };
+  return { origin, app, call, request, setup, demand, recorder, stoppedLobbies, completeBuild, blobs, blobDir, clock, timers, random, catalog, store, matchmaker, runtime, tokens, logBook, uploads, verify, verifications, captcha, captchas, cleanup };
 }
 
 export type Harness = ReturnType<typeof harness>;

@@ -36,6 +36,72 @@ describe('getAnalyticsMatchmakerLive', () => {
   });
 });
 
+describe('recently stopped lobbies', () => {
+  it('lists stopped lobbies newest first with why, exit code, run time and last log lines; failed=true keeps the failures; a forgotten lobby stays listed and its log readable', async () => {
+    h = harness({ readyAfterMs: 0 });
+    const { pub, gameId, cloud, nsId, versionId } = await h.setup();
+    const path = `/cloud/games/${gameId}/namespaces/${nsId}/analytics/matchmaker/stopped`;
+    const findLobby = async (): Promise<string> => str((await h.call('POST', '/matchmaker/lobbies/find', { token: pub, body: { game_modes: ['default'] } })).body['lobby']?.['lobby_id']);
+    const t0 = h.clock.now();
+    const crashed = await findLobby();
+    await h.logBook.write(crashed, 'std_err', [{ at: t0 + 1_000, line: 'TypeError: boom' }]);
+    h.clock.set(t0 + 5_000);
+    h.runtime.exit(crashed, 'crashed', 1);
+    await until(() => h.store.world.namespaces.get(nsId)?.lobbies.get(crashed)?.lifecycle.status === 'stopped');
+    await settle();
+    const exited = await findLobby();
+    h.clock.set(t0 + 9_000);
+    h.runtime.exit(exited, 'exited', 0);
+    await until(() => h.store.world.namespaces.get(nsId)?.lobbies.get(exited)?.lifecycle.status === 'stopped');
+    await settle();
+
+    const all = await h.call('GET', path, { token: cloud });
+    expect(all.status).toBe(200);
+    const lobbies = all.body['lobbies'] as unknown as Record<string, unknown>[];
+    expect(lobbies.map((l) => [l['lobby_id'], l['reason'], l['failed'], l['exit_code']])).toEqual([[exited, 'exited', false, 0], [crashed, 'crashed', true, 1]]);
+    expect(lobbies[1]).toEqual({
+      lobby_id: crashed, lobby_group_name_id: 'default', region_id: expect.stringMatching(/^[0-9a-f-]{36}$/) as unknown, version_id: versionId,
+      create_ts: new Date(t0).toISOString(), ready_ts: new Date(t0).toISOString(), stop_ts: new Date(t0 + 5_000).toISOString(), run_ms: 5_000,
+      reason: 'crashed', failed: true, exit_code: 1,
+      last_lines: [
+        { ts: new Date(t0).toISOString(), stream: 'std_out', line: `fake container ${crashed} started` },
+        { ts: new Date(t0 + 1_000).toISOString(), stream: 'std_err', line: 'TypeError: boom' },
+        { ts: new Date(t0 + 5_000).toISOString(), stream: 'tavern', line: 'stopping: the game server crashed with code 1' },
+      ],
+    });
+    const failed = await h.call('GET', `${path}?failed=true&limit=5`, { token: cloud });
+    expect((failed.body['lobbies'] as unknown as { lobby_id: string }[]).map((l) => l.lobby_id)).toEqual([crashed]);
+    expect((await h.call('GET', `${path}?limit=1`, { token: cloud })).body['lobbies']).toHaveLength(1);
+
+    // The matchmaker forgets a stopped lobby after 10 minutes; Tavern still lists it, and its log is still there.
+    h.clock.set(t0 + 11 * 60_000);
+    await h.matchmaker.maintain();
+    expect(h.store.world.namespaces.get(nsId)?.lobbies.has(crashed)).toBe(false);
+    expect((await h.call('GET', `${path}?failed=true`, { token: cloud })).body['lobbies']).toHaveLength(1);
+    const logs = await h.call('GET', `/cloud/games/${gameId}/matchmaker/lobbies/${crashed}/logs?stream=std_err`, { token: cloud });
+    expect(logs.status).toBe(200);
+    expect(decode(logs.body['lines'])).toEqual(['TypeError: boom']);
+    // Another game sees neither.
+    const other = await h.setup(undefined, 'other-game');
+    expect((await h.call('GET', `/cloud/games/${other.gameId}/matchmaker/lobbies/${crashed}/logs?stream=std_err`, { token: other.cloud })).status).toBe(404);
+    expect((await h.call('GET', `/cloud/games/${other.gameId}/namespaces/${nsId}/analytics/matchmaker/stopped`, { token: other.cloud })).status).toBe(404);
+    // A day later it is gone.
+    h.clock.set(t0 + 25 * 3_600_000);
+    expect((await h.call('GET', path, { token: cloud })).body['lobbies']).toEqual([]);
+    expect((await h.call('GET', `/cloud/games/${gameId}/matchmaker/lobbies/${crashed}/logs?stream=std_err`, { token: cloud })).status).toBe(404);
+  });
+
+  it('API_BAD_QUERY for a bad failed or limit', async () => {
+    h = harness();
+    const { gameId, cloud, nsId } = await h.setup();
+    const path = `/cloud/games/${gameId}/namespaces/${nsId}/analytics/matchmaker/stopped`;
+    for (const q of ['failed=yes', 'limit=0', 'limit=101', 'limit=x']) {
+      const r = await h.call('GET', `${path}?${q}`, { token: cloud });
+      expect({ q, status: r.status, code: r.body['code'] }).toEqual({ q, status: 400, code: 'API_BAD_QUERY' });
+    }
+  });
+});
+
 describe('getLobbyLogs', () => {
   const setupLobby = async () => {
     const s = await h.setup();
@@ -117,6 +183,18 @@ describe('getLobbyLogs', () => {
     await until(() => h.timers.pending >= 2);
     h.app.close();
     expect((await pending).body['lines']).toEqual([]);
+  });
+
+  it('keeps Tavern\'s own lines on the lobby\'s tavern stream, never in the game server\'s output', async () => {
+    h = harness({ readyAfterMs: 0 });
+    const { cloud, lobbyId, path, nsId } = await setupLobby();
+    await h.logBook.write(lobbyId, 'std_err', [{ at: h.clock.now(), line: 'TypeError: boom' }]);
+    h.runtime.exit(lobbyId, 'crashed');
+    await until(() => h.store.world.namespaces.get(nsId)?.lobbies.get(lobbyId)?.lifecycle.status === 'stopped');
+    expect(decode((await h.call('GET', `${path}?stream=std_err`, { token: cloud })).body['lines'])).toEqual(['TypeError: boom']);
+    const tavern = await h.call('GET', `${path}?stream=tavern`, { token: cloud });
+    expect(tavern.status).toBe(200);
+    expect(decode(tavern.body['lines'])).toEqual([expect.stringMatching(/^stopping: .*crashed/)]);
   });
 
   it('API_BAD_QUERY for a bad stream or watch index; LOBBY_NOT_FOUND for unknown or foreign lobbies', async () => {

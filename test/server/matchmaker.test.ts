@@ -100,20 +100,58 @@ describe('find', () => {
     h.timers.advance(1_000);
     const r = await pending;
     expect(r.status).toBe(400);
-    expect(r.body).toEqual({ code: 'MATCHMAKER_LOBBY_NOT_STARTED', message: 'The lobby did not become ready within 50 s; the seat was released, try again.' });
     const lobby = [...(h.store.world.namespaces.get(nsId)?.lobbies.values() ?? [])][0];
+    // It names the lobby, whose log says why (`tavern logs <id>`).
+    expect(r.body).toEqual({
+      code: 'MATCHMAKER_LOBBY_NOT_STARTED', message: `The lobby ${lobby?.id} did not become ready within 50 s; the seat was released, try again.`, metadata: { lobby_id: lobby?.id },
+    });
     expect(lobby?.playerCount).toBe(0);
   });
 
-  it('fails with MATCHMAKER_LOBBY_STOPPED when the lobby dies before it is ready', async () => {
+  it('stops a lobby whose game server never called ready once the seat wait runs out, saying in its log what the game server must do', async () => {
+    h = harness();
+    const { pub, nsId } = await h.setup();
+    const pending = find(pub);
+    await until(() => h.timers.pending > 0);
+    h.timers.advance(50_000);
+    expect((await pending).body['code']).toBe('MATCHMAKER_LOBBY_NOT_STARTED');
+    const lobbyId = h.runtime.started[0]?.lobbyId ?? '';
+    expect(h.store.world.namespaces.get(nsId)?.lobbies.get(lobbyId)?.lifecycle).toMatchObject({ status: 'stopping', reason: 'ready-timeout' });
+    expect((await h.catalog.readLogs(lobbyId, 'tavern', 0, 10)).lines.map((l) => l.line)).toEqual([
+      'stopping: not ready after 50 s: the game server must POST /matchmaker/lobbies/ready with its lobby token',
+    ]);
+    expect(h.runtime.stopped).toEqual([expect.objectContaining({ lobbyId, reason: 'ready-timeout' })]);
+  });
+
+  it('a client that goes away before the lobby is ready gives its seat back: the lobby stops as idle, not as not ready', async () => {
+    h = harness();
+    const { pub, nsId } = await h.setup();
+    const controller = new AbortController();
+    const pending = h.app.handle(new Request(h.request('POST', '/matchmaker/lobbies/find', { token: pub, body: { game_modes: ['default'] } }), { signal: controller.signal }));
+    await until(() => h.timers.pending > 0);
+    h.timers.advance(2_000);
+    controller.abort();
+    await pending;
+    const lobbyId = h.runtime.started[0]?.lobbyId ?? '';
+    await until(() => h.store.world.namespaces.get(nsId)?.lobbies.get(lobbyId)?.lifecycle.status === 'stopping');
+    expect(h.store.world.namespaces.get(nsId)?.lobbies.get(lobbyId)?.lifecycle).toMatchObject({ reason: 'idle' });
+  });
+
+  it('fails with MATCHMAKER_LOBBY_STOPPED naming the lobby, why and its exit code when the lobby dies before it is ready', async () => {
     h = harness();
     const { pub } = await h.setup();
     const pending = find(pub);
     await until(() => h.runtime.started.length > 0);
-    h.runtime.exit(h.runtime.started[0]?.lobbyId ?? '', 'crashed');
+    const lobbyId = h.runtime.started[0]?.lobbyId ?? '';
+    h.runtime.exit(lobbyId, 'crashed', 1);
     const r = await pending;
     expect(r.status).toBe(400);
-    expect(r.body['code']).toBe('MATCHMAKER_LOBBY_STOPPED');
+    expect(r.body).toEqual({
+      code: 'MATCHMAKER_LOBBY_STOPPED',
+      message: `The lobby ${lobbyId} has stopped or is stopping (start-failed).`,
+      metadata: { lobby_id: lobbyId, reason: 'start-failed', exit_code: 1 },
+    });
+    expect((await h.catalog.readLogs(lobbyId, 'tavern', 0, 10)).lines.map((l) => l.line)).toEqual(['stopping: the game server exited with code 1 before it called ready']);
   });
 
   it('answers 503 MATCHMAKER_RUNTIME_UNAVAILABLE without a runtime (the rest still works)', async () => {

@@ -82,7 +82,7 @@ describe('stopGameLobby', () => {
 });
 
 describe('tailLogs', () => {
-  it(`gives the newest ${TAIL_LINES} lines of the stream across catalog pages, and the sequence number to watch from`, async () => {
+  it(`gives the newest ${TAIL_LINES} lines of the stream, and the sequence number to watch from`, async () => {
     const c = cloud();
     const lines = Array.from({ length: 2_500 }, (_, i) => ({ at: T0 + i, line: `line ${i}` }));
     await c.catalog.appendLogs('lobby', 'std_out', lines);

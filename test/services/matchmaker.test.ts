@@ -120,7 +120,11 @@ describe('Matchmaker service', () => {
     const outcome = await mm.find({ namespaceId: NS, gameModes: ['default'], client });
     if (!outcome.ok) throw new Error(outcome.error.code);
     expect(outcome.seat.ready).toBe(false);
-    expect(events.find((e) => e.type === 'seat-failed')).toMatchObject({ error: { code: 'MATCHMAKER_LOBBY_STOPPED' } });
+    // The refusal names the lobby and why, so its log can be read (`tavern logs <id>`).
+    const lobbyId = outcome.seat.lobbyId;
+    expect(events.find((e) => e.type === 'seat-failed')).toMatchObject({
+      error: { code: 'MATCHMAKER_LOBBY_STOPPED', params: { lobby_id: lobbyId, reason: 'start-failed' }, metadata: { lobby_id: lobbyId, reason: 'start-failed' } },
+    });
     expect(lobbyOf(store, outcome.seat.lobbyId)?.lifecycle).toMatchObject({ status: 'stopped', reason: 'start-failed', failed: true });
     expect(logs.some((l) => l.includes('no capacity'))).toBe(true);
     const space = store.world.ports.get('local');
@@ -128,16 +132,20 @@ describe('Matchmaker service', () => {
   });
 
   it('backs off a game mode whose lobbies keep failing to start, for finds and the idle pool alike, until one is ready', async () => {
-    const { mm, runtime, clock, logs } = setup();
+    const { mm, runtime, clock, logs, events } = setup();
     runtime.fail = true;
     await mm.addNamespace(NS);
     const idle = mode('default', { regions: [{ name: 'local', tier: 'basic-1d1', idleLobbies: { min: 1, max: 1 } }] });
     // Publishing starts one idle lobby (it fails); its idle update tries once more (it fails too): backoff.
     await mm.publish(NS, makeVersion('v1', { gameModes: [idle] }));
-    expect(mm.backoffs(NS)).toEqual([{ versionId: 'v1', gameMode: 'default', failures: 2, lastFailureAt: clock.t, until: clock.t + 2_000 }]);
+    const lastLobbyId = events.filter((e) => e.type === 'lobby-stopped').at(-1)?.lobbyId;
+    expect(lastLobbyId).toBeDefined();
+    expect(mm.backoffs(NS)).toEqual([{ versionId: 'v1', gameMode: 'default', lastLobbyId, failures: 2, lastFailureAt: clock.t, until: clock.t + 2_000 }]);
     expect(logs.filter((l) => l.includes('failed to start 2 times in a row: no new lobby of it for 2 s'))).toHaveLength(1);
     const refused = await mm.find({ namespaceId: NS, gameModes: ['default'], client });
-    expect(refused.ok ? 'admitted' : refused.error).toMatchObject({ code: 'MATCHMAKER_LOBBY_START_BACKOFF', params: { game_mode: 'default', failures: 2, seconds: 2 }, metadata: { retry_after_ms: 2_000 } });
+    expect(refused.ok ? 'admitted' : refused.error).toMatchObject({
+      code: 'MATCHMAKER_LOBBY_START_BACKOFF', params: { game_mode: 'default', failures: 2, lobby_id: lastLobbyId, seconds: 2 }, metadata: { retry_after_ms: 2_000, lobby_id: lastLobbyId },
+    });
     expect((await mm.maintain()).idle.created).toBe(0);
     // Once the wait is over, a start is tried again; a third failure doubles the wait.
     clock.t += 2_000;
@@ -282,7 +290,7 @@ describe('performEffects', () => {
     const failures: string[] = [];
     const starts: string[] = [];
     const effects: Effect[] = [
-      { type: 'append-log', lobbyId: 'l', stream: 'std_out', at: 1, line: 'hello' },
+      { type: 'append-log', lobbyId: 'l', at: 1, line: 'hello' },
       { type: 'stop-lobby', lobbyId: 'l', region: 'local', reason: 'idle', force: false },
       { type: 'bind-route', route: { lobbyId: 'l', region: 'local', label: 'g', protocol: 'udp', publicPort: 26000, hostPort: 20000 } },
     ];

@@ -1,9 +1,10 @@
 /**
  * Carries a container's output into its lobby's log: the engine's timestamped lines, split and
  * batched, each line cut at a byte limit, and the lobby's total capped so a chatty container can
- * neither exhaust memory nor fill the disk. What is dropped is said in the log itself.
+ * neither exhaust memory nor fill the disk. What is dropped is said in the log itself, on the
+ * lobby's `tavern` stream (Tavern's own lines, apart from the container's output).
  */
-import type { LogLine, LogStream } from '../../io/catalog.js';
+import type { GameStream, LogLine, LogStream } from '../../io/catalog.js';
 
 /** Where lines go (the server's `LogBook`, which also wakes long polls). */
 export interface LogSink {
@@ -59,8 +60,8 @@ export class LogPump {
   readonly #sink: LogSink;
   readonly #limits: LogLimits;
   readonly #now: () => number;
-  readonly #partial: Record<LogStream, string> = { std_out: '', std_err: '' };
-  readonly #pending: Record<LogStream, LogLine[]> = { std_out: [], std_err: [] };
+  readonly #partial: Record<GameStream, string> = { std_out: '', std_err: '' };
+  readonly #pending: Record<LogStream, LogLine[]> = { std_out: [], std_err: [], tavern: [] };
   #kept = 0;
   #dropped = { lines: 0, bytes: 0 };
   #timer: ReturnType<typeof setTimeout> | undefined;
@@ -80,7 +81,7 @@ export class LogPump {
   }
 
   /** Takes a chunk of one stream's output (lines may span chunks). */
-  push(stream: LogStream, chunk: Buffer | string): void {
+  push(stream: GameStream, chunk: Buffer | string): void {
     const text = this.#partial[stream] + (typeof chunk === 'string' ? chunk : chunk.toString('utf8'));
     const lines = text.split('\n');
     this.#partial[stream] = lines.pop() ?? '';
@@ -92,18 +93,18 @@ export class LogPump {
     }
   }
 
-  /** A line Tavern writes itself (it counts against nothing). */
-  note(stream: LogStream, line: string): void {
-    this.#pending[stream].push({ at: this.#now(), line });
+  /** A line Tavern writes itself, on the `tavern` stream (it counts against nothing). */
+  note(line: string): void {
+    this.#pending.tavern.push({ at: this.#now(), line });
     this.#schedule();
   }
 
-  #accept(stream: LogStream, raw: string): void {
+  #accept(stream: GameStream, raw: string): void {
     const { at, text } = splitTimestamp(raw.endsWith('\r') ? raw.slice(0, -1) : raw);
     const line = cut(text, this.#limits.maxLineBytes);
     const bytes = Buffer.byteLength(line, 'utf8') + 1;
     if (this.#kept + bytes > this.#limits.maxBytes) {
-      if (this.#dropped.lines === 0) this.note('std_err', `tavern: this lobby's log reached ${this.#limits.maxBytes} bytes: further lines are dropped`);
+      if (this.#dropped.lines === 0) this.note(`this lobby's log reached ${this.#limits.maxBytes} bytes: further lines are dropped`);
       this.#dropped = { lines: this.#dropped.lines + 1, bytes: this.#dropped.bytes + bytes };
       return;
     }
@@ -122,7 +123,7 @@ export class LogPump {
   #flush(): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
-    for (const stream of ['std_out', 'std_err'] as const) {
+    for (const stream of ['std_out', 'std_err', 'tavern'] as const) {
       const lines = this.#pending[stream];
       if (lines.length === 0) continue;
       this.#pending[stream] = [];
@@ -140,7 +141,7 @@ export class LogPump {
       if (this.#partial[stream] !== '') this.#accept(stream, this.#partial[stream]);
       this.#partial[stream] = '';
     }
-    if (this.#dropped.lines > 0) this.note('std_err', `tavern: ${this.#dropped.lines} lines (${this.#dropped.bytes} bytes) were dropped over this lobby's log limit`);
+    if (this.#dropped.lines > 0) this.note(`${this.#dropped.lines} lines (${this.#dropped.bytes} bytes) were dropped over this lobby's log limit`);
     this.#flush();
     await this.#flushing;
     if (this.#failure !== undefined) throw this.#failure;

@@ -284,16 +284,17 @@ export class DockerRuntime implements HostedRuntime {
     const state = await container.inspect().then((i) => i.State, () => undefined);
     const oom = isTrue(state?.OOMKilled);
     const reason: ExitReason = watched.stopRequested || (code === 0 && !oom) ? 'exited' : 'crashed';
-    pump.note('std_err', oom
-      ? `tavern: the container was killed for using more memory than its tier allows (exit code ${code})`
-      : `tavern: the container exited with code ${code}${watched.stopRequested ? ' after Tavern asked it to stop' : ''}`);
+    pump.note(oom
+      ? `the container was killed for using more memory than its tier allows (exit code ${code})`
+      : `the container exited with code ${code}${watched.stopRequested ? ' after Tavern asked it to stop' : ''}`);
     await pump.end().catch((e: unknown) => this.#warn(`writing lobby ${info.lobbyId}'s last log lines`, e));
     await container.remove({ force: true, v: true }).catch((e: unknown) => {
       if (!isStatus(e, 404)) this.#warn(`removing lobby ${info.lobbyId}'s container`, e);
     });
     await this.#o.hosts.releaseLobbyHost(info.lobbyId).catch((e: unknown) => this.#warn(`releasing lobby ${info.lobbyId}`, e));
     this.#watched.delete(info.lobbyId);
-    this.#listener?.exited(info.namespaceId, info.lobbyId, reason);
+    // The engine gives no code (-1 here) when it lost track of the container.
+    this.#listener?.exited(info.namespaceId, info.lobbyId, reason, code >= 0 ? code : undefined);
   }
 
   #warn(message: string, error?: unknown): void {

@@ -93,11 +93,11 @@ export class FakeRuntime implements Runtime {
     return this.#target.lobbyReady({ namespaceId: lobby.namespaceId, lobbyId });
   }
 
-  /** Reports the container gone (crashed, exited). */
-  exit(lobbyId: string, reason: ExitReason = 'exited'): void {
+  /** Reports the container gone (crashed, exited), with an exit code when one is given. */
+  exit(lobbyId: string, reason: ExitReason = 'exited', exitCode?: number): void {
     const lobby = this.startOf(lobbyId);
     if (lobby === undefined) return;
     this.#gone.add(lobbyId);
-    this.#target?.exited(lobby.namespaceId, lobbyId, reason);
+    this.#target?.exited(lobby.namespaceId, lobbyId, reason, exitCode);
   }
 }

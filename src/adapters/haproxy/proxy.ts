@@ -83,6 +83,8 @@ export interface ProxyStatus {
 
 const BATCH_BYTES = 8_000;
 const READY_MS = 10_000;
+/** HAProxy's lines about a route slot going down or empty: what Tavern did itself when it unbound a route. */
+const OWN_DOING = /Server lobby-slot-\d+\/lobby is |backend '?lobby-slot-\d+'? has no server available/;
 
 /** `127.0.0.1:20001` → ['127.0.0.1', '20001']; `[::1]:20001` → ['::1', '20001']. */
 const splitAddress = (addr: string): [string, string] => {
@@ -309,9 +311,11 @@ export class HaproxyGameProxy implements ProxyRoutes {
       for (const raw of chunk.split('\n')) {
         const line = raw.trim();
         if (line === '') continue;
-        if (line.startsWith('[ALERT]')) this.#o.log.error({ haproxy: line }, 'haproxy');
-        // A slot's server changing state is Tavern's own doing (a route bound or unbound).
-        else if (line.startsWith('[WARNING]') && !/Server lobby-slot-\d+\/lobby is /.test(line)) this.#o.log.warn({ haproxy: line }, 'haproxy');
+        // A slot's server changing state, and its backend then having no server, is Tavern's own
+        // doing (a route bound or unbound: slot servers have no health checks), never an alert.
+        if (OWN_DOING.test(line)) this.#o.log.info({ haproxy: line }, 'haproxy');
+        else if (line.startsWith('[ALERT]')) this.#o.log.error({ haproxy: line }, 'haproxy');
+        else if (line.startsWith('[WARNING]')) this.#o.log.warn({ haproxy: line }, 'haproxy');
         else this.#o.log.info({ haproxy: line }, 'haproxy');
       }
     });

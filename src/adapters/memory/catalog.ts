@@ -232,6 +232,12 @@ export class MemoryCatalogStore implements CatalogStore {
     return Promise.resolve(log.length);
   }
 
+  lastLogs(lobbyId: string, stream: LogStream, limit: number): Promise<LogPage> {
+    const log = this.#logs.get(`${lobbyId} ${stream}`) ?? [];
+    const n = Math.max(0, Math.floor(limit));
+    return Promise.resolve({ lines: n === 0 ? [] : log.slice(-n), last: log.length });
+  }
+
   readLogs(lobbyId: string, stream: LogStream, after: number, limit: number): Promise<LogPage> {
     const from = Math.max(0, after);
     const lines = (this.#logs.get(`${lobbyId} ${stream}`) ?? []).slice(from, from + Math.max(0, limit));

@@ -334,6 +334,19 @@ export class PgCatalogStore implements CatalogStore {
     });
   }
 
+  async lastLogs(lobbyId: string, stream: LogStream, limit: number): Promise<LogPage> {
+    // One statement, one snapshot: the stream's counter and its newest lines agree (no row: no stream;
+    // one row without a line: the limit was 0).
+    const { rows } = await this.#pool.query<{ last: string; at: string | null; line: Buffer | null }>(
+      `SELECT s.last_seq AS last, l.at, l.line FROM log_streams s
+       LEFT JOIN LATERAL (SELECT seq, at, line FROM log_lines WHERE lobby_id = $1 AND stream = $2 ORDER BY seq DESC LIMIT $3) l ON true
+       WHERE s.lobby_id = $1 AND s.stream = $2 ORDER BY l.seq`,
+      [lobbyId, stream, Math.max(0, Math.floor(limit))],
+    );
+    const lines = rows.flatMap((r) => (r.at === null || r.line === null ? [] : [{ at: Number(r.at), line: r.line.toString('utf8') }]));
+    return { lines, last: Number(rows[0]?.last ?? 0) };
+  }
+
   async readLogs(lobbyId: string, stream: LogStream, after: number, limit: number): Promise<LogPage> {
     const { rows } = await this.#pool.query<{ seq: string; at: string; line: Buffer }>(
       'SELECT seq, at, line FROM log_lines WHERE lobby_id = $1 AND stream = $2 AND seq > $3 ORDER BY seq LIMIT $4',

@@ -7,11 +7,13 @@ import { LOCAL_REGION, type RegionInfo } from '../../core/world.js';
 import { PgCatalogStore } from './catalog.js';
 import { PgDemandStore } from './demand-store.js';
 import { PgMatchStore } from './match-store.js';
+import { PgStoppedLobbyStore } from './stopped-lobbies.js';
 import { checkSchemaName, migrate } from './schema.js';
 
 export { PgCatalogStore } from './catalog.js';
 export { PgMatchStore } from './match-store.js';
 export { PgDemandStore } from './demand-store.js';
+export { PgStoppedLobbyStore } from './stopped-lobbies.js';
 export { MIGRATIONS, checkSchemaName, inTransaction, migrate } from './schema.js';
 
 /**
@@ -40,6 +42,8 @@ export interface PostgresStores {
   readonly match: PgMatchStore;
   /** Recorded demand (`src/io/demand.ts`). */
   readonly demand: PgDemandStore;
+  /** Lobbies that stopped recently (`src/io/stopped-lobbies.ts`). */
+  readonly stopped: PgStoppedLobbyStore;
   readonly close: () => Promise<void>;
 }
 
@@ -64,6 +68,7 @@ export const openPostgres = async (url: string, options: PostgresOptions = {}): 
     catalog: new PgCatalogStore(pool),
     match: new PgMatchStore(pool, options.regions ?? [LOCAL_REGION]),
     demand: new PgDemandStore(pool),
+    stopped: new PgStoppedLobbyStore(pool),
     close: () => pool.end(),
   };
 };

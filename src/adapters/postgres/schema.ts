@@ -68,6 +68,13 @@ export const MIGRATIONS: readonly string[] = [
      count integer NOT NULL, facts text NOT NULL);
    CREATE INDEX demand_chunks_by_namespace ON demand_chunks (namespace_id, first_at, seq);
    CREATE INDEX demand_chunks_by_end ON demand_chunks (last_at);`,
+  // 9: lobbies that stopped recently (src/io/stopped-lobbies.ts): listed per namespace newest
+  // first, bounded per namespace and kind (failed or not) and by age. The record is JSON text
+  // (its log lines may hold a NUL, which \`json\` would refuse to process).
+  `CREATE TABLE stopped_lobbies (
+     lobby_id text PRIMARY KEY, namespace_id text NOT NULL, stopped_at bigint NOT NULL, failed boolean NOT NULL, doc text NOT NULL);
+   CREATE INDEX stopped_lobbies_by_namespace ON stopped_lobbies (namespace_id, failed, stopped_at);
+   CREATE INDEX stopped_lobbies_by_time ON stopped_lobbies (stopped_at);`,
 ];
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;

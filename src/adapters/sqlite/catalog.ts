@@ -66,6 +66,7 @@ const SQL = {
     'INSERT INTO log_streams (lobby_id, stream, last_seq) VALUES (?, ?, ?) ON CONFLICT (lobby_id, stream) DO UPDATE SET last_seq = excluded.last_seq',
   insertLine: 'INSERT INTO log_lines (lobby_id, stream, seq, at, line) VALUES (?, ?, ?, ?, ?)',
   readLines: 'SELECT seq, at, line FROM log_lines WHERE lobby_id = ? AND stream = ? AND seq > ? ORDER BY seq LIMIT ?',
+  lastLines: 'SELECT seq, at, line FROM log_lines WHERE lobby_id = ? AND stream = ? ORDER BY seq DESC LIMIT ?',
 } as const;
 
 type Statements = { readonly [K in keyof typeof SQL]: Database.Statement };
@@ -405,6 +406,18 @@ export class SqliteCatalogStore implements CatalogStore {
       this.#q.upsertStream.run(lobbyId, stream, seq);
       return seq;
     });
+  }
+
+  lastLogs(lobbyId: string, stream: LogStream, limit: number): Promise<LogPage> {
+    return settle(() =>
+      this.#db
+        .transaction(() => {
+          const last = (this.#q.streamLast.get(lobbyId, stream) as { last: number } | undefined)?.last ?? 0;
+          const rows = this.#q.lastLines.all(lobbyId, stream, Math.max(0, Math.floor(limit))) as { at: number; line: string }[];
+          return { lines: rows.reverse().map((r) => ({ at: r.at, line: r.line })), last };
+        })
+        .deferred(),
+    );
   }
 
   readLogs(lobbyId: string, stream: LogStream, after: number, limit: number): Promise<LogPage> {

@@ -7,11 +7,13 @@ import { SqliteCatalogStore } from './catalog.js';
 import { SqliteDemandStore } from './demand-store.js';
 import { startCheckpointer } from './checkpointer.js';
 import { SqliteMatchStore } from './match-store.js';
+import { SqliteStoppedLobbyStore } from './stopped-lobbies.js';
 import { busyTimeout, openDatabase, type SqliteConnectionOptions } from './schema.js';
 
 export { SqliteCatalogStore } from './catalog.js';
 export { SqliteMatchStore } from './match-store.js';
 export { SqliteDemandStore } from './demand-store.js';
+export { SqliteStoppedLobbyStore } from './stopped-lobbies.js';
 export { startCheckpointer, type CheckpointerOptions } from './checkpointer.js';
 export { MIGRATIONS, migrate, openDatabase, type SqliteConnectionOptions } from './schema.js';
 
@@ -45,6 +47,8 @@ export interface SqliteStores {
   readonly match: SqliteMatchStore;
   /** Recorded demand (`src/io/demand.ts`). */
   readonly demand: SqliteDemandStore;
+  /** Lobbies that stopped recently (`src/io/stopped-lobbies.ts`). */
+  readonly stopped: SqliteStoppedLobbyStore;
   /** Commits what is queued, stops the checkpointer and closes the database. */
   readonly close: () => Promise<void>;
 }
@@ -70,6 +74,7 @@ export const openSqlite = (dataDir: string, options: SqliteOptions = {}): Sqlite
     catalog: new SqliteCatalogStore(db),
     match,
     demand: new SqliteDemandStore(db),
+    stopped: new SqliteStoppedLobbyStore(db),
     close: () => {
       closing ??= (async () => {
         match.flush();

@@ -66,6 +66,12 @@ export const MIGRATIONS: readonly string[] = [
      count INTEGER NOT NULL, facts TEXT NOT NULL);
    CREATE INDEX demand_chunks_by_namespace ON demand_chunks (namespace_id, first_at, seq);
    CREATE INDEX demand_chunks_by_end ON demand_chunks (last_at);`,
+  // 9: lobbies that stopped recently (src/io/stopped-lobbies.ts): listed per namespace newest
+  // first, bounded per namespace and kind (failed or not) and by age.
+  `CREATE TABLE stopped_lobbies (
+     lobby_id TEXT PRIMARY KEY, namespace_id TEXT NOT NULL, stopped_at INTEGER NOT NULL, failed INTEGER NOT NULL, doc TEXT NOT NULL);
+   CREATE INDEX stopped_lobbies_by_namespace ON stopped_lobbies (namespace_id, failed, stopped_at, lobby_id);
+   CREATE INDEX stopped_lobbies_by_time ON stopped_lobbies (stopped_at);`,
 ];
 
 /**

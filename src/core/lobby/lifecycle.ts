@@ -4,9 +4,11 @@ import { type MatchError, matchError } from '../errors.js';
 import { err, ok, type Result } from '../result.js';
 import { type Decision, Tx } from '../tx.js';
 import { namespaceOf, type World } from '../world.js';
-import { isActive } from './flags.js';
 import { type Lobby, revisePlayer, reviseLobby, type StopReason } from './lobby.js';
+import { planIdle } from '../idle.js';
+import { isIdle } from './flags.js';
 import { beginStop, finishStop } from './stop.js';
+import { stoppedRefusal } from './why.js';
 
 export interface LobbyRef {
   readonly namespaceId: string;
@@ -33,7 +35,8 @@ const withLobby = (world: World, ref: LobbyRef, ctx: Ctx, f: (tx: Tx, lobby: Lob
  */
 export const lobbyReady = (world: World, ref: LobbyRef, ctx: Ctx): Step =>
   withLobby(world, ref, ctx, (tx, lobby) => {
-    if (!isActive(lobby)) return matchError('MATCHMAKER_LOBBY_STOPPED');
+    const stopped = stoppedRefusal(lobby);
+    if (stopped !== undefined) return stopped;
     if (lobby.lifecycle.status === 'ready') return undefined;
     tx.putLobby(reviseLobby(lobby, { lifecycle: { status: 'ready', readyAt: tx.now } }));
     tx.emit({ type: 'lobby-ready', at: tx.now, namespaceId: lobby.namespaceId, lobbyId: lobby.id });
@@ -73,19 +76,20 @@ export const stopLobby = (world: World, ref: LobbyRef & { readonly reason: StopR
   });
 
 /**
- * The runtime reports the lobby's container gone (it exited, crashed, or could not start). A
- * container that goes away before its lobby called ready, however it went, failed to start.
+ * The runtime reports the lobby's container gone (it exited, crashed, or could not start), with
+ * its exit code when it has one. A container that goes away before its lobby called ready,
+ * however it went, failed to start.
  *
  * @example
- * lobbyExited(world, { namespaceId, lobbyId, reason: 'crashed' }, ctx)
+ * lobbyExited(world, { namespaceId, lobbyId, reason: 'crashed', exitCode: 1 }, ctx)
  */
 export const lobbyExited = (
   world: World,
-  ref: LobbyRef & { readonly reason: 'exited' | 'crashed' | 'start-failed' },
+  ref: LobbyRef & { readonly reason: 'exited' | 'crashed' | 'start-failed'; readonly exitCode?: number },
   ctx: Ctx,
 ): Step =>
   withLobby(world, ref, ctx, (tx, lobby) => {
-    finishStop(tx, lobby, lobby.lifecycle.status === 'creating' ? 'start-failed' : ref.reason);
+    finishStop(tx, lobby, lobby.lifecycle.status === 'creating' ? 'start-failed' : ref.reason, ref.exitCode);
     return undefined;
   });
 
@@ -121,6 +125,21 @@ export const playerConnected = (world: World, ref: PlayerRef, ctx: Ctx): Step =>
     return undefined;
   });
 
+/** Frees a player's seat (nothing if it holds none). */
+const removeSeat = (tx: Tx, lobby: Lobby, playerId: string): void => {
+  const player = tx.removePlayer(lobby.id, playerId);
+  if (player === undefined) return;
+  tx.emit({
+    type: 'player-removed',
+    at: tx.now,
+    namespaceId: lobby.namespaceId,
+    playerId: player.id,
+    lobbyId: lobby.id,
+    wasConnected: player.status === 'connected',
+    reason: 'disconnected',
+  });
+};
+
 /**
  * `POST /matchmaker/players/disconnected`: free the player's seat. Idempotent; a lobby may only
  * remove its own players.
@@ -131,17 +150,25 @@ export const playerConnected = (world: World, ref: PlayerRef, ctx: Ctx): Step =>
 export const playerDisconnected = (world: World, ref: PlayerRef, ctx: Ctx): Step =>
   withLobby(world, ref, ctx, (tx, lobby) => {
     if (ref.playerLobbyId !== undefined && ref.playerLobbyId !== lobby.id) return matchError('MATCHMAKER_PLAYER_IN_DIFFERENT_LOBBY');
-    const player = tx.removePlayer(lobby.id, ref.playerId);
-    if (player === undefined) return undefined;
-    tx.emit({
-      type: 'player-removed',
-      at: tx.now,
-      namespaceId: lobby.namespaceId,
-      playerId: player.id,
-      lobbyId: lobby.id,
-      wasConnected: player.status === 'connected',
-      reason: 'disconnected',
-    });
+    removeSeat(tx, lobby, ref.playerId);
+    return undefined;
+  });
+
+/**
+ * A find, join or create gave up waiting for its seat's lobby to become ready (the server's seat
+ * wait): the seat is given back. A lobby still not ready that the idle plan now stops (with the
+ * default `idle_lobbies.max` of 0, any lobby left without players) stops as `ready-timeout`, not
+ * as idle: its game server never called ready, and its log says what it must do. A lobby the
+ * idle pool keeps waits for its own ready deadline.
+ *
+ * @example
+ * seatWaitExpired(world, { namespaceId, lobbyId, playerId }, ctx)
+ */
+export const seatWaitExpired = (world: World, ref: PlayerRef, ctx: Ctx): Step =>
+  withLobby(world, ref, ctx, (tx, lobby) => {
+    removeSeat(tx, lobby, ref.playerId);
+    const left = tx.lobby(lobby.id);
+    if (left?.lifecycle.status === 'creating' && isIdle(left) && planIdle(tx.ns).stop.includes(left.id)) beginStop(tx, left, 'ready-timeout');
     return undefined;
   });
 

@@ -8,6 +8,7 @@ import type { NamespaceChange } from '../persist.js';
 import type { World } from '../world.js';
 import { isActive } from './flags.js';
 import type { LobbyRef } from './lifecycle.js';
+import { stoppedRefusal } from './why.js';
 
 /**
  * Why a lobby may not set (or clear) its state now, if it may not: unknown in the namespace
@@ -20,7 +21,7 @@ import type { LobbyRef } from './lifecycle.js';
 export const lobbyStateRefusal = (world: World, ref: LobbyRef): MatchError | undefined => {
   const lobby = world.namespaces.get(ref.namespaceId)?.lobbies.get(ref.lobbyId);
   if (lobby === undefined) return matchError('MATCHMAKER_LOBBY_NOT_FOUND');
-  return isActive(lobby) ? undefined : matchError('MATCHMAKER_LOBBY_STOPPED');
+  return stoppedRefusal(lobby);
 };
 
 /**

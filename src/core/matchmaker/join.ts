@@ -1,7 +1,7 @@
 import { type Admission, type Credentials, actionGate, passGates, refusedAfterGates, rejected } from '../admission/gate.js';
 import type { Ctx } from '../context.js';
 import { matchError } from '../errors.js';
-import { isActive } from '../lobby/flags.js';
+import { stoppedRefusal } from '../lobby/why.js';
 import { Tx } from '../tx.js';
 import type { World } from '../world.js';
 import { currentVersion, namespaceOf } from '../world.js';
@@ -31,7 +31,8 @@ export const join = (world: World, cmd: JoinCommand, ctx: Ctx): Admission<Seat> 
   const ns = namespaceOf(world, cmd.namespaceId);
   const lobby = ns.lobbies.get(cmd.lobbyId);
   if (lobby === undefined) return rejected(matchError('MATCHMAKER_LOBBY_NOT_FOUND', undefined, { path: ['lobby_id'] }));
-  if (!isActive(lobby)) return rejected(matchError('MATCHMAKER_LOBBY_STOPPED'));
+  const stopped = stoppedRefusal(lobby);
+  if (stopped !== undefined) return rejected(stopped);
   const version = ns.versions.get(lobby.versionId);
   const mode = version?.modes.get(lobby.gameMode);
   if (version === undefined || mode === undefined) throw new Error(`lobby ${lobby.id} lost its version or mode`);

@@ -1,15 +1,21 @@
 /**
  * The developer's view of lobbies (the cloud-lobbies service): live analytics (wire.md §2.3) and
  * lobby logs with their long poll (§2.4). Log lines are base64 of the raw bytes; the watch index is
- * the catalog's sequence number of the last line returned (an opaque string to clients).
+ * the catalog's sequence number of the last line returned (an opaque string to clients). Beside
+ * the game server's `std_out` and `std_err`, a Tavern extension: `stream=tavern`, the lines Tavern
+ * writes about the lobby (exit code, why it stopped, start back-off, game proxy failures). Another
+ * extension lists the lobbies that stopped recently, with why, their exit code, how long they ran
+ * and the last lines of their log; a kept lobby's log stays readable after the matchmaker forgot it.
  */
-import type { LogStream } from '../../io/catalog.js';
-import { findGameLobby, liveLobbies, stopGameLobby, tailLogs } from '../../services/cloud-lobbies.js';
+import { LOG_STREAMS, type LogStream } from '../../io/catalog.js';
+import type { StoppedLobbyRecord } from '../../io/stopped-lobbies.js';
+import { findGameLobby, findStoppedGameLobby, liveLobbies, stopGameLobby, tailLogs } from '../../services/cloud-lobbies.js';
+import { STOPPED_LIST_MAX } from '../../services/stopped-lobbies.js';
 import { requireGame, requireNamespace } from '../auth.js';
 import { param, ts, type Ctx, type Handler } from '../context.js';
 import { fail, unwrap } from '../errors.js';
 import { waitForLines } from '../log-watch.js';
-import { renderLobbySummary } from '../render.js';
+import { regionUuid, renderLobbySummary } from '../render.js';
 import type { Router } from '../router.js';
 
 /**
@@ -28,6 +34,7 @@ async function liveAnalytics(ctx: Ctx): Promise<unknown> {
     version_id: b.versionId,
     game_mode: b.gameMode,
     failures: b.failures,
+    last_lobby_id: b.lastLobbyId,
     last_failure_ts: ts(b.lastFailureAt),
     until_ts: ts(b.until),
   }));
@@ -36,8 +43,9 @@ async function liveAnalytics(ctx: Ctx): Promise<unknown> {
 
 const streamOf = (ctx: Ctx): LogStream => {
   const stream = ctx.url.searchParams.get('stream');
-  if (stream !== 'std_out' && stream !== 'std_err') fail('API_BAD_QUERY', { name: 'stream', reason: 'expected std_out or std_err' });
-  return stream;
+  const known = LOG_STREAMS.find((s) => s === stream);
+  if (known === undefined) fail('API_BAD_QUERY', { name: 'stream', reason: 'expected std_out, std_err or tavern' });
+  return known;
 };
 
 const watchIndexOf = (ctx: Ctx): number | undefined => {
@@ -54,7 +62,8 @@ async function lobbyLogs(ctx: Ctx): Promise<unknown> {
   const stream = streamOf(ctx);
   const watchIndex = watchIndexOf(ctx);
   const lobbyId = param(ctx, 'lobby_id');
-  unwrap(await findGameLobby(ctx.services, game.id, lobbyId));
+  // A lobby the matchmaker forgot keeps its log while it is listed among the stopped ones.
+  if (!(await findGameLobby(ctx.services, game.id, lobbyId)).ok) unwrap(await findStoppedGameLobby(ctx.services, game.id, lobbyId, ctx.services.clock.now()));
   const page = watchIndex === undefined
     ? await tailLogs(ctx.services, lobbyId, stream)
     : await waitForLines(ctx.services, lobbyId, stream, watchIndex, ctx.signal);
@@ -63,6 +72,46 @@ async function lobbyLogs(ctx: Ctx): Promise<unknown> {
     timestamps: page.lines.map((l) => ts(l.at)),
     watch: { index: String(page.last) },
   };
+}
+
+/** Default and most stops a listing returns. */
+const STOPPED_LIMIT = 20;
+
+const stoppedQuery = (ctx: Ctx): { failedOnly: boolean; limit: number } => {
+  const failed = ctx.url.searchParams.get('failed');
+  if (failed !== null && failed !== 'true' && failed !== 'false') fail('API_BAD_QUERY', { name: 'failed', reason: 'expected true or false' });
+  const raw = ctx.url.searchParams.get('limit');
+  const limit = raw === null ? STOPPED_LIMIT : /^\d{1,3}$/.test(raw) ? Number(raw) : 0;
+  if (limit < 1 || limit > STOPPED_LIST_MAX) fail('API_BAD_QUERY', { name: 'limit', reason: `expected a whole number from 1 to ${STOPPED_LIST_MAX}` });
+  return { failedOnly: failed === 'true', limit };
+};
+
+const renderStopped = (r: StoppedLobbyRecord): unknown => ({
+  lobby_id: r.lobbyId,
+  lobby_group_name_id: r.gameMode,
+  region_id: regionUuid(r.region),
+  version_id: r.versionId,
+  create_ts: ts(r.createdAt),
+  ...(r.readyAt === undefined ? {} : { ready_ts: ts(r.readyAt) }),
+  stop_ts: ts(r.stoppedAt),
+  run_ms: r.stoppedAt - r.createdAt,
+  reason: r.reason,
+  failed: r.failed,
+  ...(r.exitCode === undefined ? {} : { exit_code: r.exitCode }),
+  last_lines: r.lastLines.map((l) => ({ ts: ts(l.at), stream: l.stream, line: l.line })),
+});
+
+/**
+ * `GET .../analytics/matchmaker/stopped?failed=&limit=` (a Tavern extension): the namespace's
+ * lobbies that stopped in the last 24 h, newest first (`failed=true`: only crashes, failed starts
+ * and ready timeouts; `limit` 1 to 100, default 20).
+ */
+async function stoppedLobbies(ctx: Ctx): Promise<unknown> {
+  const { ns } = await requireNamespace(ctx, param(ctx, 'game_id'), param(ctx, 'namespace_id'));
+  const query = stoppedQuery(ctx);
+  const stopped = ctx.services.stoppedLobbies;
+  if (stopped === undefined) fail('API_NOT_FOUND', { method: ctx.request.method, path: ctx.request.path.slice(0, 256) });
+  return { lobbies: (await stopped.list(ns.id, query, ctx.services.clock.now())).map(renderStopped) };
 }
 
 /** `DELETE .../matchmaker/lobbies/{lobby_id}`: stop a lobby (`did_remove` false when it was already stopping). */
@@ -75,5 +124,6 @@ export function registerCloudLobbies(router: Router<Handler>): void {
   router
     .add('DELETE', '/cloud/games/{game_id:uuid}/matchmaker/lobbies/{lobby_id:uuid}', deleteLobby)
     .add('GET', '/cloud/games/{game_id:uuid}/namespaces/{namespace_id:uuid}/analytics/matchmaker/live', liveAnalytics)
+    .add('GET', '/cloud/games/{game_id:uuid}/namespaces/{namespace_id:uuid}/analytics/matchmaker/stopped', stoppedLobbies)
     .add('GET', '/cloud/games/{game_id:uuid}/matchmaker/lobbies/{lobby_id:uuid}/logs', lobbyLogs);
 }

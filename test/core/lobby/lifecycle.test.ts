@@ -5,6 +5,7 @@ import {
   lobbyReady,
   playerConnected,
   playerDisconnected,
+  seatWaitExpired,
   setClosed,
   stopLobby,
 } from '../../../src/core/lobby/lifecycle.js';
@@ -97,7 +98,7 @@ describe('stopLobby and lobbyExited', () => {
     expect(unbind[0]?.route).toMatchObject({ lobbyId: 'A', label: 'default', protocol: 'udp', publicPort: ports[0], hostPort: ports[1] });
     expect(effectsOf(d, 'stop-lobby')).toEqual([{ type: 'stop-lobby', lobbyId: 'A', region: 'local', reason: 'requested', force: false }]);
     const [log] = effectsOf(d, 'append-log');
-    expect(log).toMatchObject({ lobbyId: 'A', stream: 'std_err', at: 2000 });
+    expect(log).toMatchObject({ lobbyId: 'A', at: 2000 });
     expect(log?.line).toMatch(/stop/);
     const space = d.world.ports.get('local');
     for (const p of ports) expect(space && isAllocated(space, 'udp', p)).toBe(true);
@@ -244,5 +245,31 @@ describe('playerDisconnected', () => {
     expect(lobbyIn(d.world, 'B').playerCount).toBe(1);
     expect(playerIn(d.world, 'q1')?.lobbyId).toBe('B');
     expect(codeOf(find(w, findCmd({ preventAutoCreate: true }), at(6001)))).toBeUndefined(); // B still has room
+  });
+});
+
+describe('seatWaitExpired', () => {
+  const expire = (w: World, playerId: string, now: number) => okStep(seatWaitExpired(w, { ...ref(), playerId }, at(now)));
+
+  it('gives the seat back and stops a lobby left idle that never called ready as ready-timeout, saying what its server must do', () => {
+    const d = expire(expire(creating(), 'p1', 51_000).world, 'p2', 51_000);
+    expect(playerIn(d.world, 'p2')).toBeUndefined();
+    expect(lobbyIn(d.world, 'A').lifecycle).toEqual({ status: 'stopping', stoppingAt: 51_000, reason: 'ready-timeout' });
+    expect(eventsOf(d, 'player-removed')).toMatchObject([{ playerId: 'p2', reason: 'disconnected' }]);
+    expect(effectsOf(d, 'append-log').map((e) => e.line)).toEqual(['stopping: not ready after 50 s: the game server must POST /matchmaker/lobbies/ready with its lobby token']);
+    expect(effectsOf(d, 'stop-lobby')).toEqual([{ type: 'stop-lobby', lobbyId: 'A', region: 'local', reason: 'ready-timeout', force: false }]);
+  });
+
+  it('leaves a lobby that still holds a waiting seat, one made ready meanwhile, and one the idle pool keeps', () => {
+    const first = expire(creating(), 'p1', 51_000);
+    expect(playerIn(first.world, 'p1')).toBeUndefined();
+    expect(lobbyIn(first.world, 'A').lifecycle.status).toBe('creating');
+    expect(effectsOf(first, 'stop-lobby')).toEqual([]);
+    const readied = expire(expire(ready(), 'p1', 51_000).world, 'p2', 51_000);
+    expect(lobbyIn(readied.world, 'A').lifecycle.status).toBe('ready');
+    const pooled = mode('default', { regions: [{ name: 'local', tier: 'basic-1d1', idleLobbies: { min: 1, max: 1 } }] });
+    const kept = expire(expire(creating(pooled), 'p1', 51_000).world, 'p2', 51_000);
+    expect(lobbyIn(kept.world, 'A').lifecycle.status).toBe('creating');
+    expect(kept.effects).toEqual([]);
   });
 });

@@ -30,8 +30,9 @@ describe('lobby state', () => {
     const stopped = okStep(lobbyExited(stopping, { ...ref, reason: 'exited' }, at(4000))).world;
     expect(lobbyStateRefusal(creating, ref)).toBeUndefined();
     expect(lobbyStateRefusal(ready, ref)).toBeUndefined();
-    expect(lobbyStateRefusal(stopping, ref)).toEqual({ code: 'MATCHMAKER_LOBBY_STOPPED' });
-    expect(lobbyStateRefusal(stopped, ref)).toEqual({ code: 'MATCHMAKER_LOBBY_STOPPED' });
+    const refused = { code: 'MATCHMAKER_LOBBY_STOPPED', params: { lobby_id: 'A', reason: 'requested' }, metadata: { lobby_id: 'A', reason: 'requested' } };
+    expect(lobbyStateRefusal(stopping, ref)).toEqual(refused);
+    expect(lobbyStateRefusal(stopped, ref)).toEqual(refused);
     expect(lobbyStateRefusal(ready, { ...ref, lobbyId: 'B' })).toEqual({ code: 'MATCHMAKER_LOBBY_NOT_FOUND' });
     expect(lobbyStateRefusal(ready, { namespaceId: 'other', lobbyId: 'A' })).toEqual({ code: 'MATCHMAKER_LOBBY_NOT_FOUND' });
   });

@@ -28,28 +28,39 @@ describe('beginStop', () => {
     expect(lobbyIn(d.world, 'A')).toMatchObject({ playerCount: 0, connectedCount: 0 });
   });
 
-  it('fails each waiting seat of a lobby still starting with LOBBY_STOPPED', () => {
+  it('fails each waiting seat of a lobby still starting with LOBBY_STOPPED, naming the lobby and why', () => {
     const w = admitted(find(worldWith([mode('default')]), findCmd({ newLobbyId: 'A', playerIds: ['p1'] }), at(1000))).world;
     const d = okStep(stopLobby(w, { ...ref(), reason: 'requested' }, at(2000)));
-    expect(eventsOf(d, 'seat-failed')).toEqual([
-      { type: 'seat-failed', at: 2000, namespaceId: NS, playerId: 'p1', lobbyId: 'A', error: { code: 'MATCHMAKER_LOBBY_STOPPED' } },
-    ]);
+    const error = { code: 'MATCHMAKER_LOBBY_STOPPED', params: { lobby_id: 'A', reason: 'requested' }, metadata: { lobby_id: 'A', reason: 'requested' } };
+    expect(eventsOf(d, 'seat-failed')).toEqual([{ type: 'seat-failed', at: 2000, namespaceId: NS, playerId: 'p1', lobbyId: 'A', error }]);
+    // A container gone before ready: its exit code too.
+    const exited = okStep(lobbyExited(w, { ...ref(), reason: 'crashed', exitCode: 1 }, at(2000)));
+    expect(eventsOf(exited, 'seat-failed')[0]?.error).toEqual({
+      code: 'MATCHMAKER_LOBBY_STOPPED', params: { lobby_id: 'A', reason: 'start-failed' }, metadata: { lobby_id: 'A', reason: 'start-failed', exit_code: 1 },
+    });
+    expect(eventsOf(exited, 'lobby-stopped')).toEqual([{ type: 'lobby-stopped', at: 2000, namespaceId: NS, lobbyId: 'A', reason: 'start-failed', failed: true, exitCode: 1 }]);
+    expect(effectsOf(exited, 'append-log').map((e) => e.line)).toEqual(['stopping: the game server exited with code 1 before it called ready']);
   });
 
-  it('writes why it stops into the lobby log', () => {
+  it('writes why it stops into the lobby log (created at 1000, stopped at 6000)', () => {
     const lines: Record<StopReason, string> = {
-      'ready-timeout': 'tavern: stopping: the lobby did not call ready before its ready deadline',
-      idle: 'tavern: stopping: the lobby was idle above the idle_lobbies maximum',
-      outdated: 'tavern: stopping: the lobby runs an outdated version and had no players',
-      exited: 'tavern: stopping: the lobby process exited',
-      crashed: 'tavern: stopping: the lobby process crashed',
-      'start-failed': 'tavern: stopping: the lobby container could not be started',
-      requested: 'tavern: stopping: the lobby was stopped on request',
+      'ready-timeout': 'stopping: not ready after 5 s: the game server must POST /matchmaker/lobbies/ready with its lobby token',
+      idle: 'stopping: idle above the idle_lobbies maximum',
+      outdated: 'stopping: it runs an outdated version and had no players',
+      exited: 'stopping: the game server exited',
+      crashed: 'stopping: the game server crashed',
+      'start-failed': 'stopping: the game server could not be started',
+      requested: 'stopping: stopped on request',
     };
     for (const [reason, line] of Object.entries(lines) as [StopReason, string][]) {
       const d = okStep(stopLobby(oneConnected(), { ...ref(), reason }, at(6000)));
-      expect(effectsOf(d, 'append-log')).toEqual([{ type: 'append-log', lobbyId: 'A', stream: 'std_err', at: 6000, line }]);
+      expect(effectsOf(d, 'append-log')).toEqual([{ type: 'append-log', lobbyId: 'A', at: 6000, line }]);
     }
+    // With the exit code the runtime reported.
+    const exitLine = (reason: 'exited' | 'crashed'): string | undefined =>
+      effectsOf(okStep(lobbyExited(oneConnected(), { ...ref(), reason, exitCode: 137 }, at(6000))), 'append-log')[0]?.line;
+    expect(exitLine('exited')).toBe('stopping: the game server exited with code 137');
+    expect(exitLine('crashed')).toBe('stopping: the game server crashed with code 137');
   });
 });
 
