@@ -78,12 +78,36 @@ function printStopped(stopped: readonly StoppedRow[], all: boolean, now: number,
   }
 }
 
-/** `tavern logs`: one stream as written, or every stream merged and marked; `follow` keeps each going. */
-async function printLogs(api: Api, gameId: string, lobbyId: string, streams: readonly Stream[], follow: boolean, io: CommandIo): Promise<void> {
+/** Lines of a stream before its tail that the tail leaves out (the stream's lines are numbered from 1). */
+const leftOut = (page: LogsPage): number => Math.max(0, Number(page.watch.index) - page.lines.length);
+
+/** A whole stream: pages from its first line up to `last` (what its tail said was the newest). */
+async function wholeStream(api: Api, gameId: string, lobbyId: string, stream: Stream, last: string): Promise<LogsPage> {
+  const lines: string[] = [];
+  const timestamps: string[] = [];
+  let index = '0';
+  while (Number(index) < Number(last)) {
+    const page = await readPage(api, gameId, lobbyId, stream, index);
+    if (page.lines.length === 0) break;
+    lines.push(...page.lines);
+    timestamps.push(...page.timestamps);
+    index = page.watch.index;
+  }
+  return { lines, timestamps, watch: { index } };
+}
+
+/**
+ * `tavern logs`: one stream as written, or every stream merged and marked; each stream's newest
+ * lines, saying how many earlier ones were left out, or every line (`all`); `follow` keeps each going.
+ */
+async function printLogs(api: Api, gameId: string, lobbyId: string, streams: readonly Stream[], options: { readonly follow: boolean; readonly all: boolean }, io: CommandIo): Promise<void> {
   const mark = streams.length > 1;
-  const tails = await Promise.all(streams.map(async (s) => [s, await readPage(api, gameId, lobbyId, s)] as const));
+  let tails = await Promise.all(streams.map(async (s) => [s, await readPage(api, gameId, lobbyId, s)] as const));
+  if (options.all) tails = await Promise.all(tails.map(async ([s, tail]) => [s, leftOut(tail) === 0 ? tail : await wholeStream(api, gameId, lobbyId, s, tail.watch.index)] as const));
   for (const line of mark ? mergeMarked(tails) : tails.flatMap(([, page]) => page.lines.map(decode))) io.out(line);
-  if (!follow) return;
+  const skipped = tails.filter(([, page]) => leftOut(page) > 0).map(([stream, page]) => `${leftOut(page)} of ${stream}`);
+  if (skipped.length > 0) io.err(`(earlier lines left out: ${skipped.join(', ')}; \`tavern logs ${lobbyId} --all\` prints every line)`);
+  if (!options.follow) return;
   await Promise.all(tails.map(async ([stream, tail]) => {
     let index = tail.watch.index;
     for (;;) {
@@ -115,19 +139,20 @@ export function registerLobbies(program: Command, io: CommandIo): void {
       ]);
       const now = Date.now();
       const flags = (l: LobbyRow): string => [l.is_ready ? 'ready' : 'starting', l.is_idle ? 'idle' : '', l.is_closed ? 'closed' : ''].filter((f) => f !== '').join(',');
-      const rows = lobbies.map((l) => [l.lobby_id, l.lobby_group_name_id, `${l.total_player_count}/${l.max_players_normal}`, flags(l), age(l.create_ts, now)]);
-      for (const line of table([['LOBBY ID', 'MODE', 'PLAYERS', 'FLAGS', 'AGE'], ...rows])) io.out(line);
+      const rows = lobbies.map((l) => [l.lobby_id, l.region_id, l.lobby_group_name_id, `${l.total_player_count}/${l.max_players_normal}`, flags(l), age(l.create_ts, now)]);
+      for (const line of table([['LOBBY ID', 'REGION', 'MODE', 'PLAYERS', 'FLAGS', 'AGE'], ...rows])) io.out(line);
       printStopped(stopped, all, now, io);
     });
   program.command('logs <lobby_id>')
     .description("a lobby's log: its game server's output and Tavern's own lines, merged in time and marked (out|, err|, [tavern])")
     .option('-f, --follow', 'keep printing new lines until interrupted')
     .option('--stream <stream>', 'only this stream, as written: std_out, std_err or tavern')
-    .action(async (lobbyId: string, options: { follow?: boolean; stream?: string }, cmd: Command) => {
+    .option('-a, --all', 'every line the server keeps, not only the newest (256 per stream)')
+    .action(async (lobbyId: string, options: { follow?: boolean; stream?: string; all?: boolean }, cmd: Command) => {
       const only = STREAMS.find((s) => s === options.stream);
       if (options.stream !== undefined && only === undefined) throw new UsageError('--stream must be std_out, std_err or tavern');
       const { api, globals } = await apiFor(cmd, io);
       const gameId = await resolveGameId(api, globals.game);
-      await printLogs(api, gameId, lobbyId, only === undefined ? STREAMS : [only], options.follow === true, io);
+      await printLogs(api, gameId, lobbyId, only === undefined ? STREAMS : [only], { follow: options.follow === true, all: options.all === true }, io);
     });
 }

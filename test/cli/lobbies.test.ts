@@ -72,6 +72,22 @@ describe('tavern logs', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--stream must be std_out, std_err or tavern');
   }, 60_000);
+  it('says how many earlier lines the newest 256 leave out, and --all prints every line', async () => {
+    const lobbyId = await findLobby();
+    const t = h.clock.now();
+    await h.logBook.write(lobbyId, 'std_out', Array.from({ length: 299 }, (_, i) => ({ at: t + i, line: `line ${i + 1}` })));
+    const tail = await tavern(dir, env, 'logs', lobbyId, '--stream', 'std_out');
+    const shown = tail.stdout.trimEnd().split('\n');
+    expect(shown).toHaveLength(256);
+    expect(shown.at(-1)).toBe('line 299');
+    // 300 lines in all: the fake container's start line, then 299.
+    expect(tail.stderr).toBe(`(earlier lines left out: 44 of std_out; \`tavern logs ${lobbyId} --all\` prints every line)\n`);
+    const all = await tavern(dir, env, 'logs', lobbyId, '--stream', 'std_out', '--all');
+    expect(all.stderr).toBe('');
+    expect(all.stdout.trimEnd().split('\n')).toEqual([`fake container ${lobbyId} started`, ...Array.from({ length: 299 }, (_, i) => `line ${i + 1}`)]);
+    const merged = await tavern(dir, env, 'logs', lobbyId, '--all');
+    expect(merged.stdout.trimEnd().split('\n')).toHaveLength(300);
+  }, 60_000);
 });
 
 describe('tavern lobbies list', () => {
@@ -96,8 +112,8 @@ describe('tavern lobbies list', () => {
     const listed = await tavern(dir, env, 'lobbies', 'list');
     expect(listed.stderr).toBe('');
     const lines = listed.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^LOBBY ID\s+MODE\s+PLAYERS\s+FLAGS\s+AGE$/);
-    expect(lines[1]).toMatch(new RegExp(`^${running}\\s+default\\s+1/4\\s+ready\\s`));
+    expect(lines[0]).toMatch(/^LOBBY ID\s+REGION\s+MODE\s+PLAYERS\s+FLAGS\s+AGE$/);
+    expect(lines.find((l) => l.startsWith(running))).toMatch(new RegExp(`^${running}\\s+local\\s+default\\s+1/4\\s+ready\\s`));
     const section = lines.indexOf('recently failed (last 24 h, newest first; --all for every stop; tavern logs <lobby id> for the whole log):');
     expect(section).toBeGreaterThan(1);
     expect(lines[section + 1]).toMatch(/^LOBBY ID\s+MODE\s+REASON\s+EXIT\s+RAN\s+STOPPED$/);
