@@ -18,6 +18,8 @@ export interface GameSummary {
   readonly display_name: string;
   readonly namespaces: readonly NamespaceSummary[];
   readonly versions: readonly { readonly version_id: string; readonly display_name: string; readonly create_ts: string }[];
+  /** The server's regions: the id lobbies carry (`region_id`) and the name a version config uses. */
+  readonly available_regions?: readonly { readonly region_id: string; readonly region_name_id: string }[];
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

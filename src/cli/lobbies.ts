@@ -130,7 +130,9 @@ export function registerLobbies(program: Command, io: CommandIo): void {
     .action(async (options: { namespace: string; all?: boolean }, cmd: Command) => {
       const { api, globals } = await apiFor(cmd, io);
       const gameId = await resolveGameId(api, globals.game);
-      const ns = findNamespace(await getGame(api, gameId), options.namespace);
+      const game = await getGame(api, gameId);
+      const ns = findNamespace(game, options.namespace);
+      const regionNames = new Map((game.available_regions ?? []).map((r) => [r.region_id, r.region_name_id]));
       const analytics = `/cloud/games/${gameId}/namespaces/${ns.namespace_id}/analytics/matchmaker`;
       const all = options.all === true;
       const [{ lobbies }, { lobbies: stopped }] = await Promise.all([
@@ -139,7 +141,7 @@ export function registerLobbies(program: Command, io: CommandIo): void {
       ]);
       const now = Date.now();
       const flags = (l: LobbyRow): string => [l.is_ready ? 'ready' : 'starting', l.is_idle ? 'idle' : '', l.is_closed ? 'closed' : ''].filter((f) => f !== '').join(',');
-      const rows = lobbies.map((l) => [l.lobby_id, l.region_id, l.lobby_group_name_id, `${l.total_player_count}/${l.max_players_normal}`, flags(l), age(l.create_ts, now)]);
+      const rows = lobbies.map((l) => [l.lobby_id, regionNames.get(l.region_id) ?? l.region_id, l.lobby_group_name_id, `${l.total_player_count}/${l.max_players_normal}`, flags(l), age(l.create_ts, now)]);
       for (const line of table([['LOBBY ID', 'REGION', 'MODE', 'PLAYERS', 'FLAGS', 'AGE'], ...rows])) io.out(line);
       printStopped(stopped, all, now, io);
     });
