@@ -193,13 +193,16 @@ async function main(): Promise<void> {
   const stopRouteErrors = watchRouteErrors(proxy, (lobbyId, line) => {
     logBook.append({ type: 'append-log', lobbyId, at: clock.now(), line }).catch((error: unknown) => logger.warn({ err: error, lobbyId }, 'a route error could not be logged'));
   }, 10_000);
+  // The runtime's first health check (the engine, the lobbies' network and listener, adoption)
+  // before any request is answered: until then the API answers 503 starting, never a find refused
+  // for want of a runtime it has not looked for yet.
+  await hosted.run();
   live.app = started;
   const admin = await tokens.adminToken();
   // Printed on the start that generated it (set TAVERN_ADMIN_TOKEN to choose your own; `tavern admin token` shows it again).
   if (admin.generated) process.stdout.write(`\nTavern admin token: ${admin.token}\n(shown on this first start; \`tavern admin token\` prints it again)\n\n`);
   if (ca !== undefined) process.stdout.write(`${trustLine(ca.certFile, ca.created)}\n`);
   logger.info({ publicOrigin, ...cdn, storage: env.databaseUrl === undefined ? 'sqlite' : 'postgres', regions: env.regions.map((r) => r.id), runtime: hosted.status().runtime, proxy: proxy.settings?.proxyPorts ?? 'off' }, 'tavern listening');
-  await hosted.run();
   process.stdout.write(`Tavern is up: API ${publicOrigin}, dashboard ${publicOrigin}/dashboard\n`);
 
   const tick = setInterval(() => {

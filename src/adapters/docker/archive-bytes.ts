@@ -31,7 +31,7 @@ export const DEFAULT_MAX_EXPANDED_BYTES = 32_000_000_000;
  * tooLarge(16_777_216).message
  * // 'the archive is more than 16777216 bytes (16.8 MB) once decompressed, the most this server takes (TAVERN_BUILD_MAX_EXPANDED_BYTES): …'
  */
-const tooLarge = (limit: number): ArchiveError =>
+export const tooLarge = (limit: number): ArchiveError =>
   new ArchiveError(`the archive is more than ${limit} bytes (${(limit / 1e6).toFixed(1)} MB) once decompressed, the most this server takes `
     + `(${MAX_EXPANDED_SETTING}): upload a smaller build, or ask the operator to raise that setting`);
 
@@ -54,7 +54,7 @@ const MAGIC: readonly { readonly name: string; readonly bytes: readonly number[]
 ];
 
 /** The compression whose magic number `head` starts with, if any. */
-const sniff = (head: Uint8Array): string | undefined => MAGIC.find((m) => m.bytes.every((b, i) => head[i] === b))?.name;
+export const sniff = (head: Uint8Array): string | undefined => MAGIC.find((m) => m.bytes.every((b, i) => head[i] === b))?.name;
 
 /** The first `n` bytes of `source` (fewer if it is shorter) and the whole stream again, head included. */
 const peek = async (source: AsyncIterable<Uint8Array>, n: number): Promise<{ head: Uint8Array; bytes: AsyncIterable<Uint8Array> }> => {

@@ -8,7 +8,10 @@
  */
 import type Dockerode from 'dockerode';
 import tar, { type Pack } from 'tar-stream';
+import { pipeline } from 'node:stream';
+import { DEFAULT_MAX_EXPANDED_BYTES } from './archive-bytes.js';
 import { ArchiveError } from './archive-error.js';
+import { LayerMeter } from './layer-meter.js';
 import { EngineError, upload } from './engine-upload.js';
 import { SavedEntries } from './saved-entries.js';
 import { addFile, copyEntry, entryName, readSmall, tarEntries, type TarEntry } from './tar-entries.js';
@@ -74,7 +77,7 @@ const READ = new Set(['manifest.json', 'index.json']);
  * Copies a `docker save` archive into `pack` without its tags, refusing special files and links
  * that do not stay inside it ({@link SavedEntries}); returns the image id its manifest names.
  */
-const copyUntagged = async (entries: AsyncIterable<TarEntry>, pack: Pack): Promise<string> => {
+const copyUntagged = async (entries: AsyncIterable<TarEntry>, pack: Pack, meter: LayerMeter): Promise<string> => {
   let id: string | undefined;
   let bundle = { config: false, rootfs: false };
   const saved = new SavedEntries();
@@ -90,7 +93,8 @@ const copyUntagged = async (entries: AsyncIterable<TarEntry>, pack: Pack): Promi
     } else if (entry.name !== 'repositories') {
       if (entry.name === 'config.json') bundle = { ...bundle, config: true };
       if (entry.name === 'rootfs' || entry.name.startsWith('rootfs/')) bundle = { ...bundle, rootfs: true };
-      await copyEntry(pack, entry, entry.name);
+      // A layer the engine expands itself is counted on its way (its errors end the copy).
+      await copyEntry(pack, entry, entry.name, undefined, (body) => pipeline(body, meter.layer(entry.name), () => undefined));
     }
   }
   if (id === undefined) {
@@ -105,18 +109,18 @@ const copyUntagged = async (entries: AsyncIterable<TarEntry>, pack: Pack): Promi
 
 /**
  * Loads the `docker save` archive in `bytes` (a tar stream, already decompressed) and returns the
- * loaded image's id. Throws an {@link ArchiveError} for an unusable archive, an
+ * loaded image's id; the layers it holds gzip-compressed may expand to `maxBytes` in all. Throws an {@link ArchiveError} for an unusable archive, an
  * {@link EngineError} when the engine refuses it, and transport errors as they are.
  *
  * @example
  * const id = await loadDockerArchive(docker, archiveBytes(await build.open(), 'none'));
  * await docker.getImage(id).tag({ repo: 'tavern-build', tag: buildId });
  */
-export const loadDockerArchive = async (docker: Dockerode, bytes: AsyncIterable<Uint8Array>): Promise<string> => {
+export const loadDockerArchive = async (docker: Dockerode, bytes: AsyncIterable<Uint8Array>, maxBytes = DEFAULT_MAX_EXPANDED_BYTES): Promise<string> => {
   const pack = tar.pack();
   let named: string | undefined;
   const reply = await upload(pack, async () => {
-    named = await copyUntagged(tarEntries(bytes), pack);
+    named = await copyUntagged(tarEntries(bytes), pack, new LayerMeter(maxBytes));
   }, (body, signal) => docker.loadImage(body, { quiet: true, abortSignal: signal }));
   if (reply.error !== undefined) throw new EngineError(reply.error);
   const loaded = reply.messages.map((m) => /^Loaded image ID: (\S+)/.exec(m)?.[1]).find((m) => m !== undefined);

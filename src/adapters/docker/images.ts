@@ -175,7 +175,7 @@ export class BuildImages {
     const read = { bytes: 0 };
     const open = async (): Promise<AsyncIterable<Uint8Array>> => archiveBytes(counted(await archive.open(), read), archive.compression, this.#maxExpandedBytes);
     const id = archive.kind === 'docker_image'
-      ? await loadDockerArchive(this.#docker, await open())
+      ? await loadDockerArchive(this.#docker, await open(), this.#maxExpandedBytes)
       : await importBundle(this.#docker, open, `Tavern build ${buildId}`);
     await this.#docker.getImage(id).tag({ repo: this.#repository, tag: buildId });
     const seconds = ((performance.now() - started) / 1000).toFixed(1);

@@ -158,14 +158,19 @@ const written = (pack: Pack, header: Header, body?: EntryBody | Buffer): Promise
     body.pipe(sink);
   });
 
+/** Whether `entry` carries bytes (a file), not a link, folder or special file. */
+export const isFile = (entry: TarEntry): boolean => entry.header.type === 'file' || entry.header.type === 'contiguous-file';
+
 /**
- * Copies `entry` into `pack` as `name` (a hard link's target renamed to `linkname`).
+ * Copies `entry` into `pack` as `name` (a hard link's target renamed to `linkname`); a file's
+ * bytes from `through` when given (its body passed through a stream that sees them on the way).
  *
  * @example
  * await copyEntry(pack, entry, entry.name.slice('rootfs/'.length));
  */
-export const copyEntry = (pack: Pack, entry: TarEntry, name: string, linkname?: string): Promise<void> =>
-  written(pack, copyHeader(entry.header, name, linkname), entry.header.type === 'file' || entry.header.type === 'contiguous-file' ? entry.body : undefined);
+export const copyEntry = (pack: Pack, entry: TarEntry, name: string, linkname?: string, through?: (body: EntryBody) => NodeJS.ReadableStream): Promise<void> =>
+  // A node stream pipes into the pack's entry as tar-stream's own stream does (`on('error')`, `pipe`).
+  written(pack, copyHeader(entry.header, name, linkname), isFile(entry) ? (through === undefined ? entry.body : (through(entry.body) as unknown as EntryBody)) : undefined);
 
 /**
  * Adds a file made in memory (a rewritten JSON document) to `pack`, with `like`'s metadata.

@@ -150,6 +150,6 @@ describe('a build that expands past the bound', () => {
     if (!outcome.ok) throw new Error(outcome.error.code);
     const { lobbyId } = outcome.seat;
     expect(store.world.namespaces.get(NS)?.lobbies.get(lobbyId)?.lifecycle).toMatchObject({ status: 'stopped', reason: 'start-failed', failed: true });
-    expect(lines).toContainEqual({ lobbyId, line: `tavern: start failed: ${reason('oci_bundle, compression lz4')}` });
+    expect(lines).toContainEqual({ lobbyId, line: `start failed: ${reason('oci_bundle, compression lz4')}` });
   });
 });
