@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeWithDocker, docker, dockerProblem } from '../docker/engine.js';
 import { api, getWithHost, ok, startServer, type Server } from '../server/process.js';
+import { eventually } from '../wait.js';
 import { CLIENT, writeGameFolder } from './game-folder.js';
 import { spawnTavern, tavern } from './run.js';
 
@@ -116,12 +117,10 @@ describeWithDocker('tavern deploy, end to end', problem, () => {
     const listed = await tavern(dir, w.env, 'lobbies', 'list');
     expect(listed.stdout).toContain(lobbyId);
     expect(listed.stdout).toMatch(new RegExp(`${lobbyId}\\s+default\\s+\\d+/32\\s+ready`));
-    const deadline = Date.now() + 30_000;
-    let logs = await tavern(dir, w.env, 'logs', lobbyId);
-    while (!logs.stdout.includes('sample game server listening') && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 500));
-      logs = await tavern(dir, w.env, 'logs', lobbyId);
-    }
+    const logs = await eventually('the game server to log that it listens', async () => {
+      const got = await tavern(dir, w.env, 'logs', lobbyId);
+      return got.stdout.includes('sample game server listening') && got;
+    }, { timeoutMs: 30_000, everyMs: 500 });
     expect(logs.stdout).toContain('lobby ready');
     expect(logs.stdout).toContain('sample game server listening on');
   }, 240_000);

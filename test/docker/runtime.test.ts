@@ -18,6 +18,7 @@ import type { LogLine, LogStream } from '../../src/io/catalog.js';
 import { Exits, runtimeContract, startable } from '../contracts/runtime.contract.js';
 import { describeWithDocker, docker, dockerProblem, removeBuildImages } from './engine.js';
 import { busyboxGameServer, nodeGameServer, type GameServerArchives } from './images.js';
+import { eventually } from '../wait.js';
 
 const problem = await dockerProblem();
 const BUILD = `bb-${randomUUID()}`;
@@ -158,7 +159,7 @@ describeWithDocker('the Docker runtime', problem, () => {
     runtime.attach(exits);
     const lobby = lobbyOf({ imageId: NODE_BUILD, env: { PORT_TCP: '7000', GAME_READY: '0', GAME_IGNORE_SIGTERM: '1' } });
     await runtime.start(lobby);
-    for (let i = 0; i < 200 && !logs.of(lobby.lobbyId).some((l) => l.startsWith('game server listening')); i++) await new Promise((r) => setTimeout(r, 50));
+    await eventually('the game server to listen', () => logs.of(lobby.lobbyId).some((l) => l.startsWith('game server listening')), { timeoutMs: 10_000 });
     await runtime.stop({ type: 'stop-lobby', lobbyId: lobby.lobbyId, region: 'local', reason: 'requested', force: false });
     expect(await exits.of(lobby.lobbyId)).toBe('exited');
     // Asked first (the game saw SIGTERM and went on), then killed (137 = SIGKILL) when the grace ran out.
