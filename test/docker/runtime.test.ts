@@ -50,12 +50,12 @@ class Lines {
 const images = new BuildImages({ docker, source: archives });
 const instances: string[] = [];
 
-const runtimeFor = (instanceId: string, catalog = new MemoryCatalogStore(), logs = new Lines(), engine = docker): { runtime: DockerRuntime; catalog: MemoryCatalogStore; logs: Lines } => {
+const runtimeFor = (instanceId: string, catalog = new MemoryCatalogStore(), logs = new Lines(), engine = docker, stopGraceMs = 5_000): { runtime: DockerRuntime; catalog: MemoryCatalogStore; logs: Lines } => {
   instances.push(instanceId);
   const runtime = new DockerRuntime({
     docker: engine, images, instanceId, hosts: catalog, logs,
     apiOrigin: { bridge: 'http://127.0.0.1:9', host: 'http://127.0.0.1:9' },
-    stopGraceMs: 5_000, clock: { now: () => Date.now() },
+    stopGraceMs, clock: { now: () => Date.now() },
   });
   return { runtime, catalog, logs };
 };
@@ -154,7 +154,8 @@ describeWithDocker('the Docker runtime', problem, () => {
   });
 
   it('a game that ignores SIGTERM is killed once the stop grace runs out, then removed and reported', async () => {
-    const { runtime, logs } = runtimeFor(`grace-${randomUUID().slice(0, 8)}`);
+    // A short grace: the test waits all of it.
+    const { runtime, logs } = runtimeFor(`grace-${randomUUID().slice(0, 8)}`, undefined, undefined, undefined, 1_500);
     const exits = new Exits();
     runtime.attach(exits);
     const lobby = lobbyOf({ imageId: NODE_BUILD, env: { PORT_TCP: '7000', GAME_READY: '0', GAME_IGNORE_SIGTERM: '1' } });
