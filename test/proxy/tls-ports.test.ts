@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TlsPorts } from '../../src/adapters/tls-ports.js';
 import type { ProxyRoute } from '../../src/core/effects.js';
 import { makeCa, writeLeaf } from './certs.js';
+import { eventually } from '../wait.js';
 import { freePort, QUIET } from './helpers.js';
 
 /** A TCP server answering every chunk with `<name>:<chunk>`. */
@@ -203,15 +204,20 @@ describe('tcp_tls ports (TLS listener per route)', () => {
     await ports.bind(route('lobby-g', publicPort, one.port));
     const socket = await open(publicPort, caOne);
     expect(await ask(socket, 'w', 5)).toBe('one:w');
-    // A connection as old that keeps talking (every 100 ms, under the 600 ms idle timeout) is still
-    // open when the idle one is closed: closed for its silence, not its age.
+    // A connection that keeps talking (a byte every 100 ms, under the 600 ms idle timeout) is still
+    // open when the idle one is closed, and for ten more echoes after (a second: past its own idle
+    // timeout): closed for silence, not age. Once it falls silent it is closed too.
     const busy = await open(publicPort, caOne);
     let busyClosed = false;
+    let echoes = 0;
     busy.once('close', () => (busyClosed = true));
-    busy.on('data', () => undefined);
+    busy.on('data', (chunk: Buffer) => (echoes += chunk.toString().split('one:').length - 1));
     const talk = setInterval(() => busy.write('b'), 100);
     try {
       await closed(socket);
+      expect(busyClosed).toBe(false);
+      const after = echoes;
+      await eventually('ten more echoes on the talking connection', () => busyClosed || echoes >= after + 10, { timeoutMs: 10_000, everyMs: 20 });
       expect(busyClosed).toBe(false);
     } finally {
       clearInterval(talk);
