@@ -125,7 +125,7 @@ describeNeeding({ what: 'the Docker Engine and HAProxy', start: 'start dockerd a
     expect(await askTls(raw!.port!, raw!.hostname, 'over tls')).toBe(`lobby ${lobbyId}:over tls`);
 
     await api(server.origin, 'DELETE', `/cloud/games/${gameId}/matchmaker/lobbies/${lobbyId}`, { token: ADMIN });
-    await eventually('the http route to be removed', async () => (await get(proxyPort, web!.hostname, '/')).status === 404, { timeoutMs: 30_000, everyMs: 100 });
+    await eventually('the http route to be removed', () => get(proxyPort, web!.hostname, '/').then((a) => a.status === 404, () => false), { timeoutMs: 30_000, everyMs: 100 });
     expect(await get(proxyPort, web!.hostname, '/')).toEqual(expect.objectContaining({ status: 404, body: 'no lobby at this address' }));
     await eventually('the tcp_tls port to close', async () => (await askTls(raw!.port!, raw!.hostname, 'after stop').then(() => 'open', (e: Error) => e.message)) !== 'open', { timeoutMs: 10_000, everyMs: 100 });
     await expect(askTls(raw!.port!, raw!.hostname, 'after stop')).rejects.toThrow(/ECONNREFUSED/);
