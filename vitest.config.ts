@@ -10,5 +10,11 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     setupFiles: ['test/setup/fast-check.ts'],
     testTimeout: 60_000,
+    // Three files at once. Vitest's default on a 2-core machine is one (cores − 1), and most of the
+    // suite's time is spent waiting on other processes (servers, HAProxy, containers, S3, tsx
+    // starts), not on its own core: on the 2-core machine, one worker took 20 min, three 7.5
+    // (bench/RESULTS.md, "npm test time"). Every file makes its own ports, schemas, buckets,
+    // containers and images, so files run side by side. `--maxWorkers=N` overrides it.
+    maxWorkers: 3,
   },
 });

@@ -6,8 +6,9 @@
  * (`.../demand/observed`, the function behind `tavern sim calibrate`), the export is replayed in
  * the simulator, and the same figures are computed on both sides. The same run with real Docker
  * containers as the lobbies (`runtime` `docker`: their start delay is a real container's, fitted by
- * calibration like any other) is test/sim/fidelity-docker.test.ts's. Shared by those tests and
- * `npm run bench -- fidelity`.
+ * calibration like any other) is `--runtime docker`'s. Run by `npm run bench -- fidelity`
+ * (bench/fidelity.ts): statistical and in real time, it is a measurement, not a test; `npm test`
+ * replays one run's recording exactly (test/sim/recording).
  */
 import Dockerode from 'dockerode';
 import { randomUUID } from 'node:crypto';
@@ -56,7 +57,7 @@ export interface Workload {
 }
 
 /**
- * Three minutes: what the test runs. One player per lobby, so most finds start a lobby and
+ * Three minutes (`--minutes 3`; the bench's default is 10). One player per lobby, so most finds start a lobby and
  * wait for it (the ready delay is what time to seat measures), and more players at once than
  * `lobby_count_max` allows, so some finds are refused.
  *
@@ -80,7 +81,7 @@ export const TEST_WORKLOAD: Workload = Object.freeze({
 });
 
 /**
- * The workload of the Docker variant (`test/sim/fidelity-docker.test.ts`): three minutes again, at
+ * The workload of the Docker variant (`--runtime docker`): three minutes again (`--minutes 3`), at
  * a rate the 2-core machine keeps up with while it starts and stops a container every second or so
  * (0.8 finds/s in each of two namespaces, a quarter or more of them refused). No idle lobbies: a
  * container starts in 0.3–1 s here, so an idle pool would seat nearly every find at once and leave
@@ -88,7 +89,7 @@ export const TEST_WORKLOAD: Workload = Object.freeze({
  * between 1 ms and a start; without one every seat waits for its container, and an emptied lobby
  * stops. A namespace's 8 lobbies are fewer than its players at once, so some finds are refused.
  *
- * Two namespaces for the reason the fake test has four: with one, a run's ~36 refusals are one draw
+ * Two namespaces for the reason the fake workload has four: with one, a run's ~36 refusals are one draw
  * whose spread (2–3 % sd) left the ±5 % goal to chance, and CI once saw 38 against 36 (−5.3 %).
  */
 export const DOCKER_WORKLOAD: Workload = Object.freeze({
@@ -570,7 +571,8 @@ const count = (counts: Map<string, number>, key: string, n = 1): void => void co
  * console.log(fidelityTable(result.rows));
  *
  * `keep`: a directory to write each namespace's export (`demand.jsonl`, or `demand-<n>.jsonl` for
- * the n-th of several) and calibrated scenario (`scenario.json`, `scenario-<n>.json`) into.
+ * the n-th of several), what calibration read (`observed.json`: the observed endpoint's answer;
+ * `version.json`: the namespace's version config) and the calibrated scenario (`scenario.json`) into.
  * `runtime`: where the server runs its lobbies ({@link FidelityRuntime}); under Docker every
  * container and the image the run made are removed at its end.
  */
@@ -638,8 +640,11 @@ export async function runFidelity(w: Workload, log: (line: string) => void = () 
         const suffix = several ? `-${i + 1}` : '';
         await mkdir(keep, { recursive: true });
         await writeFile(join(keep, `demand${suffix}.jsonl`), exported);
+        // What calibration read (the observed answer and the version), so it can be redone offline (test/sim/recording).
+        await writeFile(join(keep, `observed${suffix}.json`), `${JSON.stringify(observed, null, 2)}\n`);
+        await writeFile(join(keep, `version${suffix}.json`), `${JSON.stringify(version.config, null, 2)}\n`);
         await writeFile(join(keep, `scenario${suffix}.json`), `${JSON.stringify(scenario, null, 2)}\n`);
-        log(`kept: ${join(keep, `demand${suffix}.jsonl`)} and ${join(keep, `scenario${suffix}.json`)} (replay: tavern sim ${join(keep, `scenario${suffix}.json`)} --recorded ${join(keep, `demand${suffix}.jsonl`)})`);
+        log(`kept: ${join(keep, `demand${suffix}.jsonl`)}, observed${suffix}.json, version${suffix}.json and scenario${suffix}.json (replay: tavern sim ${join(keep, `scenario${suffix}.json`)} --recorded ${join(keep, `demand${suffix}.jsonl`)})`);
       }
       const parsed = parseScenario(scenario, { externalDemand: true });
       if (!parsed.ok) throw new Error(`the calibrated scenario is invalid: ${parsed.error.map((p) => p.path.join('.')).join(', ')}`);

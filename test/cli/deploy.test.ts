@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeWithDocker, docker, dockerProblem } from '../docker/engine.js';
 import { api, getWithHost, ok, startServer, type Server } from '../server/process.js';
+import { eventually } from '../wait.js';
 import { CLIENT, writeGameFolder } from './game-folder.js';
 import { spawnTavern, tavern } from './run.js';
 
@@ -116,12 +117,10 @@ describeWithDocker('tavern deploy, end to end', problem, () => {
     const listed = await tavern(dir, w.env, 'lobbies', 'list');
     expect(listed.stdout).toContain(lobbyId);
     expect(listed.stdout).toMatch(new RegExp(`${lobbyId}\\s+default\\s+\\d+/32\\s+ready`));
-    const deadline = Date.now() + 30_000;
-    let logs = await tavern(dir, w.env, 'logs', lobbyId);
-    while (!logs.stdout.includes('sample game server listening') && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 500));
-      logs = await tavern(dir, w.env, 'logs', lobbyId);
-    }
+    const logs = await eventually('the game server to log that it listens', async () => {
+      const got = await tavern(dir, w.env, 'logs', lobbyId);
+      return got.stdout.includes('sample game server listening') && got;
+    }, { timeoutMs: 30_000, everyMs: 500 });
     expect(logs.stdout).toContain('lobby ready');
     expect(logs.stdout).toContain('sample game server listening on');
   }, 240_000);
@@ -149,51 +148,61 @@ describeWithDocker('tavern deploy, end to end', problem, () => {
   }, 240_000);
 
   it('bad input: a malformed rivet.toml names file, line and column; a wrong token shows the code; an unknown game is a usage error; none prints a stack', async () => {
-    const dir = await mkdtemp(join(w.dataDir, 'bad-'));
-    await writeGameFolder(dir);
-    await writeFile(join(dir, 'rivet.toml'), '[matchmaker]\nmax_players = 32\ntier = = "basic-1d1"\n');
-    const malformed = await tavern(dir, w.env, 'deploy');
+    // Each command in a folder of its own, all started together (each is a tsx start of a few seconds).
+    const folder = async (name: string, toml?: string): Promise<string> => {
+      const dir = await mkdtemp(join(w.dataDir, `bad-${name}-`));
+      await writeGameFolder(dir);
+      if (toml !== undefined) await writeFile(join(dir, 'rivet.toml'), toml);
+      return dir;
+    };
+    const [malformedDir, wrongTypeDir, dir, sampleDir] = await Promise.all([
+      folder('malformed', '[matchmaker]\nmax_players = 32\ntier = = "basic-1d1"\n'),
+      folder('type', '[matchmaker.docker]\ndockerfile = 7\n'),
+      folder('privileged', '[matchmaker]\nmax_players = 32\n\n[matchmaker.docker]\ndockerfile = "Dockerfile"\nprivileged = true\n'),
+      folder('sample'),
+    ]);
+    const [malformed, wrongType, refused, badToken, noToken, badOption, unknownGame, badVersion, unknownRegion] = await Promise.all([
+      tavern(malformedDir, w.env, 'deploy'),
+      tavern(wrongTypeDir, w.env, 'deploy'),
+      tavern(dir, w.env, 'deploy', '-o', 'matchmaker.max_player=8'),
+      tavern(dir, { TAVERN_API: w.server.origin, TAVERN_TOKEN: 'nope' }, 'game', 'list'),
+      tavern(dir, { TAVERN_API: w.server.origin }, 'game', 'list'),
+      tavern(dir, w.env, 'deploy', '--concurrency', '0'),
+      tavern(dir, { TAVERN_API: w.server.origin, TAVERN_TOKEN: ADMIN }, 'version', 'list', '--game', 'no-such-game'),
+      // The server checks the whole config before anything is built or uploaded.
+      tavern(dir, w.env, 'deploy', '-o', 'matchmaker.max_players=-3', '-c', join(dir, 'rivet.staging.toml')),
+      tavern(sampleDir, w.env, 'deploy', '-o', 'matchmaker.regions={"lnd-atl":{}}'),
+    ]);
     expect(malformed.code).toBe(1);
     expect(malformed.stderr).toMatch(/rivet\.toml:3:\d+: /);
     noStack(malformed.stderr);
 
-    await writeFile(join(dir, 'rivet.toml'), '[matchmaker.docker]\ndockerfile = 7\n');
-    const wrongType = await tavern(dir, w.env, 'deploy');
     expect(wrongType.code).toBe(1);
     expect(wrongType.stderr).toContain('matchmaker.docker.dockerfile must be a non-empty string');
 
-    await writeFile(join(dir, 'rivet.toml'), '[matchmaker]\nmax_players = 32\n\n[matchmaker.docker]\ndockerfile = "Dockerfile"\nprivileged = true\n');
-    const refused = await tavern(dir, w.env, 'deploy', '-o', 'matchmaker.max_player=8');
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/rivet\.toml:6: matchmaker\.docker\.privileged: `privileged` is never allowed: lobbies run unprivileged/);
     expect(refused.stderr).toContain('-o matchmaker.max_player=8: matchmaker.max_player: unknown key `max_player`: did you mean `max_players`?');
     expect(refused.stderr).toContain('nothing was built or uploaded');
     noStack(refused.stderr);
 
-    const badToken = await tavern(dir, { TAVERN_API: w.server.origin, TAVERN_TOKEN: 'nope' }, 'game', 'list');
     expect(badToken.code).toBe(1);
     expect(badToken.stderr).toMatch(/^tavern: [A-Z_]+: /);
     noStack(badToken.stderr);
 
-    const noToken = await tavern(dir, { TAVERN_API: w.server.origin }, 'game', 'list');
     expect(noToken.code).toBe(2);
     expect(noToken.stderr).toContain('no token');
 
-    const badOption = await tavern(dir, w.env, 'deploy', '--concurrency', '0');
     expect(badOption.code).toBe(2);
     expect(badOption.stderr).toContain('expected a whole number from 1 to 64');
 
-    const unknownGame = await tavern(dir, { TAVERN_API: w.server.origin, TAVERN_TOKEN: ADMIN }, 'version', 'list', '--game', 'no-such-game');
     expect(unknownGame.code).toBe(2);
     expect(unknownGame.stderr).toContain('no game named no-such-game');
 
-    // The server checks the whole config before anything is built or uploaded.
-    const badVersion = await tavern(dir, w.env, 'deploy', '-o', 'matchmaker.max_players=-3', '-c', join(dir, 'rivet.staging.toml'));
     expect(badVersion.code).toBe(1);
     expect(badVersion.stderr).toMatch(/^tavern: checking the config with the server failed: the server refuses this config, so nothing was built:\n {2}- config\.matchmaker\.max-players\.\S+/m);
     expect(badVersion.stderr).toContain('nothing was uploaded');
-    await writeGameFolder(dir);
-    const unknownRegion = await tavern(dir, w.env, 'deploy', '-o', 'matchmaker.regions={"lnd-atl":{}}');
+
     expect(unknownRegion.code).toBe(1);
     expect(unknownRegion.stderr).toContain('config.matchmaker.regions.*lnd-atl*.not-found: this server has no region lnd-atl; it runs: lnd-sfo, lnd-fra (an operator adds regions with TAVERN_REGIONS)');
     expect(unknownRegion.stderr).not.toContain('building');

@@ -11,14 +11,15 @@ export interface Ran {
   readonly stderr: string;
 }
 
+// DATABASE_URL too (CI exports it): a command reads the data folder it is given, not whatever database the run has.
 const inheritedEnv = (): Record<string, string | undefined> =>
-  Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('TAVERN_') && !k.startsWith('RIVET_')));
+  Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('TAVERN_') && !k.startsWith('RIVET_') && k !== 'DATABASE_URL'));
 
 /** `tavern ...args` started in `cwd` (for commands that wait, like `login`); output piped. */
 export const spawnTavern = (cwd: string, env: Record<string, string>, ...args: string[]): ChildProcess =>
   spawn(process.execPath, ['--import', TSX, MAIN, ...args], { cwd, env: { ...inheritedEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
 
-/** `tavern ...args` in `cwd`; TAVERN_/RIVET_ variables come only from `env`. */
+/** `tavern ...args` in `cwd`; TAVERN_/RIVET_ variables and DATABASE_URL come only from `env`. */
 export const tavern = (cwd: string, env: Record<string, string>, ...args: string[]): Promise<Ran> => {
   const inherited = inheritedEnv();
   return new Promise((resolve) => {

@@ -23,6 +23,12 @@ const attempts = new Map<string, number>();
 let inFlight = 0;
 let maxInFlight = 0;
 let behaviour: Behaviour = () => false;
+/** Answers wait until this holds (parallel PUTs then overlap for certain); by default at once. */
+let releaseWhen: () => boolean = () => true;
+const held: (() => void)[] = [];
+const release = (): void => {
+  if (releaseWhen()) for (const answer of held.splice(0)) answer();
+};
 const data = Buffer.from(Array.from({ length: 10_000 }, (_, i) => i % 251));
 
 beforeAll(async () => {
@@ -38,13 +44,13 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      // Held a little, so parallel PUTs overlap.
-      setTimeout(() => {
+      held.push(() => {
         inFlight--;
         if (behaviour(req, res, attempt)) return;
         received.set(key, Buffer.concat(chunks));
         res.end();
-      }, 20);
+      });
+      release();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -57,11 +63,12 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const reset = (b: Behaviour): void => {
+const reset = (b: Behaviour, when: () => boolean = () => true): void => {
   received.clear();
   attempts.clear();
   maxInFlight = 0;
   behaviour = b;
+  releaseWhen = when;
 };
 
 const parts = (size: number): PartUpload[] =>
@@ -76,7 +83,9 @@ const counting = (): Progress & { sent: number } => {
 
 describe('uploadParts', () => {
   it('sends each byte range whole, at most `concurrency` at once, and reports every byte', async () => {
-    reset(() => false);
+    // Each answer waits until three PUTs are in flight (or every part has begun): a client that sent
+    // fewer at once would stall here, and one that sent more shows in maxInFlight.
+    reset(() => false, () => inFlight >= 3 || attempts.size === 10);
     const progress = counting();
     await uploadParts(parts(1000), { concurrency: 3, progress });
     expect(received.size).toBe(10);

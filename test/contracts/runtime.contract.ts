@@ -32,21 +32,31 @@ export const startable = (lobby: StartLobby, broken: boolean): StartLobby => {
 /** A listener that records what the runtime reports. */
 export class Exits implements RuntimeListener {
   readonly seen: { lobbyId: string; reason: ExitReason }[] = [];
+  readonly #waiters = new Set<() => void>();
   exited(_namespaceId: string, lobbyId: string, reason: ExitReason): void {
     this.seen.push({ lobbyId, reason });
+    for (const wake of this.#waiters) wake();
   }
   lobbyReady(): Promise<undefined> {
     return Promise.resolve(undefined);
   }
-  /** Waits (bounded) until the lobby's exit is reported. */
-  async of(lobbyId: string, ms = 20_000): Promise<ExitReason> {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const hit = this.seen.find((s) => s.lobbyId === lobbyId);
-      if (hit !== undefined) return hit.reason;
-      if (Date.now() > deadline) throw new Error(`no exit reported for ${lobbyId} within ${ms} ms`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+  /** Resolves with the lobby's exit once the runtime reported it; fails after `ms`. */
+  of(lobbyId: string, ms = 20_000): Promise<ExitReason> {
+    return new Promise((resolve, reject) => {
+      const check = (): void => {
+        const hit = this.seen.find((s) => s.lobbyId === lobbyId);
+        if (hit === undefined) return;
+        this.#waiters.delete(check);
+        clearTimeout(timer);
+        resolve(hit.reason);
+      };
+      const timer = setTimeout(() => {
+        this.#waiters.delete(check);
+        reject(new Error(`no exit reported for ${lobbyId} within ${ms} ms`));
+      }, ms);
+      this.#waiters.add(check);
+      check();
+    });
   }
 }
 

@@ -66,14 +66,29 @@ const build = (steps: readonly Setup[]): World => {
   return w;
 };
 
+/**
+ * How many runs of a property reached the branch it is about: a property whose generator stopped
+ * reaching it would pass on early returns alone, so each such property also asks that a share of
+ * its runs got there (a share a few standard deviations below what the generator gives, so that a
+ * run of 50 cases under Stryker holds it too).
+ */
+const reach = () => {
+  const counts = { runs: 0, reached: 0 };
+  return { run: () => void (counts.runs += 1), hit: () => void (counts.reached += 1), share: () => counts.reached / Math.max(1, counts.runs) };
+};
+
 describe('matchmaking rules, as properties', () => {
   it('find never returns a closed, stopping, stopped, outdated, full or private lobby', () => {
+    // Runs where find put the players in a lobby that existed (about 1 in 4 here).
+    const joined = reach();
     fc.assert(
       fc.property(fc.array(setup, { maxLength: 40 }), fc.integer({ min: 1, max: 4 }), fc.nat(), (steps, n, seed) => {
+        joined.run();
         const w = build(steps);
         const before = namespaceOf(w, NS);
         const a = find(w, { namespaceId: NS, gameModes: ['m'], playerIds: Array.from({ length: n }, () => fresh('p')), newLobbyId: fresh('L'), client: client() }, { now: 2000, seed });
         if (a.kind !== 'admitted' || a.decision.value.created) return;
+        joined.hit();
         const chosen = before.lobbies.get(a.decision.value.lobbyId);
         expect(chosen).toBeDefined();
         if (chosen === undefined) return;
@@ -93,11 +108,16 @@ describe('matchmaking rules, as properties', () => {
         expect(chosen.lifecycle.status === 'ready').toBe(readyAmongFullest);
       }),
     );
+    expect(joined.share()).toBeGreaterThanOrEqual(0.05);
   });
 
   it('seats never exceed the bound of the call that took them (normal for find, party for party finds, direct for join)', () => {
+    // Runs where a call filled its lobby exactly to its bound, where a bound off by one would show (about 3 in 5 here).
+    const filled = reach();
     fc.assert(
       fc.property(fc.array(setup, { maxLength: 30 }), fc.array(fc.tuple(fc.boolean(), fc.integer({ min: 1, max: 5 }), fc.nat()), { maxLength: 30 }), (steps, calls) => {
+        filled.run();
+        let atBound = false;
         let w = build(steps);
         for (const [direct, n, at] of calls) {
           const lobbies = [...namespaceOf(w, NS).lobbies.values()];
@@ -111,9 +131,12 @@ describe('matchmaking rules, as properties', () => {
           const lobby = namespaceOf(w, NS).lobbies.get(a.decision.value.lobbyId);
           const bound = direct && target ? MODE.maxPlayers.direct : n > 1 ? MODE.maxPlayers.party : MODE.maxPlayers.normal;
           expect(lobby?.playerCount ?? Infinity).toBeLessThanOrEqual(bound);
+          atBound ||= lobby?.playerCount === bound;
         }
+        if (atBound) filled.hit();
       }),
     );
+    expect(filled.share()).toBeGreaterThanOrEqual(0.25);
   });
 
   it('a disabled action is always rejected, with its code', () => {

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { api, startServer, type Server } from '../server/process.js';
 import { writeBomb } from './bomb.js';
 import { describeWithDocker, dockerProblem } from './engine.js';
-import { until } from './run.js';
+import { eventually } from '../wait.js';
 
 const problem = await dockerProblem();
 const ADMIN = `bomb-admin-${randomUUID()}`;
@@ -66,7 +66,7 @@ describeWithDocker('a decompression bomb against a real server', problem, () => 
     const failed = await player.matchmaker.lobbies.find({ gameModes: ['default'] }).then(() => undefined, (e: unknown) => e);
     expect(failed).toBeInstanceOf(RivetError);
     expect((failed as RivetError).body).toMatchObject({ code: 'MATCHMAKER_LOBBY_STOPPED' });
-    const line = await until('the broken build in the server log', () => server.tail().split('\n').find((l) => l.includes(build.buildId) && l.includes('marked broken')));
+    const line = await eventually('the broken build in the server log', () => server.tail().split('\n').find((l) => l.includes(build.buildId) && l.includes('marked broken')));
     expect(line).toContain(`the archive is more than ${LIMIT} bytes (16.8 MB) once decompressed, the most this server takes (TAVERN_BUILD_MAX_EXPANDED_BYTES)`);
   }, 60_000);
 });

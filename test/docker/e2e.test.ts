@@ -22,6 +22,7 @@ import { api, startServer, type Server } from '../server/process.js';
 import { bridgeGateway } from '../../src/adapters/docker/engine.js';
 import { describeWithDocker, docker, dockerProblem, removeBuildImages } from './engine.js';
 import { nodeGameServer, type GameServerArchives } from './images.js';
+import { eventually as poll } from '../wait.js';
 
 const problem = await dockerProblem();
 const ADMIN = `docker-e2e-admin-${randomUUID()}`;
@@ -61,16 +62,9 @@ const putFile = (url: string, file: string, offset = 0, length = statSync(file).
     createReadStream(file, { start: offset, end: offset + length - 1 }).pipe(req);
   });
 
-/** Polls `check` every 200 ms until it returns a value (not undefined), for at most `ms`. */
-const eventually = async <T>(what: string, check: () => Promise<T | undefined>, ms = 20_000): Promise<T> => {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${w.server.tail()}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-};
+/** Polls `check` every 200 ms until it returns a value (not undefined), for at most `ms`; the server's last lines in the failure. */
+const eventually = <T>(what: string, check: () => Promise<T | undefined>, ms = 20_000): Promise<T> =>
+  poll(() => `${what}\n${w.server.tail()}`, check, { timeoutMs: ms, everyMs: 200 });
 
 const udpRoundTrip = (port: number, message: string): Promise<string> =>
   new Promise((resolve, reject) => {

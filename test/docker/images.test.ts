@@ -11,7 +11,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { BuildImages } from '../../src/adapters/docker/images.js';
 import { describeWithDocker, docker, dockerProblem, removeRepository } from './engine.js';
 import { busyboxGameServer, nodeGameServer, type GameServerArchives } from './images.js';
-import { runHardened, standInApi, until, type ApiCall, type TestContainer } from './run.js';
+import { runHardened, standInApi, type ApiCall, type TestContainer } from './run.js';
+import { eventually } from '../wait.js';
 import { fileSource, type FileBuild } from './sources.js';
 
 const problem = await dockerProblem();
@@ -97,8 +98,8 @@ describeWithDocker('build archives become runnable images (real engine)', proble
     const token = `token-busybox-${form}`;
     const game = await runHardened(docker, image, { env: { RIVET_API_ENDPOINT: api.endpoint, RIVET_TOKEN: token, PORT_DEFAULT: '7777' }, ports: ['7777/tcp'] });
     started.push(game);
-    await until(`${name}: lobbies/ready with the lobby token`, () => readyCall(api.calls, token));
-    const logs = await until(`${name}: both log streams`, async () => {
+    await eventually(`${name}: lobbies/ready with the lobby token`, () => readyCall(api.calls, token));
+    const logs = await eventually(`${name}: both log streams`, async () => {
       const l = await game.logs();
       return l.stdout.includes('listening on tcp 7777') && l.stderr.includes('stderr check') ? l : undefined;
     });
@@ -118,7 +119,7 @@ describeWithDocker('build archives become runnable images (real engine)', proble
       ports: ['7777/udp', '7778/tcp'],
     });
     started.push(game);
-    await until(`${name}: lobbies/ready with the lobby token`, () => readyCall(api.calls, token));
+    await eventually(`${name}: lobbies/ready with the lobby token`, () => readyCall(api.calls, token));
     const logs = await game.logs();
     expect(logs.stdout).toContain('game server listening: udp 7777, tcp 7778 (uid 1000, cwd /srv)');
     expect(logs.stderr).toContain('game server stderr check');
@@ -138,7 +139,7 @@ describeWithDocker('build archives become runnable images (real engine)', proble
     const polite = await runHardened(docker, image, { env, ports: ['7778/tcp'] });
     const greedy = await runHardened(docker, image, { env, ports: ['7778/tcp'] });
     started.push(polite, greedy);
-    for (const game of [polite, greedy]) await until('listening', async () => ((await game.logs()).stdout.includes('listening') ? true : undefined));
+    for (const game of [polite, greedy]) await eventually('listening', async () => ((await game.logs()).stdout.includes('listening') ? true : undefined));
     await polite.container.stop({ t: 10 });
     expect(await polite.exited()).toEqual({ code: 0, oomKilled: false });
     await tcpExchange(await greedy.hostPort('7778/tcp'), 'oom\n', 'oom').catch(() => undefined);

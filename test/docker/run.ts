@@ -6,7 +6,6 @@
  */
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type Dockerode from 'dockerode';
 import { bridgeGateway as engineBridgeGateway } from '../../src/adapters/docker/engine.js';
 
@@ -17,17 +16,6 @@ export interface ApiCall {
   readonly authorization: string | undefined;
   readonly body: string;
 }
-
-/** Waits (polling every 50 ms, at most `ms`) until `check` returns something other than undefined. */
-export const until = async <T>(what: string, check: () => T | undefined | Promise<T | undefined>, ms = 20_000): Promise<T> => {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await sleep(50);
-  }
-};
 
 /** The address containers on the default bridge reach the host at (the product's own lookup). */
 export const bridgeGateway = async (docker: Dockerode): Promise<string> => {

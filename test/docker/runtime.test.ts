@@ -21,7 +21,7 @@ import type { LogLine, LogStream } from '../../src/io/catalog.js';
 import { Exits, runtimeContract, startable } from '../contracts/runtime.contract.js';
 import { describeWithDocker, docker, dockerProblem, removeBuildImages } from './engine.js';
 import { busyboxGameServer, nodeGameServer, type GameServerArchives } from './images.js';
-import { until } from './run.js';
+import { eventually } from '../wait.js';
 
 const problem = await dockerProblem();
 const BUILD = `bb-${randomUUID()}`;
@@ -158,12 +158,13 @@ describeWithDocker('the Docker runtime', problem, () => {
   });
 
   it('a game that ignores SIGTERM is killed once the stop grace runs out, then removed and reported', async () => {
-    const { runtime, logs } = runtimeFor(`grace-${randomUUID().slice(0, 8)}`);
+    // A short grace: the test waits all of it.
+    const { runtime, logs } = runtimeFor(`grace-${randomUUID().slice(0, 8)}`, undefined, undefined, undefined, { stopGraceMs: 1_500 });
     const exits = new Exits();
     runtime.attach(exits);
     const lobby = lobbyOf({ imageId: NODE_BUILD, env: { PORT_TCP: '7000', GAME_READY: '0', GAME_IGNORE_SIGTERM: '1' } });
     await runtime.start(lobby);
-    for (let i = 0; i < 200 && !logs.of(lobby.lobbyId).some((l) => l.startsWith('game server listening')); i++) await new Promise((r) => setTimeout(r, 50));
+    await eventually('the game server to listen', () => logs.of(lobby.lobbyId).some((l) => l.startsWith('game server listening')), { timeoutMs: 10_000 });
     await runtime.stop({ type: 'stop-lobby', lobbyId: lobby.lobbyId, region: 'local', reason: 'requested', force: false });
     expect(await exits.of(lobby.lobbyId)).toBe('exited');
     // Asked first (the game saw SIGTERM and went on), then killed (137 = SIGKILL) when the grace ran out.
@@ -230,7 +231,7 @@ describeWithDocker('the Docker runtime', problem, () => {
       const container = docker.getContainer(`tavern-${lobby.lobbyId}`);
       expect((await container.inspect()).Config.User).toBe('65534:65534');
       // The game server's shell and its nc (and docker-init) as the host's ps sees them, once the shell has started nc.
-      const processes = await until('the game server\'s processes', async () => {
+      const processes = await eventually('the game server\'s processes', async () => {
         const top = (await container.top({ ps_args: '-o pid,uid,gid,args' })) as { Processes?: string[][] };
         const rows = top.Processes ?? [];
         return rows.some((r) => r[3]?.includes('nc -ll')) ? rows : undefined;

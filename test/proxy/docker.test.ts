@@ -18,6 +18,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { docker, dockerProblem, removeBuildImages } from '../docker/engine.js';
 import { nodeImage } from '../docker/images.js';
 import { describeNeeding } from '../needs.js';
+import { eventually } from '../wait.js';
 import { api, startServer, type Server } from '../server/process.js';
 import { makeCa, writeLeaf } from './certs.js';
 import { echo, freePort, get, HAPROXY, haproxyProblem, openWebSocket } from './helpers.js';
@@ -124,13 +125,9 @@ describeNeeding({ what: 'the Docker Engine and HAProxy', start: 'start dockerd a
     expect(await askTls(raw!.port!, raw!.hostname, 'over tls')).toBe(`lobby ${lobbyId}:over tls`);
 
     await api(server.origin, 'DELETE', `/cloud/games/${gameId}/matchmaker/lobbies/${lobbyId}`, { token: ADMIN });
-    const deadline = Date.now() + 30_000;
-    while ((await get(proxyPort, web!.hostname, '/')).status !== 404 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    await eventually('the http route to be removed', () => get(proxyPort, web!.hostname, '/').then((a) => a.status === 404, () => false), { timeoutMs: 30_000, everyMs: 100 });
     expect(await get(proxyPort, web!.hostname, '/')).toEqual(expect.objectContaining({ status: 404, body: 'no lobby at this address' }));
-    const refusedBy = Date.now() + 10_000;
-    while ((await askTls(raw!.port!, raw!.hostname, 'after stop').then(() => 'open', (e: Error) => e.message)) === 'open' && Date.now() < refusedBy) {
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await eventually('the tcp_tls port to close', async () => (await askTls(raw!.port!, raw!.hostname, 'after stop').then(() => 'open', (e: Error) => e.message)) !== 'open', { timeoutMs: 10_000, everyMs: 100 });
     await expect(askTls(raw!.port!, raw!.hostname, 'after stop')).rejects.toThrow(/ECONNREFUSED/);
   }, 120_000);
 });

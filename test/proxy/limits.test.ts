@@ -13,6 +13,7 @@ import type { ProxyLimits } from '../../src/adapters/haproxy/config.js';
 import { HaproxyGameProxy } from '../../src/adapters/haproxy/proxy.js';
 import type { ProxyRoute } from '../../src/core/effects.js';
 import { describeNeeding } from '../needs.js';
+import { eventually } from '../wait.js';
 import { freePort, get, HAPROXY, haproxyProblem, NEED, OPEN_LIMITS, openWebSocket, QUIET, startUpstream } from './helpers.js';
 
 const HOST = 'lobby-l-default.lobby.local.example.test';
@@ -59,10 +60,12 @@ describeNeeding(NEED, 'game proxy limits (HAProxy)', haproxyProblem(), () => {
 
   it('in-flight limit: 4 requests at once pass, a 5th is 429; a held WebSocket counts until it closes', async () => {
     const { port } = await start({ ...OPEN_LIMITS, inFlight: 4 });
-    const slow = Array.from({ length: 4 }, () => get(port, HOST, '/slow?ms=1500'));
-    await new Promise((r) => setTimeout(r, 300));
+    // Four requests the lobby holds until told (asked of it directly, not through the proxy).
+    const held = Array.from({ length: 4 }, () => get(port, HOST, '/hold'));
+    await eventually('the lobby to hold 4 requests', async () => (await get(up, 'x', '/held')).body.trim() === '4');
     const fifth = await get(port, HOST, '/');
-    const answers = await Promise.all(slow);
+    expect((await get(up, 'x', '/release')).body).toBe('released\n');
+    const answers = await Promise.all(held);
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
     expect(fifth.status).toBe(429);
     expect((await get(port, HOST, '/')).status).toBe(200);
@@ -70,8 +73,8 @@ describeNeeding(NEED, 'game proxy limits (HAProxy)', haproxyProblem(), () => {
     const sockets = await Promise.all(Array.from({ length: 4 }, () => openWebSocket(port, HOST)));
     expect((await get(port, HOST, '/')).status).toBe(429);
     sockets[0]!.socket.destroy();
-    await new Promise((r) => setTimeout(r, 200));
-    expect((await get(port, HOST, '/')).status).toBe(200);
+    // Once HAProxy has seen that connection close, a request passes again.
+    await eventually('a request to pass once a WebSocket closed', async () => (await get(port, HOST, '/')).status === 200, { timeoutMs: 5_000, everyMs: 20 });
     for (const s of sockets) s.socket.destroy();
   });
 

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { HaproxyGameProxy } from '../../src/adapters/haproxy/proxy.js';
 import type { ProxyRoute } from '../../src/core/effects.js';
 import { describeNeeding } from '../needs.js';
+import { eventually } from '../wait.js';
 import { echo, freePort, get, HAPROXY, haproxyProblem, NEED, OPEN_LIMITS, openWebSocket, QUIET, startUpstream } from './helpers.js';
 
 const DOMAIN = 'example.test';
@@ -183,8 +184,7 @@ describeNeeding(NEED, 'game proxy routing (HAProxy)', haproxyProblem(), () => {
     await proxy.bind(route('lobby-survivor', up[2]!));
     const before = proxy.status();
     process.kill(before.pid!, 'SIGKILL');
-    const deadline = Date.now() + 15_000;
-    while (!(proxy.status().running && proxy.status().pid !== before.pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await eventually('HAProxy to run again', () => proxy.status().running && proxy.status().pid !== before.pid, { timeoutMs: 15_000 });
     expect(proxy.status()).toMatchObject({ running: true, restarts: before.restarts + 1 });
     expect((await get(port, 'lobby-survivor-default.lobby.local.example.test')).body).toMatch(new RegExp(`^up-${up[2]} `));
   }, 20_000);

@@ -14,6 +14,7 @@ import { HaproxyGameProxy } from '../../src/adapters/haproxy/proxy.js';
 import { proxyMetrics, watchRouteErrors } from '../../src/server/proxy-metrics.js';
 import { describeNeeding } from '../needs.js';
 import { harness, str, type Harness } from '../server/harness.js';
+import { eventually } from '../wait.js';
 import { echo, freePort, get, HAPROXY, haproxyProblem, NEED, OPEN_LIMITS, openWebSocket, QUIET, startUpstream } from './helpers.js';
 
 const DOMAIN = 'example.test';
@@ -70,7 +71,6 @@ describeNeeding(NEED, 'game proxy end to end through the services (HAProxy, fake
     // and /metrics; then a 5xx of the game server itself.
     const lines: string[] = [];
     const stopWatch = watchRouteErrors(proxy, (id, line) => id === lobbyId && lines.push(line), 100);
-    await new Promise((r) => setTimeout(r, 250));
     expect((await get(port, web.hostname, '/')).status).toBe(503);
     const hostPort = h.runtime.startOf(lobbyId)?.ports.find((p) => p.label === 'web')?.hostPort;
     expect(hostPort).toBeGreaterThanOrEqual(20_000);
@@ -78,7 +78,8 @@ describeNeeding(NEED, 'game proxy end to end through the services (HAProxy, fake
     expect((await get(port, web.host, '/game?x=1')).body).toMatch(new RegExp(`^up-${hostPort} GET /game\\?x=1 host=${web.host}`));
     expect((await get(port, `lobby.${DOMAIN}`, `/local/${lobbyId}-web/game`)).body).toMatch(new RegExp(`^up-${hostPort} GET /game `));
     expect((await get(port, web.hostname, '/status?code=500')).status).toBe(500);
-    await new Promise((r) => setTimeout(r, 400));
+    // The watch looks every 100 ms: both failures reach the lobby's log (in one look or two).
+    await eventually('the route errors in the lobby log', () => lines.length >= 2, { timeoutMs: 10_000 });
     stopWatch();
     expect(lines).toEqual([
       expect.stringMatching(new RegExp(`^game proxy: 1 request\\(s\\) \\(503\\) to ${web.hostname} \\(port web\\) could not reach the lobby; is the game server listening`)),
@@ -97,8 +98,8 @@ describeNeeding(NEED, 'game proxy end to end through the services (HAProxy, fake
     expect(metrics).toContain('tavern_proxy_up 1');
 
     h.runtime.exit(lobbyId, 'exited');
-    const deadline = Date.now() + 5_000;
-    while ((await get(port, web.hostname, '/')).status !== 404 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    // A request caught by the removal (its sessions are cut) is no answer either: asked again.
+    await eventually('the route to be removed', () => get(port, web.hostname, '/').then((a) => a.status === 404, () => false), { timeoutMs: 5_000, everyMs: 20 });
     expect(await get(port, web.hostname, '/')).toMatchObject({ status: 404, body: 'no lobby at this address' });
     socket.destroy();
   });

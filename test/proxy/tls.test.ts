@@ -14,6 +14,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { HaproxyGameProxy } from '../../src/adapters/haproxy/proxy.js';
 import type { ProxyRoute } from '../../src/core/effects.js';
 import { describeNeeding } from '../needs.js';
+import { eventually } from '../wait.js';
 import { makeCa, writeLeaf } from './certs.js';
 import { freePort, HAPROXY, haproxyProblem, NEED, OPEN_LIMITS, QUIET, startUpstream } from './helpers.js';
 
@@ -72,13 +73,7 @@ describeNeeding(NEED, 'game proxy TLS (HAProxy, openssl)', haproxyProblem(), () 
     const pid = proxy.status().pid;
     writeLeaf(dir, 'ca-two', '0x2002');
     const ca = readFileSync(join(dir, 'ca-two.crt'));
-    const deadline = Date.now() + 5_000;
-    let serial = '';
-    while (serial !== '2002' && Date.now() < deadline) {
-      serial = await getTls('lobby-t-secure.lobby.local.example.test', ca).then((a) => a.cert.serialNumber, () => '');
-      if (serial !== '2002') await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(serial).toBe('2002');
+    await eventually('the rotated certificate to be served', async () => (await getTls('lobby-t-secure.lobby.local.example.test', ca).then((a) => a.cert.serialNumber, () => '')) === '2002', { timeoutMs: 5_000, everyMs: 100 });
     expect(proxy.status()).toMatchObject({ pid, restarts: 0 });
   });
 });

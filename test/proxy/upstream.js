@@ -1,6 +1,7 @@
 // A lobby stand-in for the game proxy tests: an HTTP server per port given on the command line
 // (127.0.0.1), answering `<name> <method> <path> host=<Host> xff=<X-Forwarded-For>` and, on a
-// WebSocket upgrade, 101 then an echo of every byte. `/slow?ms=N` answers after N ms. Prints
+// WebSocket upgrade, 101 then an echo of every byte. `/slow?ms=N` answers after N ms; `/hold`
+// answers once `/release` is asked (of the same port), and `/held` answers how many wait so. Prints
 // `ready` once every port listens. `/connections` answers how many connections the port accepted.
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -19,11 +20,18 @@ for (const port of ports) {
     };
     if (url.pathname === '/connections') res.end(`${connections}\n`);
     else if (url.pathname === '/slow') setTimeout(reply, Number(url.searchParams.get('ms') ?? 1000));
+    else if (url.pathname === '/hold') held.push(reply);
+    else if (url.pathname === '/held') res.end(`${held.length}\n`);
+    else if (url.pathname === '/release') {
+      for (const answer of held.splice(0)) answer();
+      res.end('released\n');
+    }
     else if (url.pathname === '/status') { res.statusCode = Number(url.searchParams.get('code') ?? 500); res.end('status\n'); }
     else reply();
   });
   server.keepAliveTimeout = 60_000;
   let connections = 0;
+  const held = [];
   server.on('connection', () => (connections += 1));
   server.on('upgrade', (req, socket) => {
     const key = req.headers['sec-websocket-key'] ?? '';

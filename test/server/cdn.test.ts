@@ -7,6 +7,7 @@ import bcrypt from 'bcryptjs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cdnWorld, CDN_DOMAIN, type CdnWorld } from './cdn-site.js';
 import { str } from './harness.js';
+import { eventually } from '../wait.js';
 
 let w: CdnWorld;
 afterEach(() => w.close());
@@ -293,13 +294,10 @@ describe('version switch', () => {
     };
     const loaders = Array.from({ length: 8 }, load);
     // Counts, not durations: a busy machine serves fewer requests in a given time. Bounded waits.
-    const until = async (enough: () => boolean): Promise<void> => {
-      for (let i = 0; i < 600 && !enough(); i++) await new Promise((r) => setTimeout(r, 50));
-    };
-    await until(() => seen.length >= 40);
+    await eventually('40 requests before the switch', () => seen.length >= 40, { timeoutMs: 30_000 });
     await w.publish(next);
     switchedAt = performance.now();
-    await until(() => seen.filter((s) => s.started > switchedAt).length >= 40);
+    await eventually('40 requests after the switch', () => seen.filter((s) => s.started > switchedAt).length >= 40, { timeoutMs: 30_000 });
     stop = true;
     await Promise.all(loaders);
     const version = (s: { body: string; path: string }): string => {

@@ -4,6 +4,7 @@
  * waited for the keep-alive timeout); the connection cap, the header timeout (slowloris) and the
  * keep-alive timeout.
  */
+import { once } from 'node:events';
 import type { Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -12,6 +13,7 @@ import { json } from '../../src/server/errors.js';
 import { parseEnv } from '../../src/server/env.js';
 import { closeHttpServer, createHttpServer, HTTP_DEFAULTS, type HttpOptions } from '../../src/server/http.js';
 import type { Incoming, Outgoing } from '../../src/server/incoming.js';
+import { eventually } from '../wait.js';
 
 let server: Server | undefined;
 afterEach(async () => {
@@ -20,25 +22,43 @@ afterEach(async () => {
   server = undefined;
 });
 
-/** An app whose `/slow` answers only when the test releases it; every path it serves is recorded. */
+/**
+ * An app whose `/slow` answers only when the test releases it; every path it serves is recorded,
+ * and `inSlow` resolves once a `/slow` request reached it.
+ */
 const slowApp = () => {
   const served: string[] = [];
   let release: (() => void) | undefined;
   const slow = new Promise<void>((resolve) => (release = resolve));
+  let arrived: (() => void) | undefined;
+  const inSlow = new Promise<void>((resolve) => (arrived = resolve));
   const app: Pick<App, 'respond'> = {
     respond: async (request: Incoming): Promise<Outgoing> => {
       served.push(request.path);
-      if (request.path === '/slow') await slow;
+      if (request.path === '/slow') {
+        arrived?.();
+        await slow;
+      }
       return json({ path: request.path });
     },
   };
-  return { app, served, release: () => release?.() };
+  return { app, served, inSlow, release: () => release?.() };
 };
+
+/** The server side of each connection the server accepted, in order. */
+let accepted: Socket[] = [];
 
 const listen = async (app: Pick<App, 'respond'>, options: HttpOptions = {}): Promise<number> => {
   server = createHttpServer(app, undefined, options);
+  accepted = [];
+  server.on('connection', (socket: Socket) => accepted.push(socket));
   await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
   return (server.address() as AddressInfo).port;
+};
+
+/** Resolves once the server accepted `count` connections. */
+const acceptedCount = async (count: number): Promise<void> => {
+  while (accepted.length < count) await once(server as Server, 'connection');
 };
 
 /** A client connection: what it received so far, and whether the server closed it. */
@@ -78,14 +98,14 @@ const get = (path: string): string => `GET ${path} HTTP/1.1\r\nHost: a\r\n\r\n`;
 
 describe('shutdown (closeHttpServer)', () => {
   it('answers the request in flight with Connection: close and closes as soon as it is out, not after the keep-alive timeout', async () => {
-    const { app, release, served } = slowApp();
+    const { app, release, inSlow } = slowApp();
     // Ten minutes of keep-alive: a server waiting on it would outlast the test.
     const port = await listen(app, { keepAliveTimeoutMs: 600_000 });
     const busy = await open(port);
     busy.socket.write(get('/fast'));
     expect(await busy.answers(1)).toEqual(['HTTP/1.1 200 OK']);
     busy.socket.write(get('/slow'));
-    for (let i = 0; i < 500 && !served.includes('/slow'); i++) await new Promise((r) => setTimeout(r, 10));
+    await inSlow;
     const idle = await open(port);
     idle.socket.write(get('/fast'));
     await idle.answers(1);
@@ -107,9 +127,12 @@ describe('shutdown (closeHttpServer)', () => {
     const { app, served } = slowApp();
     const port = await listen(app, { keepAliveTimeoutMs: 600_000 });
     const late = await open(port);
-    // Headers begun before the shutdown, finished after it.
-    late.socket.write('GET /late HTTP/1.1\r\nHost: a\r\n');
-    await new Promise((r) => setTimeout(r, 50));
+    // Headers begun before the shutdown (the server has read them: its connection is busy, not
+    // idle), finished after it.
+    const begun = 'GET /late HTTP/1.1\r\nHost: a\r\n';
+    late.socket.write(begun);
+    await acceptedCount(1);
+    await eventually('the server read the first header lines', () => (accepted[0]?.bytesRead ?? 0) >= begun.length, { everyMs: 5 });
     const closed = closeHttpServer(server as Server, 600_000);
     late.socket.write('\r\n');
     expect(await late.answers(1)).toEqual(['HTTP/1.1 503 Service Unavailable']);
@@ -122,11 +145,11 @@ describe('shutdown (closeHttpServer)', () => {
   });
 
   it('cuts what is still running once the grace is over', async () => {
-    const { app } = slowApp();
+    const { app, inSlow } = slowApp();
     const port = await listen(app);
     const stuck = await open(port);
     stuck.socket.write(get('/slow'));
-    await new Promise((r) => setTimeout(r, 50));
+    await inSlow;
     await closeHttpServer(server as Server, 100);
     await stuck.closed;
     expect(stuck.text()).toBe('');
@@ -138,7 +161,7 @@ describe('connection limits', () => {
     const { app } = slowApp();
     const port = await listen(app, { maxConnections: 2 });
     const [a, b] = [await open(port), await open(port)];
-    await new Promise((r) => setTimeout(r, 50));
+    await acceptedCount(2);
     const c = await open(port);
     c.socket.write(get('/fast'));
     await c.closed;

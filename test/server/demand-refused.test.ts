@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createGame, publicToken, publishVersion, setLimits, spawnTavern, str, uploadBuild, type BenchGame, type TavernProcess } from '../../bench/http-tavern.js';
 import { parseRecordedDemand } from '../../src/sim/scenario/recorded.js';
+import { eventually } from '../wait.js';
 
 const LOBBY_COUNT_MAX = 2;
 
@@ -39,17 +40,14 @@ const post = async (path: string, token: string, body: unknown): Promise<Answer>
 
 const lobbyOf = (a: Answer): string => str((a.body['lobby'] as Record<string, unknown> | undefined)?.['lobby_id'], 'lobby_id');
 
-/** The export of `[from, to)`, once it holds `lines` lines (the recorder writes every second). */
-const exported = async (game: BenchGame, from: number, lines: number): Promise<string> => {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
+/** The export of `[from, now)`, once it holds `lines` lines (the recorder writes every second). */
+const exported = (game: BenchGame, from: number, lines: number): Promise<string> =>
+  eventually(`${lines} lines in the export`, async () => {
     const res = await fetch(`${tavern.origin}${game.nsPath}/analytics/matchmaker/demand?start=${from}&end=${Date.now() + 1}`, { headers: { authorization: `Bearer ${game.cloud}` } });
     expect(res.status).toBe(200);
     const text = await res.text();
-    if (text.split('\n').filter((l) => l !== '').length >= lines || Date.now() > deadline) return text;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-};
+    return text.split('\n').filter((l) => l !== '').length >= lines && text;
+  }, { timeoutMs: 10_000, everyMs: 100 });
 
 describe('refused requests in the demand export of a real server', () => {
   it('marks exactly the requests the server refused, and the simulator reads the marks back', async () => {

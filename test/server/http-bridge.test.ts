@@ -7,6 +7,7 @@ import type { App } from '../../src/server/app.js';
 import type { Logger } from '../../src/server/deps.js';
 import { createHttpServer, fromNode } from '../../src/server/http.js';
 import type { BodyRead, Incoming } from '../../src/server/incoming.js';
+import { readByPeer } from '../tcp.js';
 
 let server: Server | undefined;
 afterEach(async () => {
@@ -28,16 +29,16 @@ const serveApp = async (app: Pick<App, 'respond'>, logger?: Logger): Promise<num
   return (server.address() as AddressInfo).port;
 };
 
-/** Sends raw bytes, then ends or destroys the socket; resolves with what came back. */
+/** Sends raw bytes, then ends the socket, or destroys it once the server has read them; resolves with what came back. */
 const raw = (port: number, bytes: string, then: 'end' | 'destroy' = 'end'): Promise<string> =>
   new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1', () => {
       socket.write(bytes);
       if (then === 'destroy') {
-        setTimeout(() => {
+        readByPeer(socket, 'the server to read the request').then(() => {
           socket.destroy();
           resolve('');
-        }, 50);
+        }, reject);
       }
     });
     let got = '';
@@ -61,15 +62,18 @@ describe('node:http bridge', () => {
 
   it('stops at the cap (too-large) and reports a body cut short (incomplete)', async () => {
     const results: BodyRead[] = [];
+    let bothRead = (): void => undefined;
+    const both = new Promise<void>((resolve) => (bothRead = resolve));
     const port = await listen((req, res) => {
       void fromNode(req, res).read(8).then((r) => {
         results.push(r);
+        if (results.length === 2) bothRead();
         res.end();
       });
     });
     await raw(port, 'POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 20\r\n\r\n01234567890123456789');
     await raw(port, 'POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 6\r\n\r\n012', 'destroy');
-    await new Promise((r) => setTimeout(r, 50));
+    await both;
     expect(results).toEqual(['too-large', 'incomplete']);
   });
 
@@ -167,11 +171,13 @@ describe('node:http bridge', () => {
   it('a client that aborts a presigned PUT is a client event: one info line, no error, no stack (outside probe)', async () => {
     const { ADMIN, harness, str } = await import('./harness.js');
     const logged: { level: string; obj: object; msg: string | undefined }[] = [];
-    const logger = {
-      info: (obj: object, msg?: string) => logged.push({ level: 'info', obj, msg }),
-      warn: (obj: object, msg?: string) => logged.push({ level: 'warn', obj, msg }),
-      error: (obj: object, msg?: string) => logged.push({ level: 'error', obj, msg }),
+    let lineLogged = (): void => undefined;
+    const firstLine = new Promise<void>((resolve) => (lineLogged = resolve));
+    const log = (level: string) => (obj: object, msg?: string): void => {
+      logged.push({ level, obj, msg });
+      lineLogged();
     };
+    const logger = { info: log('info'), warn: log('warn'), error: log('error') };
     const h = harness({ logger });
     try {
       const { gameId, cloud } = await h.setup();
@@ -182,7 +188,7 @@ describe('node:http bridge', () => {
       const port = await serveApp(h.app, logger);
       // A tenth of the declared body, then the client goes away.
       await raw(port, `PUT ${url.pathname}${url.search} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000\r\n\r\n${'x'.repeat(10_000)}`, 'destroy');
-      for (let i = 0; i < 200 && logged.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      await firstLine;
       expect(logged.filter((l) => l.level === 'error')).toEqual([]);
       expect(logged).toHaveLength(1);
       const [line] = logged;

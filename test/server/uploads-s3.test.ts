@@ -10,6 +10,7 @@ import { S3Blobs } from '../../src/adapters/s3/blobs.js';
 import { describeWithS3, freshBucket, s3Problem, S3_ENDPOINT } from '../s3/s3.js';
 import { cdnWorld, CDN_DOMAIN, type CdnWorld } from './cdn-site.js';
 import { ADMIN, harness, str, type Harness } from './harness.js';
+import { eventually } from '../wait.js';
 
 const MiB = 2 ** 20;
 const problem = await s3Problem();
@@ -121,7 +122,8 @@ describeWithS3('uploads to S3', problem, () => {
       expect((await complete(w, uploadId)).status).toBe(200);
       expect((await fetch(url, { method: 'PUT', body: 'HACKD' })).status).toBe(200);
       expect((await readAll((await w.h.uploads.openFile(uploadId, 'index.html'))?.body)).toString()).toBe('hello');
-      await new Promise((r) => setTimeout(r, 2_500));
+      // The bucket refuses the URL once it expired (2 s after it was signed), and from then on.
+      await eventually('the bucket to refuse the expired URL', async () => (await fetch(url, { method: 'PUT', body: 'hello' })).status === 403, { timeoutMs: 10_000, everyMs: 200 });
       expect((await fetch(url, { method: 'PUT', body: 'hello' })).status).toBe(403);
     });
 

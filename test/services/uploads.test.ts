@@ -611,13 +611,17 @@ describe('Uploads', () => {
       await putAll(h, prepared, new Map([['image.tar', data]]), [0, 2]);
       let release = (): void => undefined;
       const gate = new Promise<void>((resolve) => (release = resolve));
+      let taken = (): void => undefined;
+      const firstTaken = new Promise<void>((resolve) => (taken = resolve));
       async function* held(): AsyncGenerator<Uint8Array> {
         yield bytesOf(5, 8);
+        // The PUT asks for more: it has taken the first chunk.
+        taken();
         await gate;
         yield bytesOf(5, 9);
       }
       const early = h.uploads.put(url(1), held());
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      await firstTaken;
       expectOk(await h.uploads.put(url(1), body(slice(1))));
       release();
       expect(expectError(await early).params).toEqual({ reason: 'a later PUT of this part replaced this one' });
@@ -629,13 +633,16 @@ describe('Uploads', () => {
       await putAll(h, prepared, new Map([['image.tar', data]]));
       let release = (): void => undefined;
       const gate = new Promise<void>((resolve) => (release = resolve));
+      let taken = (): void => undefined;
+      const firstTaken = new Promise<void>((resolve) => (taken = resolve));
       async function* held(): AsyncGenerator<Uint8Array> {
         yield slice(1).subarray(0, 4);
+        taken();
         await gate;
         yield slice(1).subarray(4);
       }
       const streaming = h.uploads.put(url(1), held());
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      await firstTaken;
       const e = expectError(await h.uploads.complete(prepared.upload.id));
       expect(e).toMatchObject({ code: 'UPLOAD_INCOMPLETE', params: { reason: "part 2 of 3 of file 'image.tar' has not been uploaded" } });
       release();
@@ -651,12 +658,15 @@ describe('Uploads', () => {
       // The process dies while part 2 streams: the body never ends.
       let die = (): void => undefined;
       const death = new Promise<void>((_, reject) => (die = () => reject(new Error('the old process is gone'))));
+      let taken = (): void => undefined;
+      const firstTaken = new Promise<void>((resolve) => (taken = resolve));
       async function* dies(): AsyncGenerator<Uint8Array> {
         yield slice(1).subarray(0, 6);
+        taken();
         await death;
       }
       const cut = h.uploads.put(url(1), dies());
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      await firstTaken;
       const restarted = new Uploads({
         catalog: h.catalog, blobs: new FsBlobs(h.root), clock: h.clock, random: { uuid: () => 'unused', u32: () => 0 },
         secret: new TextEncoder().encode('test secret'), publicOrigin: ORIGIN, limits: { chunkBytes: 10 },

@@ -77,23 +77,32 @@ describe('tavern sim (end to end)', () => {
     const dir = await mkdtemp(join(tmpdir(), 'tavern-bad-'));
     const file = join(dir, 'bad.json');
     await writeFile(file, JSON.stringify({ version: {}, infrastructure: { regions: [] }, duration_ms: -1, seed: 'x' }));
-    const bad = await tavern('sim', file);
+    // Independent commands: started together, each waited for (the machine's cores start them side by side).
+    const [bad, noScenario, badSeed, negative, misspelt, bogus, traceWithSweep, nope, help] = await Promise.all([
+      tavern('sim', file),
+      tavern('sim', 'no-such-scenario'),
+      tavern('sim', 'steady', '--seed', 'abc'),
+      tavern('sim', 'steady', '--set', 'version.matchmaker.max_players=-3'),
+      tavern('sim', 'steady', '--set', 'version.matchmaker.max_player=3'),
+      tavern('sim', 'steady', '--bogus'),
+      tavern('sim', 'steady', '--trace', join(dir, 't.jsonl'), '--sweep', 'seed=1,2'),
+      tavern('nope'),
+      tavern('sim', '--help'),
+    ]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('invalid scenario');
     expect(bad.stderr).toContain('infrastructure.regions.empty');
     expect(bad.stderr).toContain('demand.missing');
     expect(bad.stderr).toContain('duration-ms.not-positive');
     expect(bad.stderr).toContain('seed.invalid-type');
-    expect((await tavern('sim', 'no-such-scenario')).code).toBe(2);
-    expect((await tavern('sim', 'steady', '--seed', 'abc')).code).toBe(2);
-    expect((await tavern('sim', 'steady', '--set', 'version.matchmaker.max_players=-3')).stderr).toContain('max-players');
-    expect((await tavern('sim', 'steady', '--set', 'version.matchmaker.max_player=3')).stderr)
-      .toContain('version.matchmaker.*max_player*.unknown-key: unknown key `max_player`: did you mean `max_players`?');
-    expect((await tavern('sim', 'steady', '--bogus')).code).toBe(2);
-    const traceWithSweep = await tavern('sim', 'steady', '--trace', join(dir, 't.jsonl'), '--sweep', 'seed=1,2');
+    expect(noScenario.code).toBe(2);
+    expect(badSeed.code).toBe(2);
+    expect(negative.stderr).toContain('max-players');
+    expect(misspelt.stderr).toContain('version.matchmaker.*max_player*.unknown-key: unknown key `max_player`: did you mean `max_players`?');
+    expect(bogus.code).toBe(2);
     expect([traceWithSweep.code, traceWithSweep.stderr.split('\n')[0]]).toEqual([2, '--trace writes the trace of one run: not with --sweep']);
-    expect((await tavern('nope')).code).toBe(2);
-    expect((await tavern('sim', '--help')).code).toBe(0);
+    expect(nope.code).toBe(2);
+    expect(help.code).toBe(0);
   }, 60_000);
 });
 

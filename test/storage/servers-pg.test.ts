@@ -18,6 +18,7 @@ import { openPostgres } from '../../src/adapters/postgres/index.js';
 import { parseEnv } from '../../src/server/env.js';
 import { inconsistencies } from '../contracts/fakes.js';
 import { api, field, ok, startServer, type Answer, type Server } from '../server/process.js';
+import { eventually } from '../wait.js';
 import { DATABASE_URL, dropSchema, freshSchema, postgresProblem } from './postgres-harness.js';
 
 const problem = await postgresProblem();
@@ -74,14 +75,12 @@ describe.skipIf(problem !== undefined && process.env['CI'] === undefined)('two s
       ok('mm-config', await api(a.origin, 'POST', `/cloud/games/${gameId}/namespaces/${nsId}/mm-config`, { token: admin, body: { lobby_count_max: 10, max_players: 256 } }));
       const pub = field(ok('public token', await api(b.origin, 'POST', `/cloud/games/${gameId}/namespaces/${nsId}/tokens/public`, { token: admin })), 'token');
 
-      const deadline = Date.now() + 30_000;
-      for (;;) {
+      let lobbies: { is_ready: boolean; max_players_normal: number }[] = [];
+      await eventually(() => `the 10 idle lobbies to be ready: ${JSON.stringify(lobbies)}`, async () => {
         const live = ok('analytics', await api(b.origin, 'GET', `/cloud/games/${gameId}/namespaces/${nsId}/analytics/matchmaker/live`, { token: admin }));
-        const lobbies = live['lobbies'] as { is_ready: boolean; max_players_normal: number }[];
-        if (lobbies.length === 10 && lobbies.every((l) => l.is_ready && l.max_players_normal === 10)) break;
-        if (Date.now() > deadline) throw new Error(`the 10 idle lobbies never became ready: ${JSON.stringify(lobbies)}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
+        lobbies = live['lobbies'] as typeof lobbies;
+        return lobbies.length === 10 && lobbies.every((l) => l.is_ready && l.max_players_normal === 10);
+      }, { timeoutMs: 30_000, everyMs: 100 });
 
       // Warm both processes' find path (token check, transaction, JIT) with finds that seat nobody,
       // so the burst is a race between two ready processes rather than one warm and one cold.

@@ -6,14 +6,14 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase, openSqlite, startCheckpointer } from '../../src/adapters/sqlite/index.js';
 import { updateNamespaceSettings } from '../../src/core/namespace.js';
 import { DEFAULT_NAMESPACE_SETTINGS } from '../../src/core/world.js';
 import type { MatchStore } from '../../src/io/index.js';
 import { matchmakerOn } from '../contracts/fakes.js';
+import { eventually } from '../wait.js';
 
 const dirs: string[] = [];
 const freshDir = (): string => {
@@ -37,10 +37,10 @@ const walBacklog = (dir: string): number => {
 };
 
 /**
- * Writes `rounds` transactions of 20 rows of ~1 page each, yielding 5 ms between them. With
- * `maxBacklog`, a round first waits (up to 10 s) until at most that many frames wait for a
- * checkpoint, so a busy machine that starves the checkpointer's thread slows the writes down
- * instead of failing the test; a checkpointer that never runs still fails it.
+ * Writes `rounds` transactions of 20 rows of ~1 page each. With `maxBacklog`, a round first waits
+ * (up to 10 s) until at most that many frames wait for a checkpoint, so a busy machine that starves
+ * the checkpointer's thread slows the writes down instead of failing the test; a checkpointer that
+ * never runs still fails it.
  */
 const churn = async (db: Database.Database, dir: string, rounds: number, maxBacklog?: number): Promise<void> => {
   db.exec('CREATE TABLE IF NOT EXISTS blob_rows (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
@@ -49,12 +49,10 @@ const churn = async (db: Database.Database, dir: string, rounds: number, maxBack
     for (let i = 0; i < 20; i++) insert.run('x'.repeat(PAGE - 200));
   });
   for (let r = 0; r < rounds; r++) {
-    for (let waited = 0; maxBacklog !== undefined && walBacklog(dir) > maxBacklog; waited += 5) {
-      if (waited >= 10_000) throw new Error(`the checkpointer left ${walBacklog(dir)} frames behind for 10 s`);
-      await sleep(5);
+    if (maxBacklog !== undefined) {
+      await eventually(() => `the checkpointer to catch up (${walBacklog(dir)} frames behind)`, () => walBacklog(dir) <= maxBacklog, { timeoutMs: 10_000, everyMs: 5 });
     }
     write.immediate();
-    await sleep(5);
   }
 };
 
@@ -98,7 +96,9 @@ describe('the WAL checkpointer', () => {
     const dir = freshDir();
     const stores = openSqlite(dir);
     await matchmakerOn(stores.match).mm.addNamespace(randomUUID(), DEFAULT_NAMESPACE_SETTINGS);
-    await sleep(50); // the worker has opened its connection
+    // The main connection never checkpoints: the frames it wrote are copied once the worker has
+    // opened its connection and run.
+    await eventually('the worker to checkpoint the WAL', () => walBacklog(dir) === 0, { everyMs: 10 });
     expect(existsSync(join(dir, 'tavern.db-wal'))).toBe(true);
     await stores.close();
     expect(existsSync(join(dir, 'tavern.db-wal'))).toBe(false);
@@ -116,6 +116,20 @@ const bump = (match: MatchStore, ns: string): Promise<number> =>
     .then((c) => c.result);
 
 describe('group commits while another connection holds the write lock', () => {
+  // The group's retries (every millisecond) and its busy clock run on fake timers: the test moves
+  // time, and a flush that blocked the loop in SQLite's own busy wait would stall it instead.
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+  const fakeTimers = (): void => void vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate', 'performance'] });
+
+  /** Whether each promise has settled yet. */
+  const settled = (promises: readonly Promise<unknown>[]): boolean[] => {
+    const done = promises.map(() => false);
+    promises.forEach((p, i) => void p.then(() => (done[i] = true), () => (done[i] = true)));
+    return done;
+  };
+
   it('wait without blocking the event loop, then commit in order', async () => {
     const dir = freshDir();
     const stores = openSqlite(dir, { checkpoints: 'inline' });
@@ -124,26 +138,27 @@ describe('group commits while another connection holds the write lock', () => {
     const other = new Database(join(dir, 'tavern.db'));
     try {
       other.prepare('BEGIN IMMEDIATE').run();
+      fakeTimers();
       const bumps = [bump(stores.match, ns), bump(stores.match, ns)];
-      // The loop keeps turning while the group waits: timers fire, and a later call joins the group.
-      let ticks = 0;
-      for (let i = 0; i < 10; i++) {
-        await sleep(5);
-        ticks++;
-      }
+      const done = settled(bumps);
+      // 50 ms of retries: the loop keeps turning (the fake clock only moves when it does), the group still waits.
+      await vi.advanceTimersByTimeAsync(50);
+      expect(done).toEqual([false, false]);
+      // A later call joins the waiting group.
       bumps.push(bump(stores.match, ns));
-      await sleep(5);
-      expect(ticks).toBe(10);
+      await vi.advanceTimersByTimeAsync(5);
       other.prepare('COMMIT').run();
+      await vi.advanceTimersByTimeAsync(5);
       expect(await Promise.all(bumps)).toEqual([0, 1, 2]);
       expect((await stores.match.snapshot()).namespaces.get(ns)?.settings.lobbyCountMax).toBe(3);
     } finally {
+      vi.useRealTimers();
       other.close();
       await stores.close();
     }
   });
 
-  it('fail once the lock was held for the busy timeout, and leave the world as it was', async () => {
+  it('fail once the lock was held for the busy timeout, not before, and leave the world as it was', async () => {
     const dir = freshDir();
     const stores = openSqlite(dir, { checkpoints: 'inline', busyTimeoutMs: 50 });
     const ns = randomUUID();
@@ -151,12 +166,19 @@ describe('group commits while another connection holds the write lock', () => {
     const other = new Database(join(dir, 'tavern.db'));
     try {
       other.prepare('BEGIN IMMEDIATE').run();
-      const started = performance.now();
-      await expect(bump(stores.match, ns)).rejects.toThrow(/locked by another connection for 50 ms/);
-      expect(performance.now() - started).toBeGreaterThanOrEqual(45);
+      fakeTimers();
+      const failed = bump(stores.match, ns);
+      const done = settled([failed]);
+      await vi.advanceTimersByTimeAsync(45);
+      expect(done).toEqual([false]);
+      await vi.advanceTimersByTimeAsync(10);
+      expect(done).toEqual([true]);
+      await expect(failed).rejects.toThrow(/locked by another connection for 50 ms/);
+      vi.useRealTimers();
       other.prepare('ROLLBACK').run();
       expect(await bump(stores.match, ns)).toBe(7);
     } finally {
+      vi.useRealTimers();
       other.close();
       await stores.close();
     }

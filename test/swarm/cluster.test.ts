@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { readReply } from '../../src/adapters/docker/engine-upload.js';
-import { until } from '../docker/run.js';
+import { eventually } from '../wait.js';
 import { describeNeeding } from '../needs.js';
 import { serviceTasks, swarmNode, swarmNodes } from './api.js';
 import { ADDRESS_LABEL, REGION_LABEL, startCluster, type Cluster } from './cluster.js';
@@ -106,7 +106,7 @@ describeNeeding(
         EndpointSpec: { Ports: [{ Protocol: 'tcp', TargetPort: 8080, PublishedPort: 28080, PublishMode: 'host' }] },
       });
       figures['service create call'] = Math.round(performance.now() - t);
-      expect(await until(`${url} to answer`, () => page(url), 60_000)).toBe('tavern swarm smoke\n');
+      expect(await eventually(`${url} to answer`, () => page(url), { timeoutMs: 60_000 })).toBe('tavern swarm smoke\n');
       figures['service create → HTTP 200 on the node (image pulled by the node)'] = Math.round(performance.now() - t);
       const tasks = await serviceTasks(manager.docker, service.id);
       expect(tasks.map((task) => [task.NodeID, task.Status.State])).toEqual([[fra.id, 'running']]);
@@ -120,7 +120,7 @@ describeNeeding(
         Image: image.pinned, ExposedPorts: { '8080/tcp': {} }, HostConfig: { Init: true, PortBindings: { '8080/tcp': [{ HostPort: '28081' }] } },
       });
       await container.start();
-      expect(await until(`${plain} to answer`, () => page(plain), 30_000)).toBe('tavern swarm smoke\n');
+      expect(await eventually(`${plain} to answer`, () => page(plain), { timeoutMs: 30_000 })).toBe('tavern swarm smoke\n');
       figures['docker run → HTTP 200 on the same node (image present)'] = Math.round(performance.now() - u);
       await container.remove({ force: true });
     }, 120_000);
@@ -130,7 +130,7 @@ describeNeeding(
       const [crashed, cut] = [cluster().node(2), cluster().node(3)];
       const state = async (id: string): Promise<string> => (await swarmNode(manager.docker, id)).Status.State;
       const down = async (name: string, id: string, t: number): Promise<void> => {
-        await until(`${name} to be down`, async () => ((await state(id)) === 'down' ? true : undefined), 90_000);
+        await eventually(`${name} to be down`, async () => ((await state(id)) === 'down' ? true : undefined), { timeoutMs: 90_000 });
         figures[name] = Math.round(performance.now() - t);
       };
       const t = performance.now();
@@ -140,12 +140,12 @@ describeNeeding(
 
       const u = performance.now();
       const ready = async (name: string, id: string): Promise<void> => {
-        await until(`${name} to be ready`, async () => ((await state(id)) === 'ready' ? true : undefined), 90_000);
+        await eventually(`${name} to be ready`, async () => ((await state(id)) === 'ready' ? true : undefined), { timeoutMs: 90_000 });
         figures[name] = Math.round(performance.now() - u);
       };
       await Promise.all([cluster().startNode(2), cluster().setLink(3, 'up')]);
       await Promise.all([ready('node 2 dockerd restarted → Ready', crashed.id), ready('node 3 link up → Ready', cut.id)]);
-      expect(await until('the service to answer again', () => page(`http://${cut.address}:28080/`), 30_000)).toBe('tavern swarm smoke\n');
+      expect(await eventually('the service to answer again', () => page(`http://${cut.address}:28080/`), { timeoutMs: 30_000 })).toBe('tavern swarm smoke\n');
     }, 240_000);
 
     it('leaves no process, container, mount, folder, namespace, link or iptables rule behind', async () => {

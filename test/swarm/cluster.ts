@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import type Dockerode from 'dockerode';
-import { until } from '../docker/run.js';
+import { eventually } from '../wait.js';
 import { swarmNode, swarmNodes } from './api.js';
 import { engineOf, socketOf, startDaemon, stopDaemon, type DaemonSpec } from './daemon.js';
 import { createNetwork, layout, MAX_NODES, setLink, type Layout } from './network.js';
@@ -166,11 +166,11 @@ export const startCluster = async (options: ClusterOptions): Promise<Cluster> =>
     const { JoinTokens } = (await manager.swarmInspect()) as { JoinTokens: { Worker: string } };
     await step('swarm join', () => allSettled(engines.slice(1).map((engine, i) =>
       engine.swarmJoin({ ListenAddr: `${l.address(i + 2)}:2377`, AdvertiseAddr: l.address(i + 2), RemoteAddrs: [managerAddress], JoinToken: JoinTokens.Worker }))));
-    const ids = await step('nodes ready', () => until('every node to be Ready in the manager', async () => {
+    const ids = await step('nodes ready', () => eventually('every node to be Ready in the manager', async () => {
       const nodes = await swarmNodes(manager);
       const ready = specs.map((spec) => nodes.find((n) => n.Description.Hostname === spec.name && n.Status.State === 'ready')?.ID);
       return ready.every((id) => id !== undefined) ? ready : undefined;
-    }, 60_000));
+    }, { timeoutMs: 60_000 }));
     await step('labels', () => Promise.all(ids.map(async (id, i) => {
       const node = await swarmNode(manager, id);
       const Labels = { ...node.Spec.Labels, [REGION_LABEL]: regions[i] as string, [ADDRESS_LABEL]: l.address(i + 1) };

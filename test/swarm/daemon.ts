@@ -13,7 +13,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, open, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import Dockerode from 'dockerode';
-import { until } from '../docker/run.js';
+import { eventually } from '../wait.js';
 import { alive, pidsMentioning, signalAndWait, succeeds } from './system.js';
 
 /** What makes one node's engine. */
@@ -77,10 +77,10 @@ export const startDaemon = async (spec: DaemonSpec, ms = 60_000): Promise<number
   child.unref();
   const engine = engineOf(spec);
   try {
-    await until(`${spec.name}'s dockerd to answer`, async () => {
+    await eventually(`${spec.name}'s dockerd to answer`, async () => {
       if (exited !== undefined) throw new Error(`${spec.name}'s dockerd ${exited}`);
       return (await engine.ping().then(() => true, () => undefined));
-    }, ms);
+    }, { timeoutMs: ms });
   } catch (e) {
     throw new Error(`${(e as Error).message}; ${logOf(spec)} ends:\n${await tail(logOf(spec))}`);
   }

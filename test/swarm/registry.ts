@@ -9,7 +9,7 @@ import { mkdir, open, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type Dockerode from 'dockerode';
 import { readReply } from '../../src/adapters/docker/engine-upload.js';
-import { until } from '../docker/run.js';
+import { eventually } from '../wait.js';
 import { tarOf, type OciProcess, type RootfsFile } from '../docker/rootfs.js';
 
 /**
@@ -38,11 +38,11 @@ export const startRegistry = async (dir: string, address: string, ms = 30_000): 
   child.once('error', (e) => (exited = e.message));
   child.unref();
   try {
-    await until(`the registry at ${address} to answer`, async () => {
+    await eventually(`the registry at ${address} to answer`, async () => {
       if (exited !== undefined) throw new Error(`the registry ${exited}`);
       const res = await fetch(`http://${address}/v2/`, { signal: AbortSignal.timeout(2_000) }).catch(() => undefined);
       return res?.status === 200 ? true : undefined;
-    }, ms);
+    }, { timeoutMs: ms });
   } catch (e) {
     throw new Error(`${(e as Error).message}; ${logFile} ends:\n${(await readFile(logFile, 'utf8').catch(() => '')).trimEnd().split('\n').slice(-15).join('\n')}`);
   }
