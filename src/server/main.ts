@@ -202,8 +202,6 @@ async function main(): Promise<void> {
   // Printed on the start that generated it (set TAVERN_ADMIN_TOKEN to choose your own; `tavern admin token` shows it again).
   if (admin.generated) process.stdout.write(`\nTavern admin token: ${admin.token}\n(shown on this first start; \`tavern admin token\` prints it again)\n\n`);
   if (ca !== undefined) process.stdout.write(`${trustLine(ca.certFile, ca.created)}\n`);
-  logger.info({ publicOrigin, ...cdn, storage: env.databaseUrl === undefined ? 'sqlite' : 'postgres', regions: env.regions.map((r) => r.id), runtime: hosted.status().runtime, proxy: proxy.settings?.proxyPorts ?? 'off' }, 'tavern listening');
-  process.stdout.write(`Tavern is up: API ${publicOrigin}, dashboard ${publicOrigin}/dashboard\n`);
 
   const tick = setInterval(() => {
     matchmaker.maintain().catch((error: unknown) => logger.error({ err: error }, 'maintenance failed'));
@@ -248,6 +246,9 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+  // Said once everything is up, the signal handlers included: a SIGTERM from here on is a graceful stop.
+  logger.info({ publicOrigin, ...cdn, storage: env.databaseUrl === undefined ? 'sqlite' : 'postgres', regions: env.regions.map((r) => r.id), runtime: hosted.status().runtime, proxy: proxy.settings?.proxyPorts ?? 'off' }, 'tavern listening');
+  process.stdout.write(`Tavern is up: API ${publicOrigin}, dashboard ${publicOrigin}/dashboard\n`);
 }
 
 main().catch((error: unknown) => {
