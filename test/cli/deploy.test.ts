@@ -116,7 +116,7 @@ describeWithDocker('tavern deploy, end to end', problem, () => {
     const lobbyId = (found['lobby'] as { lobby_id: string }).lobby_id;
     const listed = await tavern(dir, w.env, 'lobbies', 'list');
     expect(listed.stdout).toContain(lobbyId);
-    expect(listed.stdout).toMatch(new RegExp(`${lobbyId}\\s+default\\s+\\d+/32\\s+ready`));
+    expect(listed.stdout).toMatch(new RegExp(`${lobbyId}\\s+lnd-(sfo|fra)\\s+default\\s+\\d+/32\\s+ready`));
     const logs = await eventually('the game server to log that it listens', async () => {
       const got = await tavern(dir, w.env, 'logs', lobbyId);
       return got.stdout.includes('sample game server listening') && got;
