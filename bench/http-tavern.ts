@@ -86,8 +86,8 @@ export interface BenchGame {
 }
 
 /** A game (`nameId`, unique on the server; default `bench`) made with the admin token, its cloud token and its `prod` namespace. */
-export async function createGame(origin: string, nameId = 'bench'): Promise<BenchGame> {
-  const game = await call(origin, 'POST', '/cloud/games', TAVERN_ADMIN, { name_id: nameId, display_name: 'Bench', developer_group_id: randomUUID() });
+export async function createGame(origin: string, nameId = 'bench', displayName = 'Bench'): Promise<BenchGame> {
+  const game = await call(origin, 'POST', '/cloud/games', TAVERN_ADMIN, { name_id: nameId, display_name: displayName, developer_group_id: randomUUID() });
   const gameId = str(game['game_id'], 'game_id');
   const cloud = str((await call(origin, 'POST', `/cloud/games/${gameId}/tokens/cloud`, TAVERN_ADMIN))['token'], 'a cloud token');
   const got = await call(origin, 'GET', `/cloud/games/${gameId}`, cloud);
@@ -100,6 +100,8 @@ export async function createGame(origin: string, nameId = 'bench'): Promise<Benc
 /** What a build uploads: bytes, or a file streamed from disk, of a kind and compression. */
 export interface BuildUpload {
   readonly image: Buffer | { readonly file: string };
+  /** The build's display name (default `Bench build`). */
+  readonly displayName?: string;
   readonly kind?: 'docker_image' | 'oci_bundle';
   readonly compression?: 'none' | 'lz4';
 }
@@ -109,7 +111,7 @@ export async function uploadBuild(origin: string, game: BenchGame, upload: Build
   const { image } = upload;
   const size = Buffer.isBuffer(image) ? image.length : statSync(image.file).size;
   const build = await call(origin, 'POST', `/cloud/games/${game.gameId}/builds`, game.cloud, {
-    display_name: 'Bench build', image_tag: `bench:${randomUUID().slice(0, 8)}`, image_file: { path: 'image.tar', content_length: size },
+    display_name: upload.displayName ?? 'Bench build', image_tag: `bench:${randomUUID().slice(0, 8)}`, image_file: { path: 'image.tar', content_length: size },
     ...(upload.kind === undefined ? {} : { kind: upload.kind }),
     ...(upload.compression === undefined ? {} : { compression: upload.compression }),
   });

@@ -88,6 +88,20 @@ export const CALIBRATE_USAGE = `usage: tavern sim calibrate -n NS [--since 24h] 
   fits a scenario to what the server observed of the namespace (its current version; per region
   lobby start delay, crash rate, session lengths; per game mode and region a synthetic demand)`;
 
+/**
+ * The options `tavern sim calibrate` takes (node's `parseArgs`).
+ *
+ * @example
+ * parseArgs({ args: ['-n', 'prod', '-o', 'scenario.json'], options: CALIBRATE_OPTIONS }).values.out; // 'scenario.json'
+ */
+export const CALIBRATE_OPTIONS = {
+  namespace: { type: 'string', short: 'n' },
+  since: { type: 'string' },
+  out: { type: 'string', short: 'o' },
+  seed: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 interface CalibrateOptions {
   readonly namespace: string;
   readonly since: string;
@@ -98,10 +112,7 @@ interface CalibrateOptions {
 const calibrateOptions = (args: readonly string[]): CalibrateOptions | 'help' => {
   let parsed;
   try {
-    parsed = parseArgs({
-      args: [...args],
-      options: { namespace: { type: 'string', short: 'n' }, since: { type: 'string' }, out: { type: 'string', short: 'o' }, seed: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-    });
+    parsed = parseArgs({ args: [...args], options: CALIBRATE_OPTIONS });
   } catch (e) {
     throw new UsageError(`${(e as Error).message}\n${CALIBRATE_USAGE}`);
   }

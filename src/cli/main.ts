@@ -1,18 +1,12 @@
 #!/usr/bin/env -S node --max-semi-space-size=64
 /**
- * The `tavern` command (commander): `serve` runs the server, `sim` the simulator, `deploy` and the
- * cloud commands talk to a Tavern API. Exit codes: 0 ok, 1 failed, 2 usage.
+ * The `tavern` command: parses the process's arguments with the command tree of `program.ts`.
+ * Exit codes: 0 ok, 1 failed, 2 usage.
  */
-import { readFileSync } from 'node:fs';
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import Docker from 'dockerode';
-import { simCommand } from '../sim/cli.js';
-import { registerAdmin } from './admin.js';
-import { registerCloudCommands, apiFor, type CommandIo } from './commands.js';
-import { calibrateCommand, registerDemand } from './demand.js';
-import { deploy } from './deploy.js';
+import { CommanderError } from 'commander';
+import type { CommandIo } from './commands.js';
 import { report } from './errors.js';
-import { createProgress } from './progress.js';
+import { createProgram } from './program.js';
 
 // A reader that stops early (`tavern version list | head -1`) closes the pipe: that ends the command quietly.
 for (const stream of [process.stdout, process.stderr]) {
@@ -22,9 +16,6 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-/** This package's version (package.json is two folders up from both src/cli and dist/cli). */
-const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-
 const io: CommandIo = {
   cwd: process.cwd(),
   env: process.env,
@@ -32,67 +23,8 @@ const io: CommandIo = {
   err: (line) => void process.stderr.write(`${line}\n`),
 };
 
-const program = new Command('tavern')
-  .description('Tavern: game-server hosting and matchmaking, wire-compatible with Rivet 23.2')
-  .addOption(new Option('--api <origin>', 'the Tavern API (default: TAVERN_API, RIVET_API_ENDPOINT, the saved login, http://127.0.0.1:8080)'))
-  .addOption(new Option('--token <token>', 'a cloud or admin token (default: TAVERN_TOKEN, RIVET_TOKEN, .tavern/cloud_token)'))
-  .addOption(new Option('--game <game>', "the game's id or name (default: the cloud token's game)"))
-  .version(VERSION, '-V, --version', "print Tavern's version")
-  .exitOverride()
-  .showHelpAfterError();
-
-program.command('serve').description('run the Tavern server (configured by TAVERN_* variables, see README)').action(async () => {
-  await import('../server/main.js');
-});
-
-program.command('sim').description('run a matchmaking scenario on virtual time (tavern sim --help)')
-  .argument('[args...]').allowUnknownOption().helpOption(false)
-  .action(async (args: string[], _o: unknown, cmd: Command) => {
-    if (args[0] === 'calibrate') {
-      await calibrateCommand(args.slice(1), cmd, io);
-      return;
-    }
-    process.exitCode = await simCommand(args, {
-      stdout: (text: string) => void process.stdout.write(`${text}\n`),
-      stderr: (text: string) => void process.stderr.write(text),
-      tty: process.stderr.isTTY,
-      cwd: process.cwd(),
-      now: () => performance.now(),
-    });
-  });
-
-program.command('deploy').description('build and upload the images and site of rivet.toml, create a version and publish it')
-  .option('-n, --namespace <ns>', 'namespace to publish to (also picks the overlay rivet.<ns>.toml)', 'prod')
-  .option('-c, --config <file>', 'config file (default: rivet.toml/.yaml/.json or tavern.toml in this folder)')
-  .option('-o, --override <key=json...>', 'override a config value, e.g. -o matchmaker.max_players=16', [])
-  .option('--name <version>', 'version name (default: the UTC time)')
-  .option('--concurrency <n>', 'uploads at once (1 to 64)', (v) => {
-    if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 64) throw new InvalidArgumentError('expected a whole number from 1 to 64');
-    return Number(v);
-  }, 8)
-  .action(async (options: { namespace: string; config?: string; override: string[]; name?: string; concurrency: number }, cmd: Command) => {
-    const { api, globals } = await apiFor(cmd, io);
-    const result = await deploy(api, {
-      namespace: options.namespace, overrides: options.override, concurrency: options.concurrency,
-      ...(options.config === undefined ? {} : { configPath: options.config }),
-      ...(options.name === undefined ? {} : { name: options.name }),
-      ...(globals.game === undefined ? {} : { game: globals.game }),
-    }, {
-      cwd: io.cwd, docker: () => new Docker(), progress: createProgress(process.stderr, () => performance.now()),
-      log: io.err, commandOutput: process.stderr, now: () => new Date(),
-    });
-    io.out(`version ${result.versionId} is live in ${options.namespace}`);
-    for (const b of result.buildIds) io.out(`build ${b}`);
-    if (result.siteId !== undefined) io.out(`site ${result.siteId}`);
-    if (result.cdnUrl !== undefined) io.out(`cdn ${result.cdnUrl}`);
-  });
-
-registerCloudCommands(program, io);
-registerAdmin(program, io);
-registerDemand(program, io);
-
 try {
-  await program.parseAsync(process.argv);
+  await createProgram(io).parseAsync(process.argv);
 } catch (e) {
   if (e instanceof CommanderError) {
     process.exitCode = e.code === 'commander.helpDisplayed' || e.code === 'commander.version' ? 0 : 2;

@@ -36,6 +36,23 @@ export const SIM_USAGE = `usage: tavern sim <scenario.json | ${BUILTIN_NAMES.joi
   --trace FILE        write the run's full event trace to FILE as JSONL (streamed; not with --sweep)
 tavern sim calibrate -n NS [--since 24h] -o scenario.json   fit a scenario to what a server observed`;
 
+/**
+ * The options `tavern sim` takes (node's `parseArgs`), besides one scenario.
+ *
+ * @example
+ * parseArgs({ args: ['steady', '--json'], allowPositionals: true, options: SIM_OPTIONS }).values.json; // true
+ */
+export const SIM_OPTIONS = {
+  seed: { type: 'string' },
+  set: { type: 'string', multiple: true },
+  sweep: { type: 'string' },
+  recorded: { type: 'string' },
+  out: { type: 'string' },
+  json: { type: 'boolean' },
+  trace: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 class UsageError extends Error {}
 
 const problemLines = (what: string, problems: readonly Problem[]): string =>
@@ -164,20 +181,7 @@ export async function simCommand(args: readonly string[], io: CliIo): Promise<nu
   try {
     let parsed;
     try {
-      parsed = parseArgs({
-        args: [...args],
-        allowPositionals: true,
-        options: {
-          seed: { type: 'string' },
-          set: { type: 'string', multiple: true },
-          sweep: { type: 'string' },
-          recorded: { type: 'string' },
-          out: { type: 'string' },
-          json: { type: 'boolean' },
-          trace: { type: 'string' },
-          help: { type: 'boolean', short: 'h' },
-        },
-      });
+      parsed = parseArgs({ args: [...args], allowPositionals: true, options: SIM_OPTIONS });
     } catch (e) {
       throw new UsageError((e as Error).message);
     }

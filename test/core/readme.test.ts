@@ -2,9 +2,11 @@ import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'n
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ERRORS } from '../../src/core/errors.js';
+import * as core from '../../src/core/index.js';
 
 const root = resolve(import.meta.dirname, '../..');
-const readme = readFileSync(join(root, 'README.md'), 'utf8');
+const errorsDoc = readFileSync(join(root, 'docs/errors.md'), 'utf8');
+const coreDoc = readFileSync(join(root, 'docs/core.md'), 'utf8');
 
 const sources = (dir: string): string[] =>
   readdirSync(dir).flatMap((name) => {
@@ -12,10 +14,9 @@ const sources = (dir: string): string[] =>
     return statSync(path).isDirectory() ? sources(path) : path.endsWith('.ts') ? [path] : [];
   });
 
-describe('README', () => {
+describe('docs/errors.md and docs/core.md', () => {
   it('lists exactly the catalog, with the same status and message', () => {
-    const section = readme.slice(readme.indexOf('## Error codes'));
-    const rows = [...section.matchAll(/^\| `([A-Z_]+)` \| (\d+) \| (.*) \|$/gm)].map((m) => [m[1], Number(m[2]), m[3]]);
+    const rows = [...errorsDoc.matchAll(/^\| `([A-Z_]+)` \| (\d+) \| (.*) \|$/gm)].map((m) => [m[1], Number(m[2]), m[3]]);
     expect(rows).toEqual(Object.entries(ERRORS).map(([code, e]) => [code, e.status, e.message]));
   });
 
@@ -29,9 +30,25 @@ describe('README', () => {
     for (const name of Object.keys(ERRORS)) expect(code.includes(`'${name}'`) || body.includes(`'${name}'`), name).toBe(true);
   });
 
-  it('runs its core example', async () => {
-    const start = readme.indexOf('```ts', readme.indexOf('## The core'));
-    const source = readme.slice(start + 5, readme.indexOf('```', start + 5));
+  it('the error table is the only table of codes: every row of the file is a catalog row', () => {
+    const tableRows = errorsDoc.split('\n').filter((line) => line.startsWith('| `'));
+    expect(tableRows).toHaveLength(Object.keys(ERRORS).length);
+  });
+
+  it('every function the core page names in its tables is exported by the core', () => {
+    const section = coreDoc.slice(coreDoc.indexOf('## What it models'), coreDoc.indexOf('## Design'));
+    // The second column of each row: `| area | functions | notes |`.
+    const rows = section.split('\n').filter((line) => line.startsWith('| ') && !line.startsWith('| area') && !line.startsWith('| ---'));
+    const functions = rows.flatMap((line) => [...(line.split(' | ')[1] ?? '').matchAll(/`([^`]+)`/g)].map((m) => m[1] ?? ''));
+    expect(functions.length).toBeGreaterThan(30);
+    const exported = new Set(Object.keys(core));
+    expect(functions.filter((n) => !exported.has(n))).toEqual([]);
+  });
+
+  it('runs the core example', async () => {
+    const blocks = [...coreDoc.matchAll(/```ts\n([\s\S]*?)```/g)];
+    expect(blocks, 'docs/core.md has one TypeScript example').toHaveLength(1);
+    const source = blocks[0]?.[1] ?? '';
     const dir = join(root, 'test/.generated');
     mkdirSync(dir, { recursive: true });
     const file = join(dir, 'readme-example.ts');

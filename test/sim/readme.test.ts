@@ -4,16 +4,16 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { simCommand } from '../../src/sim/cli.js';
 
-const README = new URL('../../README.md', import.meta.url);
+const DOC = new URL('../../docs/simulator.md', import.meta.url);
 
-/** Shell words of a README command line: spaces split, single quotes group. */
+/** Shell words of a documented command line: spaces split, single quotes group. */
 const words = (line: string): string[] => [...line.matchAll(/'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? '');
 
-describe('README simulator example', () => {
-  it('prints the table and draws the chart the README shows', async () => {
-    const text = await readFile(README, 'utf8');
+describe('docs/simulator.md: the sweep example', () => {
+  it('prints the table and draws the chart the page shows', async () => {
+    const text = await readFile(DOC, 'utf8');
     const example = /```sh\n(npx tavern sim cold-start --sweep [^\n]+)\n```\n\n```text\n([\s\S]*?)\n```/.exec(text);
-    if (example === null) throw new Error('the README lost its sweep example');
+    if (example === null) throw new Error('docs/simulator.md lost its sweep example');
     const [, command = '', table = ''] = example;
     const args = words(command).slice(3); // after `npx tavern sim`
     const outAt = args.indexOf('--out');

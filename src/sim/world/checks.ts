@@ -10,15 +10,20 @@ import { currentVersion, type World } from '../../core/world.js';
 /**
  * Pools (region × game mode of the current version) whose idle lobbies find could use are above
  * `idle_lobbies.max`, or (with `checkMin`: the reconciliation's creations all went through) below
- * `min` although the namespace's `lobby_count_max` and the region's runtime (`full`) leave room.
+ * `min` although the namespace's `lobby_count_max` and the region's runtime (`full`) leave room
+ * and the game mode is not under start back-off (`backedOff`: the matchmaker creates none then).
  *
  * @example
- * idleViolations(world, 'sim', { checkMin: true, full: () => false }) // [] after a reconciliation
+ * idleViolations(world, 'sim', { checkMin: true, full: () => false, backedOff: () => false }) // [] after a reconciliation
  */
 export const idleViolations = (
   world: World,
   namespaceId: string,
-  options: { readonly checkMin: boolean; readonly full: (region: string) => boolean },
+  options: {
+    readonly checkMin: boolean;
+    readonly full: (region: string) => boolean;
+    readonly backedOff: (versionId: string, gameMode: string) => boolean;
+  },
 ): string[] => {
   const ns = world.namespaces.get(namespaceId);
   const version = ns === undefined ? undefined : currentVersion(ns);
@@ -38,7 +43,8 @@ export const idleViolations = (
       const n = counts.get(key) ?? 0;
       const { min, max } = region.idleLobbies;
       if (n > max) out.push(`${key}: ${n} idle lobbies, above idle_lobbies.max ${max}`);
-      if (options.checkMin && n < min && room && !options.full(region.name)) out.push(`${key}: ${n} idle lobbies, below idle_lobbies.min ${min} with capacity left`);
+      const short = options.checkMin && n < min && room && !options.full(region.name) && !options.backedOff(version.id, mode.name);
+      if (short) out.push(`${key}: ${n} idle lobbies, below idle_lobbies.min ${min} with capacity left`);
     }
   }
   return out;

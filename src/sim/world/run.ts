@@ -354,7 +354,12 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
 
   // Background work on the virtual clock, and the samples.
   const checkIdle = (checkMin: boolean): void => {
-    const found = idleViolations(store.world, SIM_NAMESPACE, { checkMin, full: (region) => runtime.full(region) });
+    const backoffs = mm.backoffs(SIM_NAMESPACE);
+    const found = idleViolations(store.world, SIM_NAMESPACE, {
+      checkMin,
+      full: (region) => runtime.full(region),
+      backedOff: (versionId, gameMode) => backoffs.some((b) => b.versionId === versionId && b.gameMode === gameMode),
+    });
     for (const v of found) if (violations.length < 100) violations.push(`t=${sim.now()}: ${v}`);
   };
   const maintain = (): void => {

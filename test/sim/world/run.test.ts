@@ -192,6 +192,16 @@ describe('runScenario', () => {
     expect(r.metrics.rejected).toBeGreaterThan(0);
   });
 
+  it('holds no game mode under start back-off to idle_lobbies.min: its creations wait on purpose', async () => {
+    // Lobbies that crash before ready put the mode under back-off; the idle pool is short meanwhile.
+    const spike = await runScenario(short('launch-spike', 50));
+    const tight = await runScenario(scenario('cold-start', ['version.matchmaker.max_players=12', 'infrastructure.regions[0].lobby_count_max=40']));
+    for (const r of [spike, tight]) {
+      expect(r.metrics.rejections['MATCHMAKER_LOBBY_START_BACKOFF']).toBeGreaterThan(0);
+      expect(r.violations).toEqual([]);
+    }
+  });
+
   it('reports progress monotonically up to 1', async () => {
     const seen: number[] = [];
     await runScenario(builtinScenario('steady'), { onProgress: (f) => seen.push(f) });
