@@ -36,6 +36,8 @@ const engineAdvice = (message: string): string | undefined => {
   const socket = /connect (ENOENT|ECONNREFUSED|EACCES) (\S*docker\.sock)/.exec(message);
   if (socket?.[1] === 'EACCES') return `this user may not use the Docker Engine (${socket[2] ?? 'its socket'}): add it to the docker group (\`sudo usermod -aG docker $USER\`, then log in again), or set DOCKER_HOST`;
   if (socket !== null) return `no Docker Engine answers at ${socket[2] ?? 'its socket'} (deploy builds images with it): start it (\`sudo systemctl start docker\`), or set DOCKER_HOST to one that runs`;
+  const registry = /Get "https:\/\/([^/"]+)\/v2\/[^"]*": (?:dial tcp: lookup \S+|net\/http: request canceled|dial tcp \S+: (?:i\/o timeout|connect: connection refused|connect: network is unreachable))/.exec(message);
+  if (registry !== null) return `the Docker Engine cannot reach ${registry[1] ?? 'the registry'} to pull an image the Dockerfile needs (its FROM): check this machine's network, or load that image into the engine first (docker pull or docker load)`;
   const dockerfile = /Cannot locate specified Dockerfile: ?(\S+)/.exec(message);
   if (dockerfile !== null) return `there is no ${dockerfile[1] ?? 'Dockerfile'} in the project folder: set docker.dockerfile in rivet.toml to its path, relative to the folder rivet.toml is in`;
   return undefined;

@@ -59,6 +59,8 @@ describe('failures with a known cause say what to do', () => {
     expect(deployStep('connect ENOENT /var/run/docker.sock')).toContain('no Docker Engine answers at /var/run/docker.sock');
     expect(deployStep('connect EACCES /var/run/docker.sock')).toContain('add it to the docker group');
     expect(deployStep('(HTTP code 500) server error - Cannot locate specified Dockerfile: game.Dockerfile')).toContain('there is no game.Dockerfile in the project folder: set docker.dockerfile');
+    expect(deployStep('docker build of Dockerfile failed: Get "https://registry-1.docker.io/v2/": dial tcp: lookup registry-1.docker.io on 10.0.0.53:53: no such host')).toContain('the Docker Engine cannot reach registry-1.docker.io to pull an image the Dockerfile needs (its FROM)');
+    expect(deployStep('Get "https://registry.example/v2/": dial tcp 1.2.3.4:443: i/o timeout')).toContain('cannot reach registry.example');
     expect(deployStep('something else')).toBe('tavern: building the image of docker failed: something else\nnothing was uploaded');
   });
 });
