@@ -5,7 +5,7 @@
  * members that its parser never asked for are refused as `unknown-key` (or `forbidden-key`).
  */
 import type { Problem } from './types.js';
-import { isForbiddenKey, kebab, named, problem, type Path } from './path.js';
+import { explained, isForbiddenKey, kebab, named, problem, type Path } from './path.js';
 import { forbiddenKey, unknownKey } from './stray-keys.js';
 import { isHumanText } from './validate-text.js';
 
@@ -18,14 +18,19 @@ type JsonObject = Readonly<Record<string, unknown>>;
 const isObject = (value: unknown): value is JsonObject =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-function invalidType(path: Path, out: Problem[]): undefined {
-  out.push(problem(path, 'invalid-type'));
+/** What a JSON value is, in words (for "expected …, got …"). */
+const kindOf = (value: unknown): string =>
+  value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value === 'object' ? 'a table' : typeof value === 'string' ? 'a string' : typeof value === 'number' ? 'a number' : typeof value === 'boolean' ? `${String(value)}` : typeof value;
+
+/** `invalid-type` at `path`, saying what was expected and what came. */
+function invalidType(path: Path, out: Problem[], expected: string, value: unknown): undefined {
+  out.push(explained(path, `expected ${expected}, got ${kindOf(value)}`, 'invalid-type'));
   return undefined;
 }
 
 /** A string. @example str('a', ['x'], []); // 'a' */
 export const str: Parser<string> = (value, path, out) =>
-  typeof value === 'string' ? value : invalidType(path, out);
+  typeof value === 'string' ? value : invalidType(path, out, 'a string', value);
 
 /**
  * A string meant for people: anything {@link isHumanText} refuses (control characters, bidi
@@ -35,7 +40,7 @@ export const str: Parser<string> = (value, path, out) =>
  * humanText('a\u202eb', ['x'], out); // undefined, out: [['x', 'invalid']]
  */
 export const humanText: Parser<string> = (value, path, out) => {
-  if (typeof value !== 'string') return invalidType(path, out);
+  if (typeof value !== 'string') return invalidType(path, out, 'a string', value);
   if (isHumanText(value)) return value;
   out.push(problem(path, 'invalid'));
   return undefined;
@@ -43,7 +48,7 @@ export const humanText: Parser<string> = (value, path, out) => {
 
 /** A boolean. @example bool(true, ['x'], []); // true */
 export const bool: Parser<boolean> = (value, path, out) =>
-  typeof value === 'boolean' ? value : invalidType(path, out);
+  typeof value === 'boolean' ? value : invalidType(path, out, 'true or false', value);
 
 /**
  * A non-negative integer no larger than `max` (problems `not-an-integer`, `negative`, `too-large`).
@@ -53,10 +58,10 @@ export const bool: Parser<boolean> = (value, path, out) =>
  */
 export function int(max: number): Parser<number> {
   return (value, path, out) => {
-    if (typeof value !== 'number') return invalidType(path, out);
+    if (typeof value !== 'number') return invalidType(path, out, 'a whole number', value);
     const name = !Number.isInteger(value) ? 'not-an-integer' : value < 0 ? 'negative' : value > max ? 'too-large' : undefined;
     if (name === undefined) return value + 0; // normalizes -0
-    out.push(problem(path, name));
+    out.push(explained(path, `expected a whole number from 0 to ${max}, got ${value}`, name));
     return undefined;
   };
 }
@@ -75,9 +80,9 @@ export const safeInt: Parser<number> = int(Number.MAX_SAFE_INTEGER);
  */
 export function oneOf<T extends string>(table: Readonly<Record<string, T>>): Parser<T> {
   return (value, path, out) => {
-    if (typeof value !== 'string') return invalidType(path, out);
+    if (typeof value !== 'string') return invalidType(path, out, `one of ${Object.keys(table).join(', ')}`, value);
     if (Object.hasOwn(table, value)) return table[value];
-    out.push(problem(path, 'invalid'));
+    out.push(explained(path, `expected one of ${Object.keys(table).join(', ')}, got ${JSON.stringify(value.slice(0, 64))}`, 'invalid'));
     return undefined;
   };
 }
@@ -90,7 +95,7 @@ export function oneOf<T extends string>(table: Readonly<Record<string, T>>): Par
  */
 export function arrayOf<T>(item: Parser<T>): Parser<readonly T[]> {
   return (value, path, out) => {
-    if (!Array.isArray(value)) return invalidType(path, out);
+    if (!Array.isArray(value)) return invalidType(path, out, 'a list', value);
     const items: T[] = [];
     for (let i = 0; i < value.length; i += 1) {
       const parsed = item(value[i], [...path, String(i)], out);
@@ -109,7 +114,7 @@ export function arrayOf<T>(item: Parser<T>): Parser<readonly T[]> {
  */
 export function mapOf<T>(item: Parser<T>): Parser<Readonly<Record<string, T>>> {
   return (value, path, out) => {
-    if (!isObject(value)) return invalidType(path, out);
+    if (!isObject(value)) return invalidType(path, out, 'a table (an object)', value);
     const map = Object.create(null) as Record<string, T>;
     for (const key of Object.keys(value)) {
       const at = [...path, named(key)];
@@ -179,7 +184,7 @@ export interface StrayKeys {
  */
 export function object<T>(build: (fields: Fields) => T | undefined, stray: StrayKeys = {}): Parser<T> {
   return (value, path, out) => {
-    if (!isObject(value)) return invalidType(path, out);
+    if (!isObject(value)) return invalidType(path, out, 'a table (an object)', value);
     const known = new Set<string>();
     const built = build(fieldsOf(value, path, out, known));
     if (stray.unknown === 'ignore') return built;
@@ -209,7 +214,7 @@ export const emptyObject: Parser<Readonly<Record<string, never>>> = object(() =>
  */
 export function keyedList<T>(keyField: string, item: Parser<{ readonly key: string; readonly value: T }>): Parser<Readonly<Record<string, T>>> {
   return (value, path, out) => {
-    if (!Array.isArray(value)) return invalidType(path, out);
+    if (!Array.isArray(value)) return invalidType(path, out, 'a list', value);
     const map = Object.create(null) as Record<string, T>;
     for (let i = 0; i < value.length; i += 1) {
       const entry = item(value[i], [...path, String(i)], out);

@@ -105,6 +105,19 @@ describe('parseVersionConfig', () => {
     ]);
   });
 
+  it('says in words what a wrongly typed or out-of-range value should be', () => {
+    const parsed = parseVersionConfig({ matchmaker: { max_players: '8', docker: { args: 'node', ports: { d: { port: -1, protocol: 'htp' } } }, game_modes: [] } });
+    if (parsed.ok) throw new Error('parsed');
+    const said = Object.fromEntries(parsed.error.map((p) => [p.path.join('.'), p.message]));
+    expect(said).toEqual({
+      'config.matchmaker.max-players.invalid-type': 'expected a whole number, got a string',
+      'config.matchmaker.docker.args.invalid-type': 'expected a list, got a string',
+      'config.matchmaker.docker.ports.*d*.port.negative': 'expected a whole number from 0 to 4294967295, got -1',
+      'config.matchmaker.docker.ports.*d*.protocol.invalid': 'expected one of http, https, tcp, tcp_tls, udp, got "htp"',
+      'config.matchmaker.game-modes.invalid-type': 'expected a table (an object), got a list',
+    });
+  });
+
   it('maps every proxy spelling and refuses unknown enumeration values', () => {
     const ports = (proxy: string): unknown => ({ matchmaker: { container: { ports: { p: { proxy } } } } });
     for (const spelling of ['game_guard', 'game-proxy', 'game_proxy']) {
