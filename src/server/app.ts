@@ -271,7 +271,7 @@ export function createApp(deps: AppDeps): App {
     const path = canonicalPath(request.path, () => request.header('host') ?? request.url.host);
     // The dashboard's own requests (same origin) are not cross-origin.
     const origin = request.header('origin');
-    const cors = corsFor(path, origin === request.url.origin ? null : origin, services.settings.hubOrigins);
+    const cors = corsFor(path, origin !== null && origin === request.url.origin ? null : origin, services.settings.hubOrigins);
     let answer: Outgoing;
     try {
       answer = cors.kind === 'deny' ? errorResponse(cors.error) : await dispatch(request, path, rayId);
