@@ -62,7 +62,8 @@ export async function admit(ctx: Ctx, ns: NamespaceRecord, asked: Asked, run: (m
         fail('MATCHMAKER_LOBBY_NOT_STARTED', { seconds: Math.round(settings.seatWaitMs / 1000) });
       }
     }
-    const token = await tokens.issue({ kind: 'player', namespaceId: ns.id, lobbyId: lobby.id, playerId }, ns.nameId);
+    const grant = { kind: 'player', namespaceId: ns.id, lobbyId: lobby.id, playerId } as const;
+    const token = tokens.playerToken(grant) ?? (await tokens.issue(grant, ns.nameId));
     return joinResponse(lobby, regions, settings, token);
   } catch (e) {
     code = e instanceof HttpError ? e.error.code : 'ERROR';
