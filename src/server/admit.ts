@@ -43,7 +43,7 @@ export async function admit(ctx: Ctx, ns: NamespaceRecord, asked: Asked, run: (m
   const at = recorder === undefined ? 0 : clock.now();
   let outcome: MatchOutcome | undefined;
   let code = 'ok';
-  await ensureNamespace(ctx.services, ns);
+  if (!matchmaker.knowsNamespace(ns.id)) await ensureNamespace(ctx.services, ns);
   const watch = new SeatWatch(matchmaker.hub);
   try {
     outcome = await run(matchmaker);
