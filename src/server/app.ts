@@ -206,10 +206,13 @@ export function createApp(deps: AppDeps): App {
   setMaxListeners(0, closing.signal);
   // Start-up work, retried on the next request if it failed (a database that was briefly away).
   let starting: Promise<void> | undefined;
+  /** Set once start-up work is done: a request then goes on without waiting a turn for it. */
+  let started = false;
   const ready = (): Promise<void> => {
     starting ??= (async () => {
       await services.tokens.adminToken();
       await syncNamespaces(services);
+      started = true;
     })().catch((error: unknown) => {
       starting = undefined;
       throw error;
@@ -241,7 +244,7 @@ export function createApp(deps: AppDeps): App {
       const refused = await gated;
       if (refused !== undefined) return refused;
     }
-    await ready();
+    if (!started) await ready();
     const ctx = new RequestCtx(services, request, match.params, rayId, closing.signal);
     try {
       const result = await match.handler(ctx);
