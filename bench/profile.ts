@@ -49,7 +49,7 @@ export const STAGES: readonly (readonly [stage: string, pattern: RegExp])[] = [
   ['node:http parse + write (no Tavern frame)', /^node:(_http|http|net|stream|internal\/(streams|http|net|stream_base_commons|timers|async_hooks|process\/task_queues|event_target|url))|^node:events$|^\(program\)$|^native /],
   ['bridge src/server/http.ts', /^src\/server\/(http|incoming)\.ts$/],
   ['app, routing, CORS, errors', /^src\/server\/(app|router|cors|errors|context)\.ts$/],
-  ['auth + token verification', /^src\/server\/(auth|tokens)\.ts$|^src\/core\/.*jwt/],
+  ['auth + tokens (verify the caller, sign the player)', /^src\/server\/(auth|tokens|jwt)\.ts$/],
   ['body parse + validation', /^src\/server\/(body|validate|client)\.ts$|^src\/server\/routes\//],
   ['rate limiting', /^src\/server\/rate-limit\.ts$/],
   ['admission (admit, seat wait, answer)', /^src\/server\/(admit|seat-wait|join-response|render)\.ts$/],
