@@ -54,7 +54,7 @@ export const STAGES: readonly (readonly [stage: string, pattern: RegExp])[] = [
   ['rate limiting', /^src\/server\/rate-limit\.ts$/],
   ['admission (admit, seat wait, answer)', /^src\/server\/(admit|seat-wait|join-response|render)\.ts$/],
   ['matchmaker service', /^src\/services\/(matchmaker|perform|hub|publish|namespaces)\.ts$/],
-  ['core decision (immer)', /^src\/core\//],
+  ['core decision', /^src\/core\//],
   ['persistence (SQLite, group commit)', /^src\/adapters\/(sqlite|group-commit|memory)/],
   ['demand recording', /^src\/services\/demand|^src\/adapters\/demand/],
   ['ids, clock', /^src\/adapters\/(system-random|clock)/],
