@@ -54,6 +54,11 @@ export interface LoadResult {
   readonly errorSample?: string;
   /** Server CPU time per completed request in the window (µs), when `serverCpu` could be read. */
   readonly cpu_us_per_request?: number;
+  /**
+   * The measured window on the monotonic clock (µs, `process.hrtime`), which V8's CPU profiles of
+   * the server use too: `bench/profile.ts` keeps only the samples inside it.
+   */
+  readonly window_us: readonly [start: number, end: number];
 }
 
 interface Answer {
@@ -226,6 +231,7 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
   const start = performance.now();
   const windowStart = start + opts.warmupMs;
   const windowEnd = windowStart + opts.durationMs;
+  const monotonicUs = Number(process.hrtime.bigint() / 1000n) - performance.now() * 1000;
 
   // Server CPU time at both ends of the window (the end is awaited: a timer may fire after the last answer).
   let cpuStart: number | undefined;
@@ -297,5 +303,6 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
     errorKinds,
     ...(errorSample === undefined ? {} : { errorSample }),
     ...(cpuStart === undefined || cpuEnd === undefined || sorted.length === 0 ? {} : { cpu_us_per_request: ((cpuEnd - cpuStart) * 1e6) / sorted.length }),
+    window_us: [Math.round(monotonicUs + windowStart * 1000), Math.round(monotonicUs + windowEnd * 1000)],
   };
 }

@@ -1,15 +1,27 @@
 /**
  * `npm run bench -- http [--json] [--clients 1,64] [--rounds 3] [--duration 5000] [--warmup 1000]
- * [--max-players 256] [--idle 2] [--servers tavern,colyseus] [--profile DIR] [--no-pin]`:
- * find+seat requests per second over HTTP against a running Tavern server on SQLite, and
- * Colyseus's HTTP seat reservation under the same load in the same run.
+ * [--max-players 256] [--idle 2] [--servers tavern,bare,colyseus] [--profile DIR] [--no-pin]
+ * [--side-by-side]`: find+seat requests per second over HTTP against a running Tavern server on
+ * SQLite, against the floor of any such request in Node (a bare node:http server) and against
+ * Colyseus's HTTP seat reservation, under the same load in the same run.
  *
- * - Tavern: `POST /matchmaker/lobbies/find` `{"game_modes":["default"]}` with a public namespace
+ * - `tavern`: `POST /matchmaker/lobbies/find` `{"game_modes":["default"]}` with a public namespace
  *   token, on the real server (`src/server/main.ts` compiled into the bench cache, plain `node`,
  *   child process) with a fresh SQLite data dir and the fake runtime (a new lobby is ready as soon
- *   as it starts), set up over HTTP like the CLI does (`http-tavern.ts`).
- * - Colyseus 0.18: `POST /matchmake/joinOrCreate/lobby` `{}` on a real Colyseus `Server` with its
- *   WebSocket transport (child process, `peers/colyseus/http.ts`, its package installed on first use).
+ *   as it starts), set up over HTTP like the CLI does (`http-tavern.ts`), configured as it ships:
+ *   demand recording on, rate limits on at their defaults (every find comes from another address,
+ *   so none is refused, but each is counted: the limiter's worst case for memory).
+ * - `tavern-no-limits`: the same with its rate limits off (`TAVERN_RATE_LIMITS=off`);
+ *   `tavern-no-demand`: with demand recording off (`TAVERN_DEMAND_RETENTION=off`). Either beside
+ *   `tavern` prints the rate with the feature on over off (`limits_ratio`, `demand_ratio`; the
+ *   issue's bound for recording: at least 0.97).
+ * - `bare`: a bare `node:http` server (`peers/bare-http.ts`, child process) that reads the request
+ *   and answers the bytes of a Tavern find answer (taken from one find before the rounds): what
+ *   the same exchange costs Node alone. The run prints Tavern's rate over bare's (`bare_share`),
+ *   their CPU per request (`bare_cpu_share`) and p99s (`bare_p99_ratio`).
+ * - `colyseus`: Colyseus 0.18, `POST /matchmake/joinOrCreate/lobby` `{}` on a real Colyseus
+ *   `Server` with its WebSocket transport (child process, `peers/colyseus/http.ts`, its package
+ *   installed on first use).
  *
  * Seats: one game mode / room type whose lobbies hold `--max-players` (default 256). Seats are
  * held for the whole run (Tavern: a reserved player expires after its 2-minute connect window;
@@ -27,53 +39,44 @@
  * (`taskset`), unless `--no-pin`. More than 1% failed requests (non-200 or transport errors) in a
  * run fails the bench.
  *
- * Rounds: the whole set of runs is repeated `--rounds` times (default 3), Tavern and Colyseus back
- * to back at each client count, so each round's ratio compares the two servers within seconds of
- * each other: on a shared machine the speed of both moves by up to 2× from minute to minute. The
- * table and `--json` give each figure's median over the rounds, and the ratio is the median of the
- * rounds' ratios (each round's is listed too).
+ * Rounds: the whole set of runs is repeated `--rounds` times (default 3), the servers back to back
+ * at each client count, so each round's ratio compares them within seconds of each other: on a
+ * shared machine the speed of both moves by up to 2× from minute to minute. The table and
+ * `--json` give each figure's median over the rounds, and each ratio is the median of the rounds'
+ * ratios (each round's is listed too). Targets at 64 clients (or the largest `--clients`), each
+ * printed as met or not and in `--json`'s `targets`: Tavern ≥ 3× Colyseus's rate and p99 ≤ 10 ms
+ * (issue 16; in a closed loop the mean latency is concurrency / rate, so p99 ≤ 10 ms at 64 clients
+ * also needs ≥ 6,400 finds/s); Tavern ≥ 50 % of bare's rate and p99 ≤ 2× bare's (issue 39).
  *
- * Target (issue): at 64 concurrent clients Tavern ≥ 3× Colyseus's rate and Tavern p99 ≤ 10 ms.
- * In a closed loop the mean latency is concurrency / rate (Little's law), so p99 ≤ 10 ms at 64
- * clients also needs ≥ 6,400 finds/s. `--json` prints one object with `tavern_rps`,
- * `colyseus_rps`, `tavern_p99_ms` (medians at 64 clients, or the largest `--clients`), `ratio`,
- * `ratios` (per round) and every run.
- * `--profile DIR` runs the Tavern servers with `--cpu-prof` and leaves the profiles in DIR.
+ * `--profile DIR` runs Tavern and bare with `--cpu-prof`, each run's profile in its own folder
+ * `DIR/<server>-c<clients>-r<round>` with a `run.json` (the measured window on the monotonic
+ * clock, the requests in it): `npm run bench -- profile DIR/<that folder>` says where the time of
+ * the window went, per request.
  *
- * Tavern runs with its rate limits off (`TAVERN_RATE_LIMITS=off`): the benchmark measures finds.
- * `--servers tavern,tavern-limits` adds Tavern with them on at their defaults, back to back in
- * each round: every find comes from another address, so none is refused but each is counted
- * (the limiter's worst case for memory); the run prints the rate with limits over without
- * (`limits_ratio` in `--json`).
- *
- * Tavern records demand (the default, `TAVERN_DEMAND_RETENTION` unset). `--servers
- * tavern,tavern-no-demand` adds Tavern with recording off (`TAVERN_DEMAND_RETENTION=off`), back to
- * back in each round; the run prints the rate with recording over without (`demand_ratio` in
- * `--json`; the issue's bound: at least 0.97).
- *
- * `--side-by-side` (two Tavern variants, e.g. `--servers tavern,tavern-no-demand --clients 64`):
- * instead of one after the other, each round runs both servers at once on the same CPU, each
- * with its own `--clients` connections from this process, measured in the same seconds: a busy or
- * drifting machine slows both alike, where back-to-back runs swing by ±30 % between rounds on
- * this 2-core machine and hide a difference of a few percent. The kernel shares the core between
- * threads, not processes: a variant whose V8 helper threads (compiler, collector) work more takes
- * more than half of the core, so the ratio of the rates understates its cost. The run also prints
- * the ratio of their CPU per request (all threads, from `/proc`), off over on: the rate each would
- * have on a core of its own (`demand_cpu_ratio`, `limits_cpu_ratio` in `--json`).
- * The pair starts in the given order in odd rounds and swapped in even ones (the one started
- * first is 1–1.5 % slower here); use an odd number of rounds ≥ 9.
+ * `--side-by-side` (two servers other than Colyseus, e.g. `--servers tavern,tavern-no-demand
+ * --clients 64`): instead of one after the other, each round runs both servers at once on the same
+ * CPU, each with its own `--clients` connections from this process, measured in the same seconds:
+ * a busy or drifting machine slows both alike, where back-to-back runs swing by ±30 % between
+ * rounds on this 2-core machine and hide a difference of a few percent. The kernel shares the core
+ * between threads, not processes: a server whose V8 helper threads (compiler, collector) work more
+ * takes more than half of the core, so the ratio of the rates understates its cost; the ratio of
+ * their CPU per request (all threads, from `/proc`) is the rate each would have on a core of its
+ * own. Latencies side by side say nothing of either server alone. The pair starts in the given
+ * order in odd rounds and swapped in even ones (the one started first is 1–1.5 % slower here);
+ * use an odd number of rounds ≥ 9.
  */
-import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { canPin, cpuSeconds, pinSelf, spawnServer, waitHealthy } from './http-child.js';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { canPin, cpuSeconds, pinSelf, spawnServer, waitHealthy, type ServerChild } from './http-child.js';
 import { runLoad, type LoadResult, type Shot } from './http-load.js';
+import { report, type Run, type Server } from './http-report.js';
 import { startTavern } from './http-tavern.js';
-import { table } from './measure.js';
+import { intArg, value } from './measure.js';
 import { colyseusHttpMain } from './colyseus.js';
 
-const TARGET_RATIO = 3;
-const TARGET_P99_MS = 10;
 const MAX_ERROR_SHARE = 0.01;
+const SERVERS: readonly Server[] = ['tavern', 'tavern-no-limits', 'tavern-no-demand', 'bare', 'colyseus'];
 
 interface Settings {
   readonly json: boolean;
@@ -85,44 +88,30 @@ interface Settings {
   readonly idleLobbies: number;
   readonly profileDir?: string;
   readonly pin: boolean;
-  readonly servers: readonly Run['server'][];
+  readonly servers: readonly Server[];
   readonly sideBySide: boolean;
 }
 
-const value = (args: readonly string[], name: string): string | undefined => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : undefined;
-};
-
-/** An integer option in [min, max], or `fallback` when absent. */
-const intArg = (raw: string | undefined, name: string, fallback: number, min = 1, max = Number.MAX_SAFE_INTEGER): number => {
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new RangeError(`${name} must be an integer in [${min}, ${max}], got ${raw}`);
-  return n;
-};
-
 const parseSettings = (args: readonly string[]): Settings => {
-  const servers = (value(args, '--servers') ?? 'tavern,colyseus').split(',').map((name) => {
-    if (name !== 'tavern' && name !== 'tavern-limits' && name !== 'tavern-no-demand' && name !== 'colyseus') {
-      throw new RangeError(`--servers lists tavern, tavern-limits, tavern-no-demand and/or colyseus, got ${name}`);
-    }
-    return name;
+  const servers = (value(args, '--servers') ?? 'tavern,bare,colyseus').split(',').map((name) => {
+    const server = SERVERS.find((s) => s === name);
+    if (server === undefined) throw new RangeError(`--servers lists ${SERVERS.join(', ')}, got ${name}`);
+    return server;
   });
   const sideBySide = args.includes('--side-by-side');
   if (sideBySide && (servers.length !== 2 || servers.includes('colyseus') || servers[0] === servers[1])) {
-    throw new RangeError(`--side-by-side compares two Tavern variants (e.g. --servers tavern,tavern-no-demand), got ${servers.join(',')}`);
+    throw new RangeError(`--side-by-side compares two servers other than colyseus (e.g. --servers tavern,tavern-no-demand), got ${servers.join(',')}`);
   }
-  const clients = (value(args, '--clients') ?? '1,64').split(',').map((c) => intArg(c, '--clients', 1, 1, 4096));
+  const clients = (value(args, '--clients') ?? '1,64').split(',').map((c) => intArg(['--clients', c], '--clients', 1, 1, 4096));
   const profile = value(args, '--profile');
   return {
     json: args.includes('--json'),
     clients,
-    rounds: intArg(value(args, '--rounds'), '--rounds', 3, 1, 20),
-    durationMs: intArg(value(args, '--duration'), '--duration', 5_000),
-    warmupMs: intArg(value(args, '--warmup'), '--warmup', 1_000, 0),
-    maxPlayers: intArg(value(args, '--max-players'), '--max-players', 256, 1, 256),
-    idleLobbies: intArg(value(args, '--idle'), '--idle', 2, 0, 16),
+    rounds: intArg(args, '--rounds', 3, 1, 20),
+    durationMs: intArg(args, '--duration', 5_000, 1, Number.MAX_SAFE_INTEGER),
+    warmupMs: intArg(args, '--warmup', 1_000, 0, Number.MAX_SAFE_INTEGER),
+    maxPlayers: intArg(args, '--max-players', 256, 1, 256),
+    idleLobbies: intArg(args, '--idle', 2, 0, 16),
     ...(profile === undefined ? {} : { profileDir: resolve(profile) }),
     pin: !args.includes('--no-pin'),
     servers,
@@ -152,102 +141,35 @@ const expectKeys = (what: string, paths: readonly (readonly string[])[]) => (bod
   }
 };
 
-interface Run extends LoadResult {
-  readonly server: 'tavern' | 'tavern-limits' | 'tavern-no-demand' | 'colyseus';
+const FIND = '{"game_modes":["default"]}';
+const checkSeat = expectKeys('find', [['lobby', 'lobby_id'], ['player', 'token']]);
+
+/** A server ready for load: what to send it, how to check its first answer, its process. */
+interface Target {
+  readonly server: Server;
+  readonly origin: string;
+  readonly pid: number;
+  readonly shot: (n: number) => Shot;
+  readonly check: (body: string) => void;
+  stop(): Promise<void>;
 }
 
-type TavernVariant = Exclude<Run['server'], 'colyseus'>;
+/** Where one run's CPU profile goes (`--profile`), or undefined. */
+type ProfileOf = (server: Server) => string | undefined;
 
-/** The median of some numbers (the mean of the middle two for an even count); NaN for none. */
-const median = (values: readonly number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  if (sorted.length === 0) return NaN;
-  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-};
-
-/** One server at one client count over the rounds: each figure's median (the max's max), errors summed. */
-type Summary = Pick<Run, 'server' | 'concurrency' | 'rps' | 'p50_ms' | 'p90_ms' | 'p99_ms' | 'max_ms' | 'errors' | 'cpu_us_per_request'> & {
-  readonly rounds: number;
-};
-
-const summarize = (runs: readonly Run[]): Summary => {
-  const [first] = runs;
-  if (first === undefined) throw new Error('no runs to summarize');
-  const cpu = runs.flatMap((r) => (r.cpu_us_per_request === undefined ? [] : [r.cpu_us_per_request]));
-  return {
-    server: first.server,
-    concurrency: first.concurrency,
-    rounds: runs.length,
-    rps: median(runs.map((r) => r.rps)),
-    p50_ms: median(runs.map((r) => r.p50_ms)),
-    p90_ms: median(runs.map((r) => r.p90_ms)),
-    p99_ms: median(runs.map((r) => r.p99_ms)),
-    max_ms: Math.max(...runs.map((r) => r.max_ms)),
-    errors: runs.reduce((n, r) => n + r.errors, 0),
-    ...(cpu.length === 0 ? {} : { cpu_us_per_request: median(cpu) }),
-  };
-};
-
-/**
- * Tavern, with its rate limits off (`tavern`) or on at their defaults (`tavern-limits`: every find
- * comes from another address, so none is refused, but each is counted), or with demand recording
- * off (`tavern-no-demand`).
- */
-const startVariant = (s: Settings, cpu: number | undefined, server: TavernVariant): ReturnType<typeof startTavern> =>
-  startTavern({
+const startTavernVariant = async (s: Settings, cpu: number | undefined, server: Server, profileDir: string | undefined): Promise<Target> => {
+  const tavern = await startTavern({
     maxPlayers: s.maxPlayers,
     idleLobbies: s.idleLobbies,
-    rateLimits: server === 'tavern-limits' ? 'on' : 'off',
+    rateLimits: server === 'tavern-no-limits' ? 'off' : 'on',
     ...(server === 'tavern-no-demand' ? { demandRetention: 'off' } : {}),
     ...(cpu === undefined ? {} : { cpu }),
-    ...(s.profileDir === undefined ? {} : { profileDir: s.profileDir }),
+    ...(profileDir === undefined ? {} : { profileDir }),
   });
-
-const loadTavern = async (s: Settings, concurrency: number, tavern: Awaited<ReturnType<typeof startTavern>>, server: TavernVariant): Promise<Run> => {
-  const result = await runLoad({
-    origin: tavern.origin,
-    concurrency,
-    warmupMs: s.warmupMs,
-    durationMs: s.durationMs,
-    shot: shots('/matchmaker/lobbies/find', tavern.publicToken, '{"game_modes":["default"]}'),
-    check: expectKeys('tavern find', [['lobby', 'lobby_id'], ['player', 'token']]),
-    serverCpu: () => cpuSeconds(tavern.child.pid),
-  });
-  return { server, ...result };
+  return { server, origin: tavern.origin, pid: tavern.child.pid, shot: shots('/matchmaker/lobbies/find', tavern.publicToken, FIND), check: checkSeat, stop: () => tavern.stop() };
 };
 
-const measureTavern = async (s: Settings, concurrency: number, cpu: number | undefined, server: TavernVariant): Promise<Run> => {
-  const tavern = await startVariant(s, cpu, server);
-  try {
-    return await loadTavern(s, concurrency, tavern, server);
-  } finally {
-    await tavern.stop();
-  }
-};
-
-/**
- * The pair in the order a round starts and loads them: swapped every other round. Which one starts
- * first is worth 1–1.5 % to the other on this machine (measured with the same variant in both
- * places), a bias that alternating cancels in the median of the rounds' ratios.
- */
-const pairInRound = (pair: readonly [TavernVariant, TavernVariant], round: number): readonly [TavernVariant, TavernVariant] =>
-  round % 2 === 0 ? [pair[1], pair[0]] : pair;
-
-/** Two Tavern variants on the same CPU at once, each under its own `concurrency` connections (`--side-by-side`). */
-const measurePair = async (s: Settings, concurrency: number, cpu: number | undefined, pair: readonly [TavernVariant, TavernVariant]): Promise<Run[]> => {
-  const started: Awaited<ReturnType<typeof startTavern>>[] = [];
-  try {
-    for (const server of pair) started.push(await startVariant(s, cpu, server));
-    return await Promise.all(pair.map((server, i) => loadTavern(s, concurrency, started[i] as Awaited<ReturnType<typeof startTavern>>, server)));
-  } finally {
-    await Promise.all(started.map((t) => t.stop()));
-  }
-};
-
-const COLYSEUS_ROOM = 'lobby';
-
-const colyseusPort = (line: string): number | undefined => {
+const portLine = (line: string): number | undefined => {
   try {
     const { port } = JSON.parse(line) as { port?: unknown };
     return typeof port === 'number' ? port : undefined;
@@ -256,139 +178,108 @@ const colyseusPort = (line: string): number | undefined => {
   }
 };
 
-const measureColyseus = async (s: Settings, concurrency: number, cpu: number | undefined): Promise<Run> => {
-  const child = await spawnServer({
-    name: 'colyseus',
-    args: [colyseusHttpMain(), '--room', COLYSEUS_ROOM, '--max-clients', String(s.maxPlayers)],
-    ...(cpu === undefined ? {} : { cpu }),
-    portOf: colyseusPort,
-  });
+const fromChild = (server: Server, child: ServerChild, shot: (n: number) => Shot, check: (body: string) => void): Target =>
+  ({ server, origin: child.origin, pid: child.pid, shot, check, stop: () => child.stop() });
+
+/** The body of one Tavern find answer (the bare server's canned answer): a server set up as the measured ones, one find. */
+const tavernAnswer = async (s: Settings): Promise<string> => {
+  const tavern = await startTavernVariant(s, undefined, 'tavern', undefined);
   try {
-    await waitHealthy(child.origin, '/__healthcheck');
-    const result = await runLoad({
-      origin: child.origin,
-      concurrency,
-      warmupMs: s.warmupMs,
-      durationMs: s.durationMs,
-      shot: shots(`/matchmake/joinOrCreate/${COLYSEUS_ROOM}`, undefined, '{}'),
-      check: expectKeys('colyseus joinOrCreate', [['roomId'], ['sessionId']]),
-      serverCpu: () => cpuSeconds(child.pid),
-    });
-    return { server: 'colyseus', ...result };
+    const shot = tavern.shot(0);
+    const res = await fetch(`${tavern.origin}${shot.path}`, { method: 'POST', headers: shot.headers, body: shot.body });
+    const body = await res.text();
+    if (res.status !== 200) throw new Error(`tavern: the find for bare's answer answered ${res.status}: ${body.slice(0, 300)}`);
+    checkSeat(body);
+    return body;
   } finally {
-    await child.stop();
+    await tavern.stop();
   }
 };
 
-const ms = (n: number): string => (Number.isFinite(n) ? n.toFixed(2) : '-');
-const rate = (n: number): string => n.toFixed(0);
+const BARE_MAIN = fileURLToPath(new URL('./peers/bare-http.js', import.meta.url));
+const COLYSEUS_ROOM = 'lobby';
+
+const start = async (s: Settings, cpu: number | undefined, server: Server, answer: string | undefined, profileOf: ProfileOf): Promise<Target> => {
+  const pinned = cpu === undefined ? {} : { cpu };
+  const profileDir = profileOf(server);
+  if (server === 'bare') {
+    if (answer === undefined) throw new Error('bare needs a Tavern answer');
+    const child = await spawnServer({ name: 'bare', args: [BARE_MAIN, answer], ...pinned, ...(profileDir === undefined ? {} : { profileDir }), portOf: portLine });
+    return fromChild(server, child, shots('/matchmaker/lobbies/find', undefined, FIND), checkSeat);
+  }
+  if (server === 'colyseus') {
+    const child = await spawnServer({ name: 'colyseus', args: [colyseusHttpMain(), '--room', COLYSEUS_ROOM, '--max-clients', String(s.maxPlayers)], ...pinned, portOf: portLine });
+    try {
+      await waitHealthy(child.origin, '/__healthcheck');
+    } catch (error) {
+      await child.stop();
+      throw error;
+    }
+    return fromChild(server, child, shots(`/matchmake/joinOrCreate/${COLYSEUS_ROOM}`, undefined, '{}'), expectKeys('colyseus joinOrCreate', [['roomId'], ['sessionId']]));
+  }
+  return startTavernVariant(s, cpu, server, profileDir);
+};
+
+const load = (s: Settings, concurrency: number, target: Target): Promise<LoadResult> =>
+  runLoad({
+    origin: target.origin, concurrency, warmupMs: s.warmupMs, durationMs: s.durationMs,
+    shot: target.shot, check: target.check, serverCpu: () => cpuSeconds(target.pid),
+  });
+
+/** The servers started together (one, or the pair side by side), loaded at once, stopped. */
+const measure = async (s: Settings, concurrency: number, cpu: number | undefined, servers: readonly Server[], answer: string | undefined, profileOf: ProfileOf): Promise<(LoadResult & { server: Server })[]> => {
+  const started: Target[] = [];
+  try {
+    for (const server of servers) started.push(await start(s, cpu, server, answer, profileOf));
+    return await Promise.all(started.map(async (t) => ({ server: t.server, ...(await load(s, concurrency, t)) })));
+  } finally {
+    await Promise.all(started.map((t) => t.stop()));
+  }
+};
+
+/**
+ * The pair in the order a round starts and loads them: swapped every other round. Which one starts
+ * first is worth 1–1.5 % to the other on this machine (measured with the same variant in both
+ * places), a bias that alternating cancels in the median of the rounds' ratios.
+ */
+const pairInRound = (pair: readonly Server[], round: number): readonly Server[] => (round % 2 === 0 ? [...pair].reverse() : pair);
 
 export const httpBench = async (args: readonly string[]): Promise<void> => {
   const s = parseSettings(args);
   const log = (line: string): void => {
     if (!s.json) process.stderr.write(`${line}\n`);
   };
-  if (s.profileDir !== undefined) mkdirSync(s.profileDir, { recursive: true });
   const pinned = s.pin && canPin() && pinSelf(0);
   const serverCpu = pinned ? 1 : undefined;
   log(pinned ? 'load generator on CPU 0, servers on CPU 1' : 'not pinned to CPUs');
+  const answer = s.servers.includes('bare') ? await tavernAnswer(s) : undefined;
+  if (answer !== undefined) log(`bare answers ${Buffer.byteLength(answer)} bytes (a Tavern find's answer)`);
 
-  const runs: (Run & { readonly round: number })[] = [];
+  const runs: Run[] = [];
   for (let round = 1; round <= s.rounds; round++) {
     for (const c of s.clients) {
-      const record = (run: Run): void => {
-        runs.push({ ...run, round });
-        log(`round ${round}/${s.rounds}, ${run.server} @ ${c}: ${rate(run.rps)} req/s, p99 ${ms(run.p99_ms)} ms, ${run.errors} errors`);
+      const profileOf: ProfileOf = (server) => {
+        if (s.profileDir === undefined || server === 'colyseus') return undefined;
+        const dir = join(s.profileDir, `${server}-c${c}-r${round}`);
+        mkdirSync(dir, { recursive: true });
+        return dir;
       };
-      if (s.sideBySide) (await measurePair(s, c, serverCpu, pairInRound(s.servers as [TavernVariant, TavernVariant], round))).forEach(record);
-      else for (const server of s.servers) record(server === 'colyseus' ? await measureColyseus(s, c, serverCpu) : await measureTavern(s, c, serverCpu, server));
+      const record = (run: LoadResult & { server: Server }): void => {
+        runs.push({ ...run, round });
+        log(`round ${round}/${s.rounds}, ${run.server} @ ${c}: ${run.rps.toFixed(0)} req/s, p99 ${run.p99_ms.toFixed(2)} ms, ${run.errors} errors`);
+        const dir = profileOf(run.server);
+        if (dir !== undefined) writeFileSync(join(dir, 'run.json'), `${JSON.stringify({ server: run.server, round, concurrency: c, requests: run.requests, window_us: run.window_us })}\n`);
+      };
+      if (s.sideBySide) (await measure(s, c, serverCpu, pairInRound(s.servers, round), answer, profileOf)).forEach(record);
+      else for (const server of s.servers) (await measure(s, c, serverCpu, [server], answer, profileOf)).forEach(record);
     }
   }
 
-  const runsOf = (server: Run['server'], c: number) => runs.filter((r) => r.server === server && r.concurrency === c);
-  const at = (server: Run['server'], c: number): Summary | undefined => {
-    const of = runsOf(server, c);
-    return of.length === 0 ? undefined : summarize(of);
-  };
-  /** Each round's `ratio` of `server`'s run to `base`'s at `c` clients, in the rounds where both ran and it is defined. */
-  const perRound = (c: number, server: Run['server'], base: Run['server'], ratio: (run: Run, other: Run) => number | undefined): number[] =>
-    runsOf(server, c).flatMap((t) => {
-      const other = runs.find((r) => r.server === base && r.concurrency === c && r.round === t.round);
-      const x = other === undefined ? undefined : ratio(t, other);
-      return x === undefined ? [] : [x];
-    });
-  /** Each round's rate of `server` over `base`'s at `c` clients (Tavern / Colyseus by default). */
-  const ratiosAt = (c: number, server: Run['server'] = 'tavern', base: Run['server'] = 'colyseus'): number[] =>
-    perRound(c, server, base, (t, other) => t.rps / other.rps);
-  /** Each round's CPU per request of `base` over `server`'s at `c` clients: the rate ratio on a core of its own each. */
-  const cpuRatiosAt = (c: number, server: Run['server'], base: Run['server']): number[] =>
-    perRound(c, server, base, (t, other) =>
-      other.cpu_us_per_request === undefined || t.cpu_us_per_request === undefined ? undefined : other.cpu_us_per_request / t.cpu_us_per_request);
-  const headline = s.clients.includes(64) ? 64 : Math.max(...s.clients);
-  /** With limits on over off, when both ran. */
-  const limitsRatios = ratiosAt(headline, 'tavern-limits', 'tavern');
-  const limitsCpuRatios = cpuRatiosAt(headline, 'tavern-limits', 'tavern');
-  /** With demand recording on over off, when both ran. */
-  const demandRatios = ratiosAt(headline, 'tavern', 'tavern-no-demand');
-  const demandCpuRatios = cpuRatiosAt(headline, 'tavern', 'tavern-no-demand');
-  const tavern = at('tavern', headline);
-  const colyseus = at('colyseus', headline);
-  const ratios = ratiosAt(headline);
-  const ratio = median(ratios);
-  const targets = {
-    ratio_ok: ratio >= TARGET_RATIO,
-    p99_ok: tavern !== undefined && tavern.p99_ms <= TARGET_P99_MS,
-  };
+  report(runs, {
+    json: s.json, clients: s.clients, servers: s.servers, rounds: s.rounds,
+    settings: { duration_ms: s.durationMs, warmup_ms: s.warmupMs, max_players: s.maxPlayers, idle_lobbies: s.idleLobbies, pinned, side_by_side: s.sideBySide },
+  });
   const failures = runs.filter((r) => r.requests === 0 || r.errors > MAX_ERROR_SHARE * r.requests);
-
-  if (s.json) {
-    process.stdout.write(`${JSON.stringify({
-      bench: 'http',
-      clients: headline,
-      tavern_rps: tavern?.rps ?? null,
-      colyseus_rps: colyseus?.rps ?? null,
-      tavern_p99_ms: tavern?.p99_ms ?? null,
-      tavern_p50_ms: tavern?.p50_ms ?? null,
-      colyseus_p50_ms: colyseus?.p50_ms ?? null,
-      colyseus_p99_ms: colyseus?.p99_ms ?? null,
-      ratio: Number.isFinite(ratio) ? ratio : null,
-      ratios,
-      ...(limitsRatios.length === 0 ? {} : { limits_ratio: median(limitsRatios), limits_ratios: limitsRatios }),
-      ...(limitsCpuRatios.length === 0 ? {} : { limits_cpu_ratio: median(limitsCpuRatios), limits_cpu_ratios: limitsCpuRatios }),
-      ...(demandRatios.length === 0 ? {} : { demand_ratio: median(demandRatios), demand_ratios: demandRatios }),
-      ...(demandCpuRatios.length === 0 ? {} : { demand_cpu_ratio: median(demandCpuRatios), demand_cpu_ratios: demandCpuRatios }),
-      rounds: s.rounds,
-      targets: { ratio: TARGET_RATIO, p99_ms: TARGET_P99_MS, ...targets },
-      settings: { duration_ms: s.durationMs, warmup_ms: s.warmupMs, max_players: s.maxPlayers, idle_lobbies: s.idleLobbies, pinned, side_by_side: s.sideBySide },
-      runs: runs.map(({ errorSample: _sample, ...r }) => r),
-    })}\n`);
-  } else {
-    const summaries = s.clients.flatMap((c) => s.servers.flatMap((server) => at(server, c) ?? []));
-    const rows = summaries.map((r) => [
-      r.server, String(r.concurrency), rate(r.rps), ms(r.p50_ms), ms(r.p90_ms), ms(r.p99_ms), ms(r.max_ms), String(r.errors),
-      r.cpu_us_per_request === undefined ? '-' : r.cpu_us_per_request.toFixed(0),
-    ]);
-    process.stdout.write(`medians over ${s.rounds} round${s.rounds === 1 ? '' : 's'}\n`);
-    process.stdout.write(`${table(['server', 'clients', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'errors', 'server cpu µs/req'], rows)}\n`);
-    for (const c of s.clients) {
-      const each = ratiosAt(c);
-      if (each.length > 0) {
-        process.stdout.write(`tavern / colyseus at ${c} client${c === 1 ? '' : 's'}: ${median(each).toFixed(2)}x (rounds: ${each.map((x) => `${x.toFixed(2)}x`).join(', ')})\n`);
-      }
-    }
-    const onOff = (what: string, rates: readonly number[], cpu: readonly number[]): void => {
-      if (rates.length === 0) return;
-      const listed = (xs: readonly number[]): string => xs.map((x) => `${x.toFixed(3)}x`).join(', ');
-      process.stdout.write(`tavern with ${what} on / off at ${headline} clients: ${median(rates).toFixed(3)}x (rounds: ${listed(rates)})\n`);
-      if (cpu.length > 0) process.stdout.write(`  CPU per request off / on (the rate on a core of its own): ${median(cpu).toFixed(3)}x (rounds: ${listed(cpu)})\n`);
-    };
-    onOff('rate limits', limitsRatios, limitsCpuRatios);
-    onOff('demand recording', demandRatios, demandCpuRatios);
-    process.stdout.write(
-      `target at ${headline} clients: >= ${TARGET_RATIO}x colyseus (${Number.isFinite(ratio) ? ratio.toFixed(2) : '-'}x: ${targets.ratio_ok ? 'met' : 'NOT met'}), ` +
-        `tavern p99 <= ${TARGET_P99_MS} ms (${ms(tavern?.p99_ms ?? NaN)} ms: ${targets.p99_ok ? 'met' : 'NOT met'})\n`,
-    );
-  }
   if (failures.length > 0) {
     for (const f of failures) {
       process.stderr.write(`${f.server} @ ${f.concurrency}: ${f.errors} of ${f.requests} requests failed ${JSON.stringify(f.errorKinds)}${f.errorSample === undefined ? '' : `, e.g. ${f.errorSample}`}\n`);

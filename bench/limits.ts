@@ -9,7 +9,7 @@
  * dumped: every instruction the server ran for them, on every thread (the HTTP edge, the limiter,
  * the core, SQLite's group commits and its checkpointer), divided by the finds. Rate limits off and
  * on at their defaults, alternating, `--rounds` times each; each find from its own address (as in
- * `npm run bench -- http --servers tavern,tavern-limits`: every find counted, none refused, the
+ * `npm run bench -- http --servers tavern,tavern-no-limits`: every find counted, none refused, the
  * limiter's worst case for memory). Ratio: the medians' on / off. Needs `valgrind` (Debian's).
  */
 import { execFileSync, spawnSync } from 'node:child_process';

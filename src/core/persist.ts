@@ -94,6 +94,21 @@ export const playerFields = (player: Player): PlayerFields => {
   return fields;
 };
 
+/**
+ * {@link playerFields} as JSON text, written out: the text `JSON.stringify(playerFields(player))`
+ * gives (same members, same order), without the object in between (a group commit writes one
+ * per seat). The compiler holds its fields to PlayerFields ({@link WRITTEN}).
+ *
+ * @example
+ * playerFieldsJson(player); // '{"source":"1.2.3.4","createdAt":0,"status":"reserved","connectDeadline":120000}'
+ */
+export const playerFieldsJson = (p: Player): string =>
+  `{"source":${JSON.stringify(p.source)},"createdAt":${JSON.stringify(p.createdAt)},"status":${JSON.stringify(p.status)},"connectDeadline":${JSON.stringify(p.connectDeadline)}}`;
+
+/** The fields {@link playerFieldsJson} writes: a field added to Player fails to compile here until it writes it too. */
+const WRITTEN: Readonly<Record<keyof PlayerFields, true>> = { source: true, createdAt: true, status: true, connectDeadline: true };
+void WRITTEN;
+
 /** The player of a row stored as {@link playerFields}. */
 export const playerOf = (lobbyId: string, id: string, fields: PlayerFields): Player => ({ id, lobbyId, ...fields });
 

@@ -47,7 +47,7 @@ export async function admit(ctx: Ctx, ns: NamespaceRecord, asked: Asked, run: (m
   const at = recorder === undefined ? 0 : clock.now();
   let outcome: MatchOutcome | undefined;
   let code = 'ok';
-  await ensureNamespace(ctx.services, ns);
+  if (!matchmaker.knowsNamespace(ns.id)) await ensureNamespace(ctx.services, ns);
   const watch = new SeatWatch(matchmaker.hub);
   try {
     outcome = await run(matchmaker);
@@ -69,7 +69,8 @@ export async function admit(ctx: Ctx, ns: NamespaceRecord, asked: Asked, run: (m
         fail('MATCHMAKER_LOBBY_NOT_STARTED', { lobby_id: seat.lobbyId, seconds: Math.round(settings.seatWaitMs / 1000) }, { lobby_id: seat.lobbyId });
       }
     }
-    const token = await tokens.issue({ kind: 'player', namespaceId: ns.id, lobbyId: lobby.id, playerId }, ns.nameId);
+    const grant = { kind: 'player', namespaceId: ns.id, lobbyId: lobby.id, playerId } as const;
+    const token = tokens.playerToken(grant) ?? (await tokens.issue(grant, ns.nameId));
     return joinResponse(lobby, regions, settings, token);
   } catch (e) {
     code = e instanceof HttpError ? e.error.code : 'ERROR';

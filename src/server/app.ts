@@ -191,10 +191,13 @@ export function createApp(deps: AppDeps): App {
   setMaxListeners(0, closing.signal);
   // Start-up work, retried on the next request if it failed (a database that was briefly away).
   let starting: Promise<void> | undefined;
+  /** Set once start-up work is done: a request then goes on without waiting a turn for it. */
+  let started = false;
   const ready = (): Promise<void> => {
     starting ??= (async () => {
       await services.tokens.adminToken();
       await syncNamespaces(services);
+      started = true;
     })().catch((error: unknown) => {
       starting = undefined;
       throw error;
@@ -226,7 +229,7 @@ export function createApp(deps: AppDeps): App {
       const refused = await gated;
       if (refused !== undefined) return refused;
     }
-    await ready();
+    if (!started) await ready();
     const ctx = new RequestCtx(services, request, match.params, rayId, closing.signal);
     try {
       const result = await match.handler(ctx);
@@ -256,7 +259,7 @@ export function createApp(deps: AppDeps): App {
     const path = canonicalPath(request.path, () => request.header('host') ?? request.url.host);
     // The dashboard's own requests (same origin) are not cross-origin.
     const origin = request.header('origin');
-    const cors = corsFor(path, origin === request.url.origin ? null : origin, services.settings.hubOrigins);
+    const cors = corsFor(path, origin !== null && origin === request.url.origin ? null : origin, services.settings.hubOrigins);
     let answer: Outgoing;
     try {
       answer = cors.kind === 'deny' ? errorResponse(cors.error) : await dispatch(routes, request, path, rayId);

@@ -25,6 +25,16 @@ const unmap = (ip: string): string => {
   return m !== null ? (m[1] as string) : ip.toLowerCase();
 };
 
+/** A dotted IPv4 address, each byte in decimal without leading zeros (what `isIP` accepts as 4). */
+const IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
+
+/** The first entry of a comma-separated header (`x-forwarded-for`: the client, then each proxy). */
+const firstEntry = (header: string | null): string | undefined => {
+  if (header === null) return undefined;
+  const comma = header.indexOf(',');
+  return comma < 0 ? header : header.slice(0, comma);
+};
+
 /**
  * A request's client address: proxy headers when trusted, else the socket address; or why there
  * is none (`API_MISSING_HEADER`, `API_INVALID_IP`).
@@ -34,8 +44,10 @@ const unmap = (ip: string): string => {
  */
 export function addressOf(request: Pick<Incoming, 'header' | 'remoteAddress'>, trustProxyHeaders: boolean): Result<string, MatchError> {
   let raw: string | undefined;
-  if (trustProxyHeaders) raw = request.header('cf-connecting-ip') ?? request.header('x-forwarded-for')?.split(',')[0] ?? undefined;
+  if (trustProxyHeaders) raw = request.header('cf-connecting-ip') ?? firstEntry(request.header('x-forwarded-for'));
   raw ??= request.remoteAddress;
+  // The common case, a bare IPv4 address, is the address as it is (what the steps below make of it).
+  if (raw !== undefined && IPV4.test(raw)) return ok(raw);
   if (raw === undefined || raw.trim() === '') return err(matchError('API_MISSING_HEADER', { header: 'x-forwarded-for' }));
   const ip = stripPort(raw);
   if (isIP(ip) === 0) return err(matchError('API_INVALID_IP', { ip: ip.slice(0, 64) }));

@@ -17,12 +17,15 @@ export type CorsDecision =
   | { readonly kind: 'allow'; readonly headers: Record<string, string> }
   | { readonly kind: 'deny'; readonly error: MatchError };
 
+/** A request without Origin: nothing to add (one shared value: most requests). */
+const NONE: CorsDecision = Object.freeze({ kind: 'none' });
+
 /**
  * @example
  * corsFor('/matchmaker/lobbies/find', 'https://game.example', undefined) // { kind: 'allow', headers: {...} }
  */
 export function corsFor(path: string, origin: string | null, hubOrigins: RegExp | undefined): CorsDecision {
-  if (origin === null) return { kind: 'none' };
+  if (origin === null) return NONE;
   const cloud = path === '/cloud' || path.startsWith('/cloud/');
   if (cloud && (hubOrigins === undefined || !hubOrigins.test(origin))) {
     return { kind: 'deny', error: matchError('API_CORS_ORIGIN_NOT_ALLOWED', { origin: origin.slice(0, 256) }) };

@@ -38,10 +38,27 @@ const pathAsSent = (target: string): string => {
   return end === -1 ? path : path.slice(0, end);
 };
 
+const EMPTY = new Uint8Array(0);
+
+/**
+ * The body of a request whose bytes all arrived (as a small body sent with its headers does: they
+ * wait in the stream's buffer, `content-length` of them, or the parser saw its end), taken at
+ * once: no listener, closure or turn of the event loop per request. Undefined when it must be
+ * awaited (more to come, chunked, too large, or read already).
+ */
+const bufferedBody = (req: IncomingMessage, max: number): BodyRead | undefined => {
+  if (req.readableFlowing === true || req.readableEncoding !== null || req.readableDidRead) return undefined;
+  const declared = req.headers['content-length'];
+  const length = req.complete ? req.readableLength : declared === undefined ? NaN : Number(declared);
+  if (req.readableLength !== length || length > max) return undefined;
+  return length === 0 ? EMPTY : ((req.read() as Buffer | null) ?? EMPTY);
+};
+
 const readBody = (req: IncomingMessage, max: number): Promise<BodyRead> =>
   new Promise((resolve) => {
-    if (req.complete && req.readableLength === 0 && req.readableEnded) {
-      resolve(new Uint8Array(0));
+    const buffered = bufferedBody(req, max);
+    if (buffered !== undefined) {
+      resolve(buffered);
       return;
     }
     const chunks: Buffer[] = [];

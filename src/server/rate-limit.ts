@@ -6,7 +6,6 @@
  * N instances let a client make N times the limit. The CDN counts its failed basic-auth attempts
  * against the `cdn-auth-failures` buckets of the same table (Tavern).
  */
-import { isIP } from 'node:net';
 import { matchError } from '../core/errors.js';
 import type { Clock } from '../io/index.js';
 import { addressOf } from './client.js';
@@ -137,7 +136,8 @@ export function parseRateLimits(value: string | undefined): RateLimitTable | und
  * rateClient('2001:db8:1:2:aaaa::1'); // '2001:db8:1:2::/64'
  */
 export const rateClient = (ip: string): string => {
-  if (isIP(ip) !== 6) return ip;
+  // An address already checked (`addressOf`, or the socket's): only IPv6 holds a colon.
+  if (!ip.includes(':')) return ip;
   const [head = '', tail] = ip.toLowerCase().split('::');
   const left = head === '' ? [] : head.split(':');
   const right = tail === undefined || tail === '' ? [] : tail.split(':');
@@ -145,16 +145,23 @@ export const rateClient = (ip: string): string => {
   return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
 };
 
-interface Counter {
-  /** When its window ends (ms). */
-  until: number;
-  hits: number;
+/**
+ * One client's counters under one name: per bucket the end of its window (ms) and its hits, flat
+ * (`[until0, hits0, until1, hits1, ...]`, numbers only, so V8 keeps them unboxed and a hit writes
+ * in place); the client's counters under other names follow in `next`.
+ */
+interface Counters {
+  readonly name: string;
+  readonly windows: number[];
+  next: Counters | undefined;
 }
 
 /**
  * Fixed-window counters per client, counter name and bucket, on an injected clock. Counters whose
- * window ended are swept once a minute; past `maxCounters` the oldest go first (their clients
- * start a fresh window), so memory stays bounded whatever addresses arrive.
+ * window ended are swept once a minute; past `maxCounters` counter sets (one per client and name)
+ * the oldest clients go first (they start a fresh window), so memory stays bounded whatever
+ * addresses arrive. They are kept by client address, as it comes: a hit builds no key string, and
+ * a client seen before allocates nothing.
  *
  * @example
  * const limiter = new RateLimiter(clock);
@@ -163,7 +170,9 @@ interface Counter {
 export class RateLimiter {
   readonly #clock: Clock;
   readonly #maxCounters: number;
-  readonly #counters = new Map<string, Counter>();
+  readonly #clients = new Map<string, Counters>();
+  /** Counter sets held, over every client. */
+  #sets = 0;
   #nextSweep = 0;
 
   constructor(clock: Clock, options: { readonly maxCounters?: number } = {}) {
@@ -171,9 +180,9 @@ export class RateLimiter {
     this.#maxCounters = options.maxCounters ?? 100_000;
   }
 
-  /** Counters held (for tests and metrics). */
+  /** Counter sets held (for tests and metrics). */
   get size(): number {
-    return this.#counters.size;
+    return this.#sets;
   }
 
   /**
@@ -182,10 +191,13 @@ export class RateLimiter {
    */
   full(name: string, buckets: readonly RateBucket[], client: string): number | undefined {
     const now = this.#clock.now();
+    let at = this.#clients.get(client);
+    while (at !== undefined && at.name !== name) at = at.next;
+    if (at === undefined) return undefined;
     let retryAt: number | undefined;
     for (let i = 0; i < buckets.length; i++) {
-      const counter = this.#counters.get(`${name}\n${i}\n${client}`);
-      if (counter !== undefined && now < counter.until && counter.hits >= (buckets[i] as RateBucket).hits) retryAt = Math.max(retryAt ?? 0, counter.until);
+      const until = at.windows[2 * i] ?? 0;
+      if (now < until && (at.windows[2 * i + 1] ?? 0) >= (buckets[i] as RateBucket).hits) retryAt = Math.max(retryAt ?? 0, until);
     }
     return retryAt;
   }
@@ -197,38 +209,69 @@ export class RateLimiter {
   hit(name: string, buckets: readonly RateBucket[], client: string): number | undefined {
     const now = this.#clock.now();
     if (now >= this.#nextSweep) this.#sweep(now);
+    const windows = this.#counters(name, buckets.length, client, now);
     let retryAt: number | undefined;
     for (let i = 0; i < buckets.length; i++) {
       const { hits, windowMs } = buckets[i] as RateBucket;
-      const id = `${name}\n${i}\n${client}`;
-      let counter = this.#counters.get(id);
-      if (counter === undefined) {
-        counter = { until: 0, hits: 0 };
-        this.#counters.set(id, counter);
-        if (this.#counters.size > this.#maxCounters) this.#evict(now);
+      let until = windows[2 * i] as number;
+      if (now >= until) {
+        until = (Math.floor(now / windowMs) + 1) * windowMs;
+        windows[2 * i] = until;
+        windows[2 * i + 1] = 0;
       }
-      if (now >= counter.until) {
-        counter.until = (Math.floor(now / windowMs) + 1) * windowMs;
-        counter.hits = 0;
-      }
-      counter.hits++;
-      if (counter.hits > hits) retryAt = Math.max(retryAt ?? 0, counter.until);
+      const n = (windows[2 * i + 1] as number) + 1;
+      windows[2 * i + 1] = n;
+      if (n > hits) retryAt = Math.max(retryAt ?? 0, until);
     }
     return retryAt;
   }
 
+  /** The client's windows under `name`, made (all ended) if it has none. */
+  #counters(name: string, buckets: number, client: string, now: number): number[] {
+    const first = this.#clients.get(client);
+    let last: Counters | undefined;
+    for (let at = first; at !== undefined; at = at.next) {
+      if (at.name === name) return at.windows;
+      last = at;
+    }
+    const windows: number[] = [];
+    for (let i = 0; i < buckets; i++) windows.push(0, 0);
+    const made: Counters = { name, windows, next: undefined };
+    if (last === undefined) this.#clients.set(client, made);
+    else last.next = made;
+    if (++this.#sets > this.#maxCounters) this.#evict(now);
+    return windows;
+  }
+
+  /** Drops the counter sets whose every window ended, and the clients left with none. */
   #sweep(now: number): void {
-    for (const [id, counter] of this.#counters) if (now >= counter.until) this.#counters.delete(id);
+    for (const [client, first] of this.#clients) {
+      let head: Counters | undefined;
+      let tail: Counters | undefined;
+      for (let at: Counters | undefined = first; at !== undefined; at = at.next) {
+        if (ended(at.windows, now)) {
+          this.#sets--;
+          continue;
+        }
+        if (tail === undefined) head = at;
+        else tail.next = at;
+        tail = at;
+      }
+      if (tail !== undefined) tail.next = undefined;
+      if (head === undefined) this.#clients.delete(client);
+      else if (head !== first) this.#clients.set(client, head);
+    }
     this.#nextSweep = now + MINUTE;
   }
 
-  /** Sweeps, then drops the oldest counters until a tenth of the room is free. */
+  /** Sweeps, then drops the oldest clients until a tenth of the room is free. */
   #evict(now: number): void {
     this.#sweep(now);
     const target = Math.floor(this.#maxCounters * 0.9);
-    for (const id of this.#counters.keys()) {
-      if (this.#counters.size <= target) break;
-      this.#counters.delete(id);
+    for (const [client, first] of this.#clients) {
+      if (this.#sets <= target) break;
+      for (let at: Counters | undefined = first; at !== undefined; at = at.next) this.#sets--;
+      this.#clients.delete(client);
     }
   }
 }
@@ -251,6 +294,12 @@ export const retryAfter = (retryAt: number, now: number): number => Math.max(1, 
 export const rateClientOf = (request: Pick<Incoming, 'header' | 'remoteAddress'>, trustProxyHeaders: boolean): string => {
   const address = addressOf(request, trustProxyHeaders);
   return rateClient(address.ok ? address.value : (request.remoteAddress ?? 'unknown'));
+};
+
+/** Whether every window of a counter set ended by `now`. */
+const ended = (windows: readonly number[], now: number): boolean => {
+  for (let i = 0; i < windows.length; i += 2) if (now < (windows[i] as number)) return false;
+  return true;
 };
 
 /** What the gate needs of the app: the settings it reads the client address with, and the admin check. */

@@ -108,19 +108,32 @@ function matchSegments(segments: readonly Segment[], { raw: parts, decoded }: Pa
  */
 export class Router<H> {
   readonly #routes: Compiled<H>[] = [];
+  /**
+   * Matches of routes without parameters, by path then method: such a route matches one path only
+   * (literals match as sent), so this holds at most a few entries per route, and a hot path (a
+   * find) is routed by one lookup instead of trying the routes in turn.
+   */
+  readonly #fixed = new Map<string, Map<string, Match<H>>>();
 
   add(method: Method, pattern: string, handler: H): this {
     this.#routes.push({ method, pattern, handler, segments: compile(pattern) });
+    this.#fixed.clear();
     return this;
   }
 
   match(method: string, path: string): Match<H> {
+    const known = this.#fixed.get(path)?.get(method);
+    if (known !== undefined) return known;
     const parts = partsOf(path);
     let pathKnown = false;
     for (const route of this.#routes) {
       const params = matchSegments(route.segments, parts);
       if (params === undefined) continue;
-      if (route.method === method) return { kind: 'found', handler: route.handler, params, route };
+      if (route.method === method) {
+        const found: Match<H> = { kind: 'found', handler: route.handler, params, route };
+        if (route.segments.every((s) => s.kind === 'literal')) this.#remember(path, method, found);
+        return found;
+      }
       pathKnown = true;
     }
     return pathKnown ? { kind: 'method-not-allowed' } : { kind: 'not-found' };
@@ -136,6 +149,12 @@ export class Router<H> {
     const kept = new Router<H>();
     for (const route of this.#routes) if (keep(route)) kept.#routes.push(route);
     return kept;
+  }
+
+  #remember(path: string, method: string, found: Match<H>): void {
+    let byMethod = this.#fixed.get(path);
+    if (byMethod === undefined) this.#fixed.set(path, (byMethod = new Map<string, Match<H>>()));
+    byMethod.set(method, Object.freeze({ ...found, params: Object.freeze({}) }));
   }
 
   /** The methods registered for a path (CORS preflight). */

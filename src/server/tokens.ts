@@ -7,15 +7,16 @@
  * its seat, which the matchmaker checks on every use (`players/connected` refuses a player no
  * longer seated), so it needs no record: a find writes the seat and nothing else.
  *
- * Signing and verifying use node:crypto's HMAC, synchronously: through jose (WebCrypto) a find
- * would run 94 % more instructions (`npm run bench -- tokens`). The tests check these tokens
- * against jose both ways.
+ * Signing and verifying use node:crypto's HMAC, synchronously (`jwt.ts`): through jose (WebCrypto)
+ * a find would run 94 % more instructions (`npm run bench -- tokens`). The tests check these
+ * tokens against jose both ways.
  */
-import { createHash, createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto';
+import { createHash, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto';
 import { matchError, type MatchError } from '../core/errors.js';
 import { err, ok, type Result } from '../core/result.js';
 import type { CatalogStore, TokenKind, TokenRecord } from '../io/catalog.js';
 import type { Clock, Random } from '../io/index.js';
+import { signJwt, signJwtText, verifyJwt } from './jwt.js';
 
 /** A development token's port (the `ports` map entry of `tokens/development`, with its label). */
 export interface DevTokenPort {
@@ -136,7 +137,8 @@ const labelOf = (grant: Grant, nsName: string | undefined): string => {
 
 type Claims = Record<string, unknown>;
 
-const grantClaims = (g: Grant): Claims => {
+/** The claims of a recorded token (every kind but a player's: {@link playerClaims}). */
+const grantClaims = (g: Exclude<Grant, PlayerGrant>): Claims => {
   switch (g.kind) {
     case 'cloud':
       return { kind: g.kind, game_id: g.gameId };
@@ -146,8 +148,6 @@ const grantClaims = (g: Grant): Claims => {
       return { kind: g.kind, game_id: g.gameId, namespace_id: g.namespaceId, hostname: g.hostname, ports: g.ports };
     case 'lobby':
       return { kind: g.kind, namespace_id: g.namespaceId, lobby_id: g.lobbyId };
-    case 'player':
-      return { kind: g.kind, namespace_id: g.namespaceId, lobby_id: g.lobbyId, player_id: g.playerId, ...(g.dev === true ? { dev: true } : {}) };
   }
 };
 
@@ -179,55 +179,14 @@ const claimsGrant = (c: Claims): Grant => {
 
 const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
 
-/** The protected header of every token Tavern signs. */
-const HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url');
-
-const mac = (key: KeyObject, input: string): Buffer => createHmac('sha256', key).update(input).digest();
+type PlayerGrant = Extract<Grant, { kind: 'player' }>;
 
 /**
- * A compact HS256 JWT of `claims` signed with `key` (without Tavern's label prefix).
- *
- * @example
- * const jwt = signJwt(createSecretKey(secret), { kind: 'cloud', game_id: gameId, exp: 1_900_000_000 });
+ * A player token's claims as JSON text, written out: the text `JSON.stringify` gives the same
+ * object (same members, same order), without building the object first.
  */
-export const signJwt = (key: KeyObject, claims: Readonly<Record<string, unknown>>): string => {
-  const input = `${HEADER}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
-  return `${input}.${mac(key, input).toString('base64url')}`;
-};
-
-/** The JSON object a base64url segment holds, or undefined. */
-const segment = (part: string): Record<string, unknown> | undefined => {
-  try {
-    const value = JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as unknown;
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-};
-
-const BASE64URL = /^[A-Za-z0-9_-]*$/;
-
-/**
- * A compact HS256 JWT's claims if its signature is `key`'s, or why not (RFC 7515/7519): the header
- * must say `alg: HS256` (no `none`, no other algorithm, no critical extensions); `exp` must be
- * after `nowS`, `nbf` (if any) not after it.
- */
-export const verifyJwt = (jwt: string, key: KeyObject, nowS: number): { readonly claims: Claims } | 'invalid' | 'expired' => {
-  const [header, payload, signature, extra] = jwt.split('.');
-  if (header === undefined || payload === undefined || signature === undefined || extra !== undefined) return 'invalid';
-  if (!BASE64URL.test(header) || !BASE64URL.test(payload) || !BASE64URL.test(signature)) return 'invalid';
-  const given = Buffer.from(signature, 'base64url');
-  const expected = mac(key, `${header}.${payload}`);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'invalid';
-  const h = header === HEADER ? { alg: 'HS256' } : segment(header);
-  if (h === undefined || h['alg'] !== 'HS256' || 'crit' in h) return 'invalid';
-  const claims = segment(payload);
-  if (claims === undefined) return 'invalid';
-  const { exp, nbf, iat } = claims;
-  if (typeof exp !== 'number' || (nbf !== undefined && typeof nbf !== 'number') || (iat !== undefined && typeof iat !== 'number')) return 'invalid';
-  if (typeof nbf === 'number' && nbf > nowS) return 'invalid';
-  return exp <= nowS ? 'expired' : { claims };
-};
+const playerClaims = (g: PlayerGrant, iatS: number, expS: number): string =>
+  `{"kind":"player","namespace_id":${JSON.stringify(g.namespaceId)},"lobby_id":${JSON.stringify(g.lobbyId)},"player_id":${JSON.stringify(g.playerId)}${g.dev === true ? ',"dev":true' : ''},"iat":${iatS},"exp":${expS}}`;
 
 export interface TokenIssuerDeps {
   readonly catalog: CatalogStore;
@@ -302,17 +261,16 @@ export class TokenIssuer {
    */
   async issue(grant: Grant, namespaceName?: string): Promise<string> {
     const key = this.#loaded ?? (await this.#signingKey());
+    if (grant.kind === 'player') return this.#player(key, grant);
     const now = this.#deps.clock.now();
     const kind: TokenKind = grant.kind;
     const expiresAt = now + TOKEN_TTL_MS[kind];
-    // A player token is named by its player (one token per seat): no id of its own to mint or carry.
-    const jti = grant.kind === 'player' ? grant.playerId : this.#deps.random.uuid();
+    const jti = this.#deps.random.uuid();
     const claims = grantClaims(grant);
-    if (grant.kind !== 'player') claims['jti'] = jti;
+    claims['jti'] = jti;
     claims['iat'] = now / 1000;
     claims['exp'] = Math.floor(expiresAt / 1000);
     const token = `${labelOf(grant, namespaceName)}.${signJwt(key, claims)}`;
-    if (kind === 'player') return token;
     const gameId = 'gameId' in grant ? grant.gameId : undefined;
     await this.#deps.catalog.putToken({
       jti, kind, createdAt: now, expiresAt,
@@ -323,16 +281,40 @@ export class TokenIssuer {
   }
 
   /**
+   * {@link issue} of a player's token, at once: every find signs one, and once the signing key is
+   * loaded (the first token loads it) nothing in it waits. Undefined before that: then `issue`.
+   *
+   * @effects clock
+   * @example
+   * const token = tokens.playerToken(grant) ?? (await tokens.issue(grant));
+   */
+  playerToken(grant: PlayerGrant): string | undefined {
+    const key = this.#loaded;
+    return key === undefined ? undefined : this.#player(key, grant);
+  }
+
+  /** A player token is named by its player (one token per seat): no id of its own to mint, carry or record. */
+  #player(key: KeyObject, grant: PlayerGrant): string {
+    const now = this.#deps.clock.now();
+    const exp = Math.floor((now + TOKEN_TTL_MS.player) / 1000);
+    return `${labelOf(grant, undefined)}.${signJwtText(key, playerClaims(grant, now / 1000, exp))}`;
+  }
+
+  /**
    * Who a bearer token names: the admin, or a verified token (see {@link verify}).
    *
    * @example
    * const who = await tokens.identify(bearer); // ok({ kind: 'admin' }) | ok(verified) | err(...)
    */
-  async identify(token: string): Promise<Result<Admin | Verified, MatchError>> {
+  identify(token: string): Promise<Result<Admin | Verified, MatchError>> {
     const parts = labelled(token);
-    // A token seen valid before is no admin token: skip the digest (the hot path of a find).
-    if (this.#known(parts.jwt) === undefined && (await this.isAdmin(token))) return ok(ADMIN);
-    return this.#verifyParts(parts);
+    // A token seen valid before is no admin token: straight to its checks (the hot path of a find).
+    if (this.#known(parts.jwt) !== undefined) return this.#verifyParts(parts);
+    return this.#identifyNew(token, parts);
+  }
+
+  async #identifyNew(token: string, parts: Labelled): Promise<Result<Admin | Verified, MatchError>> {
+    return (await this.isAdmin(token)) ? ok(ADMIN) : this.#verifyParts(parts);
   }
 
   /**

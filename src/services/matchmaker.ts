@@ -447,6 +447,14 @@ export class Matchmaker implements RuntimeListener {
   }
 
   /**
+   * Whether this instance has seen the namespace in the world: then {@link hasNamespace} is true
+   * without a look (a find asks on every call; this answers without waiting).
+   */
+  knowsNamespace(id: string): boolean {
+    return this.#known.has(id);
+  }
+
+  /**
    * Whether the world holds the namespace (added here or by another instance sharing the store).
    *
    * @effects store (snapshot, until the namespace is seen)

@@ -82,6 +82,26 @@ describe('RateLimiter (fixed windows on the injected clock)', () => {
     expect(limiter.full('k', buckets, 'a')).toBe(Date.UTC(2024, 0, 1, 13, 0, 0));
   });
 
+  it('keeps a client\'s counters under each name apart; a sweep drops those whose windows all ended, and only those', () => {
+    const clock = new ManualClock();
+    clock.set(T0);
+    const limiter = new RateLimiter(clock);
+    const minute = [{ hits: 1, windowMs: MINUTE }];
+    const hour = [{ hits: 1, windowMs: 60 * MINUTE }];
+    expect(limiter.hit('short', minute, 'a')).toBeUndefined();
+    expect(limiter.hit('long', hour, 'a')).toBeUndefined();
+    expect(limiter.hit('short', minute, 'b')).toBeUndefined();
+    expect(limiter.size).toBe(3);
+    expect(limiter.hit('short', minute, 'a')).toBe(Date.UTC(2024, 0, 1, 12, 1, 0));
+    expect(limiter.hit('long', hour, 'a')).toBe(Date.UTC(2024, 0, 1, 13, 0, 0));
+    // Two minutes on, the sweep keeps only a's hour.
+    clock.set(T0 + 2 * MINUTE);
+    expect(limiter.hit('long', hour, 'a')).toBe(Date.UTC(2024, 0, 1, 13, 0, 0));
+    expect(limiter.size).toBe(1);
+    expect(limiter.hit('short', minute, 'a')).toBeUndefined();
+    expect(limiter.size).toBe(2);
+  });
+
   it('counts an IPv6 client by its /64, an IPv4 client by its address', () => {
     expect(rateClient('2001:db8:1:2:aaaa::1')).toBe('2001:db8:1:2::/64');
     expect(rateClient('2001:0db8:0001:0002:ffff:ffff:ffff:ffff')).toBe('2001:db8:1:2::/64');

@@ -31,6 +31,21 @@ describe('Router', () => {
     expect(router.match('DELETE', `/cloud/games/${G}/namespaces/${G}/domains/%E0%A4%A`).kind).toBe('not-found');
   });
 
+  it('routes a path without parameters the same every time, per method, and sees a route added later', () => {
+    const r = new Router<string>().add('POST', '/matchmaker/lobbies/find', 'find').add('GET', '/{what}', 'any');
+    for (let i = 0; i < 3; i++) {
+      expect(r.match('POST', '/matchmaker/lobbies/find')).toMatchObject({ kind: 'found', handler: 'find', params: {} });
+      expect(r.match('GET', '/matchmaker/lobbies/find').kind).toBe('method-not-allowed');
+      expect(r.match('GET', '/health')).toMatchObject({ kind: 'found', handler: 'any', params: { what: 'health' } });
+    }
+    r.add('GET', '/matchmaker/lobbies/find', 'list');
+    expect(r.match('GET', '/matchmaker/lobbies/find')).toMatchObject({ kind: 'found', handler: 'list' });
+    expect(r.match('POST', '/matchmaker/lobbies/find')).toMatchObject({ kind: 'found', handler: 'find' });
+    r.add('GET', '/health', 'health');
+    // Registration order still decides: the earlier parameter route wins.
+    expect(r.match('GET', '/health')).toMatchObject({ handler: 'any' });
+  });
+
   it('captures the rest of a path', () => {
     expect(router.match('PUT', '/uploads/a/b/c.txt')).toMatchObject({ kind: 'found', params: { key: 'a/b/c.txt' } });
     expect(router.match('PUT', '/uploads').kind).toBe('not-found');

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { dehydrateLobby, dehydrateNamespace, diffWorld, hydrateWorld, playerFields, playerOf, type LobbyDoc, type NamespaceRow, type PlayerFields } from '../../core/persist.js';
+import { dehydrateLobby, dehydrateNamespace, diffWorld, hydrateWorld, playerFieldsJson, playerOf, type LobbyDoc, type NamespaceRow, type PlayerFields } from '../../core/persist.js';
 import type { Player } from '../../core/lobby/lobby.js';
 import type { Decision } from '../../core/tx.js';
 import type { RegionInfo, World } from '../../core/world.js';
@@ -154,13 +154,13 @@ export class SqliteMatchStore implements MatchStore {
         const p = seated[i + j] as Player;
         args[3 * j] = p.lobbyId;
         args[3 * j + 1] = p.id;
-        args[3 * j + 2] = JSON.stringify(playerFields(p));
+        args[3 * j + 2] = playerFieldsJson(p);
       }
       this.#q.putPlayers.run(args);
     }
     for (; i < seated.length; i++) {
       const p = seated[i] as Player;
-      this.#q.putPlayer.run(p.lobbyId, p.id, JSON.stringify(playerFields(p)));
+      this.#q.putPlayer.run(p.lobbyId, p.id, playerFieldsJson(p));
     }
   }
 

@@ -1,4 +1,4 @@
-import { type Admission, type Credentials, passGates, actionGate, refusedAfterGates, rejected } from '../admission/gate.js';
+import { type Admission, type Credentials, type GateInput, passGates, actionGate, refusedAfterGates, rejected } from '../admission/gate.js';
 import type { GameMode } from '../config/types.js';
 import type { Ctx } from '../context.js';
 import { type MatchError, matchError } from '../errors.js';
@@ -89,6 +89,14 @@ export const chooseLobby = (
   return undefined;
 };
 
+/** The first mode that refuses finds, with the path of its name in the request (made only then). */
+const findGate = (modes: readonly GameMode[], names: readonly string[]): MatchError | undefined => {
+  for (const m of modes) {
+    if (actionGate(m, 'find') !== undefined) return actionGate(m, 'find', ['game_modes', String(names.indexOf(m.name))]);
+  }
+  return undefined;
+};
+
 interface Plan {
   readonly version: Version;
   readonly modes: readonly GameMode[];
@@ -101,10 +109,7 @@ const planFind = (world: World, ns: NamespaceState, cmd: FindCommand): Plan | { 
   const modes = resolveModes(version, cmd.gameModes);
   if (!modes.ok) return rejected(modes.error);
   if (version === undefined) throw new Error('unreachable: modes resolved without a version');
-  const problem =
-    checkTags(cmd.tags ?? {}, modes.value) ??
-    checkDynamicMax(cmd.maxPlayers, modes.value) ??
-    modes.value.map((m) => actionGate(m, 'find', ['game_modes', String(cmd.gameModes.indexOf(m.name))])).find(Boolean);
+  const problem = checkTags(cmd.tags ?? {}, modes.value) ?? checkDynamicMax(cmd.maxPlayers, modes.value) ?? findGate(modes.value, cmd.gameModes);
   if (problem) return rejected(problem);
   if (cmd.playerIds.length === 0) throw new Error('find: at least one player id is required');
   const regions = resolveRegions(world.regions, modes.value, cmd.regions, cmd.client.coords);
@@ -112,6 +117,25 @@ const planFind = (world: World, ns: NamespaceState, cmd: FindCommand): Plan | { 
   const pairs = pairsOf(regions.value, modes.value);
   if (pairs.length === 0) return rejected(matchError('MATCHMAKER_AUTO_CREATE_FAILED'));
   return { version, modes: modes.value, pairs };
+};
+
+/**
+ * The modes whose verification a find passes, with its payload details: with auto-create only the
+ * mode a lobby would be created in, without every mode. Empty when none of them has one (the
+ * gate skips a mode without): no payload is made then.
+ */
+const toVerify = (ns: NamespaceState, cmd: FindCommand, modes: readonly GameMode[]): GateInput['verify'] => {
+  if (!modes.some((mode) => mode.actions.find.verification !== undefined)) return [];
+  const payload = {
+    namespaceId: ns.id,
+    kind: 'Find' as const,
+    client: cmd.client,
+    verificationData: cmd.verificationData,
+    tags: cmd.tags ?? {},
+    ...optional('dynamicMaxPlayers', cmd.maxPlayers),
+    party: cmd.playerIds.length > 1,
+  };
+  return modes.map((mode) => ({ mode, payload }));
 };
 
 /**
@@ -130,25 +154,13 @@ export const find = (world: World, cmd: FindCommand, ctx: Ctx): Admission<Seat> 
   const { version, pairs } = plan;
   const autoCreate = pairs[0] as Pair;
   const tx = new Tx(world, ns, ctx.now);
-  const payload = {
-    namespaceId: ns.id,
-    kind: 'Find' as const,
-    client: cmd.client,
-    verificationData: cmd.verificationData,
-    tags: cmd.tags ?? {},
-    ...optional('dynamicMaxPlayers', cmd.maxPlayers),
-    party: cmd.playerIds.length > 1,
-  };
-  // With auto-create only the mode a lobby would be created in is verified; without, every mode
-  // (the gate skips a mode without a verification).
-  const verifyModes = cmd.preventAutoCreate === true ? plan.modes : [autoCreate.mode];
   const stop = passGates(tx, {
     version,
     current: version,
     client: cmd.client,
     seats: cmd.playerIds.length,
     credentials: cmd,
-    verify: verifyModes.map((mode) => ({ mode, payload })),
+    verify: toVerify(ns, cmd, cmd.preventAutoCreate === true ? plan.modes : [autoCreate.mode]),
     action: 'find',
   });
   if (stop) return stop;

@@ -97,7 +97,7 @@ export const distanceKm = (
  */
 export const closestRegion = (
   catalog: readonly RegionInfo[],
-  candidates: ReadonlySet<string>,
+  candidates: { has(id: string): boolean },
   coords: Client['coords'],
 ): string | undefined => {
   let best: RegionInfo | undefined;
@@ -144,8 +144,7 @@ export const resolveRegions = (
     }
     return ok(out);
   }
-  const enabled = new Set(modes.flatMap((m) => m.regions.map((r) => r.name)));
-  const closest = closestRegion(catalog, enabled, coords);
+  const closest = closestRegion(catalog, { has: (id) => modes.some((m) => m.regions.some((r) => r.name === id)) }, coords);
   return ok(closest === undefined ? [] : [closest]);
 };
 

@@ -4,13 +4,14 @@
  * (mock answers, §4.3).
  */
 import type { CaptchaResponse } from '../../core/admission/captcha.js';
-import { admit } from '../admit.js';
+import { admit, type Asked } from '../admit.js';
 import { requireMatchmakerNamespace, type MatchmakerAgent } from '../auth.js';
 import { clientOf } from '../client.js';
 import type { Ctx, Handler } from '../context.js';
 import { fail } from '../errors.js';
 import { devJoinResponse } from '../join-response.js';
 import type { Router } from '../router.js';
+import type { FindRequest } from '../../services/matchmaker.js';
 import { anyJson, arrayOf, bool, int, isUuid, mapOf, object, oneOf, opt, parse, req, str } from '../validate.js';
 
 const I32 = 2 ** 31 - 1;
@@ -71,20 +72,20 @@ async function find(ctx: Ctx): Promise<unknown> {
   if (agent.kind === 'dev') return devAnswer(ctx, agent);
   const client = clientOf(ctx);
   const ns = agent.ns;
-  const asked = { kind: 'find', ...(body.game_modes[0] === undefined ? {} : { gameMode: body.game_modes[0] }), ...(body.regions?.[0] === undefined ? {} : { region: body.regions[0] }) } as const;
-  return admit(ctx, ns, asked, (mm) =>
-    mm.find({
-      namespaceId: ns.id,
-      gameModes: body.game_modes,
-      client,
-      ...(body.regions === undefined ? {} : { regions: body.regions }),
-      ...(body.prevent_auto_create_lobby === undefined ? {} : { preventAutoCreate: body.prevent_auto_create_lobby }),
-      ...(body.tags === undefined ? {} : { tags: body.tags }),
-      ...(body.max_players === undefined ? {} : { maxPlayers: body.max_players }),
-      ...credentials(body),
-    }),
-  );
+  const asked: Writable<Asked> = { kind: 'find' };
+  if (body.game_modes[0] !== undefined) asked.gameMode = body.game_modes[0];
+  if (body.regions?.[0] !== undefined) asked.region = body.regions[0];
+  // Written field by field: V8 (Node 20) builds an object of conditional spreads slowly, and this is every find's.
+  const request: Writable<FindRequest> = { namespaceId: ns.id, gameModes: body.game_modes, client };
+  if (body.regions !== undefined) request.regions = body.regions;
+  if (body.prevent_auto_create_lobby !== undefined) request.preventAutoCreate = body.prevent_auto_create_lobby;
+  if (body.tags !== undefined) request.tags = body.tags;
+  if (body.max_players !== undefined) request.maxPlayers = body.max_players;
+  if (body.captcha !== undefined || body.verification_data !== undefined) Object.assign(request, credentials(body));
+  return admit(ctx, ns, asked, (mm) => mm.find(request));
 }
+
+type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
 async function join(ctx: Ctx): Promise<unknown> {
   const agent = await requireMatchmakerNamespace(ctx, true);
