@@ -3,7 +3,8 @@
  * start took 2–4 s on the shared test machine, compiled about a third of that. Each module
  * `src/server/main.ts` imports is transpiled on its own (TypeScript's `transpileModule`: no type
  * check, which `npm test` does anyway) into `node_modules/.cache/tavern-chaos/<hash of the
- * sources>/`, so a second run with the same sources reuses it.
+ * sources>/`, so a second run with the same sources reuses it; two files making it at once keep
+ * the first tree renamed into place.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -53,7 +54,14 @@ export function compiledServer(): string {
   }
   // ES modules (its `.js` files are not under the package's own package.json).
   writeFileSync(join(temp, 'package.json'), '{"type":"module"}\n');
-  rmSync(out, { recursive: true, force: true });
-  renameSync(temp, out);
+  try {
+    renameSync(temp, out);
+  } catch (error) {
+    // Another test file (the chaos tests run side by side) made the same tree first: use theirs,
+    // never remove it (its servers may be starting from it).
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw error;
+    rmSync(temp, { recursive: true, force: true });
+  }
   return main;
 }
