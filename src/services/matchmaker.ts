@@ -114,8 +114,6 @@ type Step<T> = Result<Decision<T>, MatchError>;
 const asTransaction = <T>(step: Step<T>): Transaction<Result<T, MatchError>> =>
   step.ok ? { result: ok(step.value.value), decision: step.value } : { result: step };
 
-export type { BackoffEntry };
-
 /** The runtime's reach as the core reads it: one answer for every region while the runtime reports one health. */
 const ANYWHERE = (): boolean => true;
 const NOWHERE = (): boolean => false;
