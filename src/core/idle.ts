@@ -1,5 +1,6 @@
 import type { Ctx } from './context.js';
 import type { MatchError } from './errors.js';
+import { canStart } from './hosting.js';
 import { isActive, isFindable, isIdle, isOutdated } from './lobby/flags.js';
 import type { Lobby } from './lobby/lobby.js';
 import { beginStop } from './lobby/stop.js';
@@ -24,19 +25,8 @@ const byAge = (a: Lobby, b: Lobby): number => a.createdAt - b.createdAt || (a.id
 /** The plan when the pool is within bounds: most decisions that move the pool leave it so. */
 const NOTHING: IdlePlan = Object.freeze({ create: Object.freeze([]), stop: Object.freeze([]) });
 
-/**
- * The idle reconciliation of one namespace, from its idle lobbies alone (`idleLobbies`, which holds
- * them as they stand: no lookup per lobby). A lobby is idle when no player holds a seat. Per
- * (region, mode) of the current version the pool is the idle lobbies find could use (active,
- * public, open, current): below `idle_lobbies.min` create, above `max` stop the oldest. Idle lobbies
- * find can never use (outdated, closed or private) are stopped. Creations stop at the namespace's
- * `lobby_count_max`. The services run it after every decision that moved the pool, so it allocates
- * little when there is nothing to do.
- *
- * @example
- * const plan = planIdle(ns); // { create: [{ region: 'local', gameMode: 'default' }], stop: [] }
- */
-export const planIdle = (ns: NamespaceState): IdlePlan => {
+/** The plan from the pool alone ({@link planIdle} without what cannot start). */
+const poolPlan = (ns: NamespaceState): IdlePlan => {
   const modes = currentVersion(ns)?.config.gameModes ?? [];
   // The usable idle lobbies by game mode, then region.
   const pools = new Map<string, Map<string, Lobby[]>>();
@@ -71,6 +61,39 @@ export const planIdle = (ns: NamespaceState): IdlePlan => {
   if (create.length === 0 && stop.length === 0) return NOTHING;
   return { create, stop: stop.sort(byAge).map((l) => l.id) };
 };
+
+/**
+ * The idle reconciliation of one namespace, from its idle lobbies alone (`idleLobbies`, which holds
+ * them as they stand: no lookup per lobby). A lobby is idle when no player holds a seat. Per
+ * (region, mode) of the current version the pool is the idle lobbies find could use (active,
+ * public, open, current): below `idle_lobbies.min` create, above `max` stop the oldest. Idle lobbies
+ * find can never use (outdated, closed or private) are stopped. Creations stop at the namespace's
+ * `lobby_count_max`. With `at` (the decision's time and hosting facts), creations that cannot start
+ * now are left out: none where no runtime can start a lobby, none of a game mode under start
+ * back-off (they come back once the runtime answers or the wait is over; the capacity they were
+ * planned in is not handed to others). The services run it after every decision that moved the
+ * pool, so it allocates little when there is nothing to do.
+ *
+ * @example
+ * const plan = planIdle(ns, { now, hosting }); // { create: [{ region: 'local', gameMode: 'default' }], stop: [] }
+ */
+export const planIdle = (ns: NamespaceState, at?: Pick<Ctx, 'now' | 'hosting'>): IdlePlan => {
+  const plan = poolPlan(ns);
+  const versionId = ns.currentVersionId;
+  if (at?.hosting === undefined || plan.create.length === 0 || versionId === undefined) return plan;
+  const { hosting, now } = at;
+  const create = plan.create.filter((t) => canStart(hosting, { namespaceId: ns.id, versionId, gameMode: t.gameMode, region: t.region }, now));
+  if (create.length === plan.create.length) return plan;
+  return create.length === 0 && plan.stop.length === 0 ? NOTHING : { create, stop: plan.stop };
+};
+
+/**
+ * Whether a plan does nothing.
+ *
+ * @example
+ * if (!idlePlanEmpty(planIdle(ns, ctx))) await reconcile();
+ */
+export const idlePlanEmpty = (plan: IdlePlan): boolean => plan.create.length === 0 && plan.stop.length === 0;
 
 export interface IdleOutcome {
   readonly created: readonly string[];

@@ -36,6 +36,7 @@ export { stopWhy, lobbyStopped, stoppedRefusal } from './lobby/why.js';
 export { STOPPED_PER_NAMESPACE, STOPPED_MAX_AGE_MS, STOPPED_LOG_LINES, lastLines, type TimedLine } from './lobby/stopped.js';
 export { proxyRoutes, routeHostname } from './lobby/routes.js';
 export * from './lobby/backoff.js';
+export { canStart, startRefusal, type Hosting, type StartTarget } from './hosting.js';
 export { lobbyStateRefusal, fitStates } from './lobby/state.js';
 export { find, routeFind, chooseLobby, type FindCommand, type Route } from './matchmaker/find.js';
 export { join, type JoinCommand } from './matchmaker/join.js';
@@ -46,7 +47,7 @@ export { type Admission, type Credentials, actionGate } from './admission/gate.j
 export * from './admission/captcha.js';
 export * from './admission/verification.js';
 export { tick, STOP_GRACE_MS, STOPPED_RETENTION_MS, TICK_INTERVAL_MS, type TickSummary } from './tick.js';
-export { planIdle, applyIdlePlan, type IdlePlan, type IdleTarget, type IdleOutcome } from './idle.js';
+export { planIdle, idlePlanEmpty, applyIdlePlan, type IdlePlan, type IdleTarget, type IdleOutcome } from './idle.js';
 export { summarize, foldLive, liveSummaries, EMPTY_LIVE, type LiveAnalytics, type LobbySummary } from './analytics.js';
 export * from './ports/index.js';
 export {

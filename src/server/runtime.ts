@@ -103,7 +103,7 @@ export async function createServerRuntime(deps: RuntimeDeps): Promise<ServerRunt
     const stream = createStream(seed);
     const readyAfterMs = readyDelayMs === undefined ? 0 : () => Math.max(0, Math.round(sample(readyDelayMs, stream)));
     // Nothing runs: a stopped lobby's container is gone at once (the lobby is stopped, not left stopping).
-    const fake = new FakeRuntime({ readyAfterMs, timers: deps.timers, logs: deps.logBook, clock: deps.clock, exitOnStop: true });
+    const fake = new FakeRuntime({ readyAfterMs, timers: deps.timers, logs: deps.logBook, clock: deps.clock, exitAfterStopMs: 0 });
     if (lobbyDir !== undefined) await mkdir(lobbyDir, { recursive: true });
     // What a container would be given, where a test standing in for the game server reads it.
     const inner: Runtime = lobbyDir === undefined ? fake : {

@@ -6,10 +6,11 @@
 import type { Admission } from '../core/admission/gate.js';
 import { type VerificationPass, verificationVerdict } from '../core/admission/verification.js';
 import type { Ctx } from '../core/context.js';
-import type { Effect, StartLobby } from '../core/effects.js';
+import type { StartLobby } from '../core/effects.js';
 import { matchError, type MatchError } from '../core/errors.js';
-import { planIdle, applyIdlePlan, type IdleOutcome, type IdlePlan } from '../core/idle.js';
-import { recordStartFailure, startBlocked, type StartBackoff } from '../core/lobby/backoff.js';
+import type { Hosting } from '../core/hosting.js';
+import { planIdle, applyIdlePlan, idlePlanEmpty, type IdleOutcome } from '../core/idle.js';
+import { activeBackoffs, followStarts, NO_BACKOFF, type BackoffEntry, type StartBackoffs } from '../core/lobby/backoff.js';
 import type { Lobby, StopReason } from '../core/lobby/lobby.js';
 import {
   lobbyExited,
@@ -113,13 +114,9 @@ type Step<T> = Result<Decision<T>, MatchError>;
 const asTransaction = <T>(step: Step<T>): Transaction<Result<T, MatchError>> =>
   step.ok ? { result: ok(step.value.value), decision: step.value } : { result: step };
 
-/** A (version, game mode) of a namespace whose lobbies keep failing to start. */
-export interface BackoffEntry extends StartBackoff {
-  readonly versionId: string;
-  readonly gameMode: string;
-  /** The lobby that failed last (its log says why: `tavern logs <id>`). */
-  readonly lastLobbyId: string;
-}
+/** The runtime's reach as the core reads it: one answer for every region while the runtime reports one health. */
+const ANYWHERE = (): boolean => true;
+const NOWHERE = (): boolean => false;
 
 export interface MaintenanceReport {
   readonly tick: TickSummary;
@@ -140,10 +137,12 @@ export class Matchmaker implements RuntimeListener {
   /** Namespaces whose idle update is scheduled and not started yet: a burst of finds needs one. */
   readonly #idleDue = new Set<string>();
   /**
-   * Start backoff per namespace, then `<version id> <game mode>`: kept by the instance whose
-   * runtime saw the failures (each instance runs its own containers).
+   * This instance's start back-off (each instance runs its own containers): the core decides it
+   * from committed events ({@link followStarts}) and reads it in every decision's context.
    */
-  readonly #backoff = new Map<string, Map<string, BackoffEntry>>();
+  #backoff: StartBackoffs = NO_BACKOFF;
+  /** The hosting facts last handed to the core: rebuilt only when the runtime's reach or the back-off changed. */
+  #hosting: Hosting = { canStartIn: NOWHERE, backoff: NO_BACKOFF };
   /** Finds this instance received per namespace since it started (the dashboard charts their rate). */
   readonly #finds = new Map<string, number>();
 
@@ -165,7 +164,18 @@ export class Matchmaker implements RuntimeListener {
   }
 
   #ctx(): Ctx {
-    return { now: this.#deps.clock.now(), seed: this.#deps.random.u32() };
+    return { now: this.#deps.clock.now(), seed: this.#deps.random.u32(), hosting: this.#facts() };
+  }
+
+  /**
+   * Where lobbies can start now, read from the runtime (configured, and its engine answers) and
+   * from this instance's back-off: the facts every decision gets in its context.
+   */
+  #facts(): Hosting {
+    const runtime = this.#deps.runtime;
+    const canStartIn = runtime !== undefined && (runtime.available?.() ?? true) ? ANYWHERE : NOWHERE;
+    if (canStartIn !== this.#hosting.canStartIn || this.#backoff !== this.#hosting.backoff) this.#hosting = { canStartIn, backoff: this.#backoff };
+    return this.#hosting;
   }
 
   /**
@@ -182,44 +192,24 @@ export class Matchmaker implements RuntimeListener {
     });
     if (decision !== undefined) {
       this.hub.publish(decision.events);
-      const failures = this.#trackStarts(decision);
-      if (decision.effects.length > 0) await performEffects(failures.length === 0 ? decision.effects : [...decision.effects, ...failures], this.#ports);
+      // The back-off follows the starts that ended in this commit; its log lines are effects too.
+      const starts = followStarts(this.#backoff, decision.world, decision.events);
+      if (starts !== undefined) this.#backoff = starts.backoffs;
+      const effects = starts === undefined || starts.effects.length === 0 ? decision.effects : [...decision.effects, ...starts.effects];
+      if (effects.length > 0) await performEffects(effects, this.#ports);
       // After the effects: a stop's own log lines (why it stopped) are written before it is kept.
       if (this.#deps.stops !== undefined) await this.#keepStops(decision, this.#deps.stops);
       const after = idleOf === undefined ? undefined : decision.world.namespaces.get(idleOf);
-      if (after !== undefined && (before?.idleLobbies !== after.idleLobbies || before.activeLobbies !== after.activeLobbies) && this.#idlePlan(after) !== undefined) {
+      if (after !== undefined && (before?.idleLobbies !== after.idleLobbies || before.activeLobbies !== after.activeLobbies) && !idlePlanEmpty(planIdle(after, this.#at()))) {
         await this.#followIdle(after.id);
       }
     }
     return result;
   }
 
-  /**
-   * Follows starts in a committed decision: a lobby that failed to start counts against its
-   * version's game mode, one that became ready clears it. Returns the log lines that announce a
-   * backoff (to append to the failed lobby's log).
-   */
-  #trackStarts(decision: Decision<unknown>): Effect[] {
-    const lines: Effect[] = [];
-    for (const event of decision.events) {
-      if (event.type !== 'lobby-ready' && !(event.type === 'lobby-stopped' && event.reason === 'start-failed')) continue;
-      const lobby = decision.world.namespaces.get(event.namespaceId)?.lobbies.get(event.lobbyId);
-      if (lobby === undefined) continue;
-      const key = `${lobby.versionId} ${lobby.gameMode}`;
-      const entries = this.#backoff.get(lobby.namespaceId);
-      if (event.type === 'lobby-ready') {
-        entries?.delete(key);
-        continue;
-      }
-      const next = { versionId: lobby.versionId, gameMode: lobby.gameMode, lastLobbyId: lobby.id, ...recordStartFailure(entries?.get(key), event.at) };
-      if (entries === undefined) this.#backoff.set(lobby.namespaceId, new Map([[key, next]]));
-      else entries.set(key, next);
-      if (next.until > event.at) {
-        const line = `game mode ${lobby.gameMode} failed to start ${next.failures} times in a row: no new lobby of it for ${Math.ceil((next.until - event.at) / 1000)} s`;
-        lines.push({ type: 'append-log', lobbyId: lobby.id, at: event.at, line });
-      }
-    }
-    return lines;
+  /** The time and hosting facts alone (no seed drawn): for reading the idle plan outside a decision. */
+  #at(): Pick<Ctx, 'now' | 'hosting'> {
+    return { now: this.#deps.clock.now(), hosting: this.#facts() };
   }
 
   /** Hands each lobby stopped in a committed decision to the recorder; a failure is reported, never thrown. */
@@ -229,22 +219,9 @@ export class Matchmaker implements RuntimeListener {
     }
   }
 
-  /** Whether a lobby can be started now: a runtime is configured and reachable. */
-  #runtimeUp(): boolean {
-    const runtime = this.#deps.runtime;
-    return runtime !== undefined && (runtime.available?.() ?? true);
-  }
-
-  /** The backoff a new lobby of this version's game mode is under at `now`, if any. */
-  #blocked(namespaceId: string, versionId: string, gameMode: string, now: number): BackoffEntry | undefined {
-    const entry = this.#backoff.get(namespaceId)?.get(`${versionId} ${gameMode}`);
-    return startBlocked(entry, now) ? entry : undefined;
-  }
-
   /** The (version, game mode) pairs of a namespace under start backoff now (live analytics shows them). */
   backoffs(namespaceId: string): readonly BackoffEntry[] {
-    const now = this.#deps.clock.now();
-    return [...(this.#backoff.get(namespaceId)?.values() ?? [])].filter((b) => startBlocked(b, now));
+    return activeBackoffs(this.#backoff, namespaceId, this.#deps.clock.now());
   }
 
   async #startFailed(effect: StartLobby, error: unknown): Promise<void> {
@@ -277,20 +254,7 @@ export class Matchmaker implements RuntimeListener {
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const admission = await this.#run((world, ctx): Transaction<Admission<Seat>> => {
         const a = decide(world, ctx);
-        if (a.kind === 'admitted') {
-          const start = a.decision.effects.find((e) => e.type === 'start-lobby');
-          if (start !== undefined) {
-            if (!this.#runtimeUp()) return { result: { kind: 'rejected', error: matchError('MATCHMAKER_RUNTIME_UNAVAILABLE') } };
-            const blocked = this.#blocked(start.namespaceId, start.versionId, start.gameMode, ctx.now);
-            if (blocked !== undefined) {
-              const seconds = Math.ceil((blocked.until - ctx.now) / 1000);
-              const params = { game_mode: start.gameMode, failures: blocked.failures, lobby_id: blocked.lastLobbyId, seconds };
-              const metadata = { retry_after_ms: blocked.until - ctx.now, lobby_id: blocked.lastLobbyId };
-              return { result: { kind: 'rejected', error: matchError('MATCHMAKER_LOBBY_START_BACKOFF', params, { metadata }) } };
-            }
-          }
-          return { result: a, decision: a.decision };
-        }
+        if (a.kind === 'admitted') return { result: a, decision: a.decision };
         return a.kind === 'rejected' && a.decision !== undefined ? { result: a, decision: a.decision } : { result: a };
       }, namespaceId);
       switch (admission.kind) {
@@ -493,19 +457,6 @@ export class Matchmaker implements RuntimeListener {
     await this.#followIdle(namespaceId);
   }
 
-  /** The idle plan of a namespace as this instance can carry it out (creations only when a runtime can start them); undefined when there is nothing to do. */
-  #idlePlan(ns: NamespaceState): IdlePlan | undefined {
-    const plan = planIdle(ns);
-    let create = this.#runtimeUp() ? plan.create : [];
-    const version = ns.currentVersionId;
-    if (create.length > 0 && version !== undefined && this.#backoff.has(ns.id)) {
-      const now = this.#deps.clock.now();
-      create = create.filter((target) => this.#blocked(ns.id, version, target.gameMode, now) === undefined);
-    }
-    const runnable = create === plan.create ? plan : { ...plan, create };
-    return runnable.create.length === 0 && runnable.stop.length === 0 ? undefined : runnable;
-  }
-
   /**
    * The idle update of a namespace right after a decision moved its pool, as Rivet ran it after
    * every find and every removal that empties a lobby (not only at the next tick): in the
@@ -527,8 +478,8 @@ export class Matchmaker implements RuntimeListener {
   reconcileIdle(namespaceId: string): Promise<IdleOutcome> {
     return this.#run((world, ctx) => {
       const ns = world.namespaces.get(namespaceId);
-      const plan = ns === undefined ? undefined : this.#idlePlan(ns);
-      if (plan === undefined) return { result: { created: [], stopped: [], failed: [] } };
+      const plan = ns === undefined ? undefined : planIdle(ns, ctx);
+      if (plan === undefined || idlePlanEmpty(plan)) return { result: { created: [], stopped: [], failed: [] } };
       const decision = applyIdlePlan(world, namespaceId, plan, this.#ids(plan.create.length), ctx);
       return { result: decision.value, decision };
     });

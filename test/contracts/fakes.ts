@@ -4,12 +4,12 @@
  * suites and by the child processes of the storage tests.
  */
 import { randomUUID } from 'node:crypto';
+import { FakeRuntime } from '../../src/adapters/fake/runtime.js';
 import { parseVersion } from '../../src/core/config/index.js';
 import type { ResolvedVersion } from '../../src/core/config/types.js';
-import type { StartLobby } from '../../src/core/effects.js';
 import { dehydrateLobby, dehydrateNamespace, dehydrateWorld } from '../../src/core/persist.js';
 import { makeVersion, type Version, type World } from '../../src/core/world.js';
-import type { MatchStore, Runtime } from '../../src/io/index.js';
+import type { MatchStore } from '../../src/io/index.js';
 import { Matchmaker } from '../../src/services/matchmaker.js';
 
 const IMAGE = '6f1d2b8e-0d5f-4f0b-9a57-1f2a3b4c5d6e';
@@ -37,18 +37,6 @@ export const versionConfig = (maxPlayers: number, idle = 0): ResolvedVersion => 
 /** A version of {@link versionConfig} with a fresh id. */
 export const version = (maxPlayers: number, idle = 0): Version => makeVersion(randomUUID(), versionConfig(maxPlayers, idle));
 
-/** A runtime that starts nothing and records what it was asked to start. */
-export class FakeRuntime implements Runtime {
-  readonly started: StartLobby[] = [];
-  start(lobby: StartLobby): Promise<void> {
-    this.started.push(lobby);
-    return Promise.resolve();
-  }
-  stop(): Promise<void> {
-    return Promise.resolve();
-  }
-}
-
 /** The stored form of a world, in a canonical order: equal for observably equal worlds. */
 export const canonicalRows = (world: World) => {
   const { namespaces, lobbies, players } = dehydrateWorld(world);
@@ -64,6 +52,7 @@ export const canonicalRows = (world: World) => {
 /** A Matchmaker on `store` with fakes; `clock.t` is its time. */
 export const matchmakerOn = (store: MatchStore) => {
   const clock = { t: 1_700_000_000_000, now: () => clock.t };
+  // Starts nothing; records what it was asked to start.
   const runtime = new FakeRuntime();
   const mm = new Matchmaker({
     store,

@@ -10,7 +10,7 @@ export const startLobby = (over: Partial<StartLobby> = {}): StartLobby => ({
 });
 
 runtimeContract('fake', () => {
-  const runtime = new FakeRuntime({ exitOnStop: true, failStart: (l) => (l.imageId === undefined ? 'no image' : undefined) });
+  const runtime = new FakeRuntime({ exitAfterStopMs: 0, failStart: (l) => (l.imageId === undefined ? 'no image' : undefined) });
   return Promise.resolve({
     runtime,
     lobby: ({ broken = false } = {}) => startable(startLobby(), broken),

@@ -112,6 +112,25 @@ describe('Matchmaker service', () => {
     expect(store.world).toBe(before);
   });
 
+  it('reads whether the runtime answers before each decision: finds are refused and the idle pool waits while it does not, and it fills once it answers', async () => {
+    const runtime = Object.assign(new RecordingRuntime(), { up: false, available(this: { up: boolean }) { return this.up; } });
+    const { mm } = setup({ runtime });
+    await mm.addNamespace(NS);
+    const idle = mode('default', { regions: [{ name: 'local', tier: 'basic-1d1', idleLobbies: { min: 1, max: 1 } }] });
+    await mm.publish(NS, makeVersion('v1', { gameModes: [idle] }));
+    expect(runtime.started).toHaveLength(0);
+    const refused = await mm.find({ namespaceId: NS, gameModes: ['default'], client });
+    expect(refused.ok ? 'admitted' : refused.error.code).toBe('MATCHMAKER_RUNTIME_UNAVAILABLE');
+    expect((await mm.maintain()).idle.created).toBe(0);
+    runtime.up = true;
+    expect((await mm.maintain()).idle.created).toBe(1);
+    expect(runtime.started).toHaveLength(1);
+    runtime.up = false;
+    // The idle lobby still seats a find (only a new lobby needs the runtime), and no replacement is started.
+    expect((await mm.find({ namespaceId: NS, gameModes: ['default'], client })).ok).toBe(true);
+    expect(runtime.started).toHaveLength(1);
+  });
+
   it('stops a lobby whose container cannot start: the waiting seat fails and its ports come back', async () => {
     const { mm, runtime, store, events, logs } = setup();
     runtime.fail = true;

@@ -2,6 +2,7 @@ import { type Admission, type Credentials, actionGate, passGates, refusedAfterGa
 import type { Ctx } from '../context.js';
 import { matchError } from '../errors.js';
 import type { Publicity } from '../lobby/lobby.js';
+import { startRefusal } from '../hosting.js';
 import { createRng } from '../rng.js';
 import { Tx } from '../tx.js';
 import type { World } from '../world.js';
@@ -40,7 +41,8 @@ const utf8Length = (s: string): number => {
  * `POST /matchmaker/lobbies/create`: a custom lobby in the caller's mode and region, with the
  * caller seated in it. Publicity defaults to public when `enable_public`, else private, and must be
  * enabled. Unlike Rivet 23.2, the new lobby keeps the request's tags, and a failure (lobby cap,
- * region, ports) answers at once instead of leaving the request hanging.
+ * region, ports) answers at once instead of leaving the request hanging. A lobby that cannot start
+ * (`ctx.hosting`) is refused as `find` refuses it, committing nothing.
  *
  * @example
  * create(world, { namespaceId, gameMode: 'custom', playerId, newLobbyId, client }, { now, seed })
@@ -112,5 +114,8 @@ export const create = (world: World, cmd: CreateCommand, ctx: Ctx): Admission<Se
     createRng(ctx.seed),
   );
   if (!spawned.ok) return refusedAfterGates(tx, spawned.error);
+  // The new lobby cannot start (no runtime there, or its mode is under start back-off): nothing is committed.
+  const held = startRefusal(ctx.hosting, spawned.value, ctx.now);
+  if (held !== undefined) return rejected(held);
   return { kind: 'admitted', decision: tx.commit(reserveSeats(tx, spawned.value, [cmd.playerId], cmd.client, true)) };
 };

@@ -2,6 +2,7 @@ import { type Admission, type Credentials, type GateInput, passGates, actionGate
 import type { GameMode } from '../config/types.js';
 import type { Ctx } from '../context.js';
 import { type MatchError, matchError } from '../errors.js';
+import { startRefusal } from '../hosting.js';
 import { createRng, type Rng, shuffled } from '../rng.js';
 import { choose, poolKey } from '../routing/index.js';
 import { Tx } from '../tx.js';
@@ -141,7 +142,9 @@ const toVerify = (ns: NamespaceState, cmd: FindCommand, modes: readonly GameMode
 /**
  * `POST /matchmaker/lobbies/find`: validate, pass the gates (per-client cap, captcha,
  * verification), then seat the players in the fullest fitting lobby of the preferred region, or
- * create a lobby in the first region (priority order) where the first requested mode runs.
+ * create a lobby in the first region (priority order) where the first requested mode runs. A lobby
+ * that cannot start there (`ctx.hosting`: no runtime, or the mode under start back-off) is refused
+ * with `MATCHMAKER_RUNTIME_UNAVAILABLE` or `MATCHMAKER_LOBBY_START_BACKOFF`, committing nothing.
  *
  * @example
  * const a = find(world, { namespaceId, gameModes: ['default'], playerIds: [pid], newLobbyId: lid, client }, { now, seed });
@@ -188,6 +191,9 @@ export const find = (world: World, cmd: FindCommand, ctx: Ctx): Admission<Seat> 
     createRng(ctx.seed),
   );
   if (!spawned.ok) return refusedAfterGates(tx, spawned.error);
+  // The new lobby cannot start (no runtime there, or its mode is under start back-off): nothing is committed.
+  const held = startRefusal(ctx.hosting, spawned.value, ctx.now);
+  if (held !== undefined) return rejected(held);
   return { kind: 'admitted', decision: tx.commit(reserveSeats(tx, spawned.value, cmd.playerIds, cmd.client, true)) };
 };
 

@@ -3,12 +3,15 @@
  * its cold-start delay, crash rate, capacity and cost.
  */
 import type { RegionInfo } from '../../core/world.js';
-import type { CaptchaModel, Infrastructure, InfrastructureRegion, VerifierModel } from './types.js';
+import type { CaptchaModel, Infrastructure, InfrastructureRegion, RuntimeOutageSpec, VerifierModel } from './types.js';
 import { defined, problem } from '../../core/config/path.js';
 import { distribution } from './parse-distribution.js';
-import { num, str, strictObject, u32, type Parser } from './parse-reader.js';
+import { num, safeInt, str, strictObject, u32, type Parser } from './parse-reader.js';
 
-export const INFRASTRUCTURE_KEYS: readonly string[] = Object.freeze(['regions', 'lobby_count_max', 'answer_ms', 'verifier', 'captcha']);
+export const INFRASTRUCTURE_KEYS: readonly string[] = Object.freeze(['regions', 'lobby_count_max', 'answer_ms', 'runtime_outages', 'verifier', 'captcha']);
+export const OUTAGE_KEYS: readonly string[] = Object.freeze(['at_ms', 'duration_ms', 'noticed_after_ms']);
+/** How long the runtime takes to notice an outage (and its end) when a scenario does not say: the server checks the Docker engine every 5 s. */
+export const DEFAULT_OUTAGE_NOTICE_MS = 5_000;
 export const VERIFIER_KEYS: readonly string[] = Object.freeze(['latency_ms', 'deny_share', 'timeout_share']);
 export const CAPTCHA_KEYS: readonly string[] = Object.freeze(['latency_ms', 'fail_share']);
 
@@ -73,6 +76,21 @@ const regions: Parser<readonly InfrastructureRegion[]> = (value, path, out) => {
   return parsed;
 };
 
+const outage: Parser<RuntimeOutageSpec> = strictObject(OUTAGE_KEYS, (f) => {
+  const atMs = f.req('at_ms', safeInt);
+  const durationMs = f.req('duration_ms', num({ above: 0, max: Number.MAX_SAFE_INTEGER, integer: true }));
+  const noticedAfterMs = f.opt('noticed_after_ms', safeInt) ?? DEFAULT_OUTAGE_NOTICE_MS;
+  return atMs === undefined || durationMs === undefined ? undefined : { atMs, durationMs, noticedAfterMs };
+});
+
+const outages: Parser<readonly RuntimeOutageSpec[]> = (value, path, out) => {
+  if (!Array.isArray(value)) {
+    out.push(problem(path, 'invalid-type'));
+    return undefined;
+  }
+  return value.flatMap((item: unknown, i) => outage(item, [...path, String(i)], out) ?? []);
+};
+
 const verifierModel: Parser<VerifierModel> = (value, path, out) => {
   const parsed = strictObject(VERIFIER_KEYS, (f) => ({
     latencyMs: f.opt('latency_ms', distribution) ?? DEFAULT_VERIFIER.latencyMs,
@@ -100,7 +118,10 @@ const captchaModel: Parser<CaptchaModel> = (value, path, out) => {
  * lobby_count_max, cost_per_lobby_hour?}], lobby_count_max?, answer_ms?}`: a region's `lobby_count_max` is the
  * containers it can run (a stopping one included); the top-level one the namespace's cap on active
  * lobbies (default the sum of the regions'); `answer_ms` the server's own time to answer a request
- * whose seat is ready at once (a distribution; absent: at once; `answer-ms.*` problems as any distribution's). Region items are addressed by index:
+ * whose seat is ready at once (a distribution; absent: at once; `answer-ms.*` problems as any distribution's);
+ * `runtime_outages` windows `[{at_ms, duration_ms, noticed_after_ms?}]` in which the container
+ * engine does not answer (starts fail; the runtime reports itself unavailable `noticed_after_ms`,
+ * default {@link DEFAULT_OUTAGE_NOTICE_MS}, after it began, until as long after it ended). Region items are addressed by index:
  * `infrastructure.regions.<i>.…`; ids are lowercase kebab (`id.invalid`) and unique
  * (`id.not-unique`); at least one region (`regions.empty`).
  *
@@ -113,5 +134,14 @@ export const infrastructure: Parser<Infrastructure> = strictObject(INFRASTRUCTUR
   const captcha = f.opt('captcha', captchaModel) ?? DEFAULT_CAPTCHA;
   const lobbyCountMax = f.opt('lobby_count_max', u32);
   const answerMs = f.opt('answer_ms', distribution);
-  return list === undefined ? undefined : { regions: list, verifier, captcha, ...(lobbyCountMax === undefined ? {} : { lobbyCountMax }), ...(answerMs === undefined ? {} : { answerMs }) };
+  const runtimeOutages = f.opt('runtime_outages', outages);
+  if (list === undefined) return undefined;
+  return {
+    regions: list,
+    verifier,
+    captcha,
+    ...(lobbyCountMax === undefined ? {} : { lobbyCountMax }),
+    ...(answerMs === undefined ? {} : { answerMs }),
+    ...(runtimeOutages === undefined ? {} : { runtimeOutages }),
+  };
 });

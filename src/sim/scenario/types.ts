@@ -70,6 +70,17 @@ export interface CaptchaModel {
   readonly failShare: number;
 }
 
+/**
+ * A window in which the container engine does not answer: starts fail from `atMs` for
+ * `durationMs`, and the runtime reports itself unavailable once it noticed (`noticedAfterMs`
+ * after the outage began, until as long after it ended). Running lobbies are not touched.
+ */
+export interface RuntimeOutageSpec {
+  readonly atMs: number;
+  readonly durationMs: number;
+  readonly noticedAfterMs: number;
+}
+
 export interface Infrastructure {
   /** In configuration order; ids are unique. */
   readonly regions: readonly InfrastructureRegion[];
@@ -80,6 +91,8 @@ export interface Infrastructure {
    * decision is not delayed by it: only the client learns of its seat that much later.
    */
   readonly answerMs?: NumericDistribution;
+  /** Outages of the container engine (every region's), in the order given. */
+  readonly runtimeOutages?: readonly RuntimeOutageSpec[];
   readonly verifier: VerifierModel;
   readonly captcha: CaptchaModel;
 }

@@ -1,16 +1,16 @@
 /**
- * The outside world of a simulated run, on virtual time: a container runtime whose lobbies become
- * ready after a sampled cold start and may crash, the developer's verification endpoint and the
- * captcha provider. The services call them through the same io interfaces the server's adapters
- * implement.
+ * The outside world of a simulated run, on virtual time: the container runtime (the one fake
+ * runtime, with sampled cold starts, crashes, capacity and outages), the developer's verification
+ * endpoint and the captcha provider. The services call them through the same io interfaces the
+ * server's adapters implement.
  */
 import type { CaptchaCheck, CaptchaVerdict } from '../../core/admission/captcha.js';
 import type { VerificationCheck, VerificationResponse } from '../../core/admission/verification.js';
-import type { StartLobby, StopLobby } from '../../core/effects.js';
-import type { CaptchaVerifier, ExitReason, Random, Runtime, Verifier } from '../../io/index.js';
+import { FakeRuntime, type FakeRuntimeEvent } from '../../adapters/fake/runtime.js';
+import type { CaptchaVerifier, Random, Timers, Verifier } from '../../io/index.js';
 import { type Stream, sample } from '../engine/random.js';
 import { jsonString as q } from '../trace/trace.js';
-import type { CaptchaModel, InfrastructureRegion, VerifierModel } from '../scenario/types.js';
+import type { CaptchaModel, Infrastructure, InfrastructureRegion, VerifierModel } from '../scenario/types.js';
 
 /** What the fakes need from the run: its clock, a way to schedule work, and its trace. */
 export interface SimHost {
@@ -29,8 +29,6 @@ export const STOP_DELAY_MS = 500;
 export const VERIFIER_TIMEOUT_MS = 10_000;
 
 const HOUR_MS = 3_600_000;
-/** How often a running container's distant crash is looked at again (see `FakeRuntime`). */
-const CRASH_CHECK_MS = HOUR_MS;
 
 const DASH = 45;
 const HEX_DIGITS: readonly number[] = Array.from('0123456789abcdef', (ch) => ch.charCodeAt(0));
@@ -72,113 +70,68 @@ export const seededRandom = (stream: Stream): Random => {
   };
 };
 
-interface Container {
-  readonly namespaceId: string;
-  readonly region: string;
-  /** Bumped when the container goes away, so its pending ready/crash jobs become no-ops. */
-  alive: boolean;
-}
+/** The fake runtime's timers on virtual time. */
+const timersOf = (host: SimHost): Timers => ({
+  after: (ms, fn) => {
+    let live = true;
+    host.after(ms, () => {
+      if (live) fn();
+    });
+    return () => void (live = false);
+  },
+});
 
-/** Where the fake runtime reports: the game's `lobbies/ready` call and the container exits. */
-export interface FakeRuntimeListener {
-  ready(namespaceId: string, lobbyId: string): void;
-  exited(namespaceId: string, lobbyId: string, reason: ExitReason): void;
-}
+/** The trace's form of what the runtime did, as canonical JSON text. */
+const traceJson = (e: FakeRuntimeEvent): string => {
+  switch (e.type) {
+    case 'started': {
+      const crash = e.crashInMs === undefined ? '' : `"crash_in":${e.crashInMs},`;
+      return `{${crash}"ready_in":${e.readyInMs ?? 0},"region":${q(e.lobby.region)},"start":${q(e.lobby.lobbyId)}}`;
+    }
+    case 'refused':
+      return `{"refused":true,"start":${q(e.lobby.lobbyId)}}`;
+    case 'stopping':
+      return `{"force":${e.force},"stop":${q(e.lobbyId)}}`;
+    case 'exited':
+      return `{"exit":${q(e.lobbyId)},"reason":${q(e.reason)}}`;
+  }
+};
 
 /**
- * A container runtime on virtual time. `start` refuses a container when its region already runs
- * `lobby_count_max` of them; a started lobby calls ready after a sampled cold start and crashes
- * after an exponential time at the region's crash rate; a stopped one exits after
- * {@link STOP_DELAY_MS} (at once when forced).
+ * The run's container runtime: the one fake runtime on virtual time, with the scenario's
+ * infrastructure. A region runs at most its `lobby_count_max` containers (a stopping one
+ * included); a started lobby calls ready after a sampled cold start and crashes after an
+ * exponential time at the region's crash rate; a stopped one exits after {@link STOP_DELAY_MS} (at
+ * once when forced); during an outage starts fail, and the runtime says it is unavailable once it
+ * noticed. Every step goes to the trace.
+ *
+ * @example
+ * const runtime = simRuntime(host, scenario.infrastructure, split(root, 'runtime'));
+ * runtime.attach(matchmaker);
  */
-export class FakeRuntime implements Runtime {
-  readonly #regions: ReadonlyMap<string, InfrastructureRegion>;
-  readonly #containers = new Map<string, Container>();
-  readonly #running = new Map<string, number>();
-  readonly #host: SimHost;
-  readonly #stream: Stream;
-  #listener: FakeRuntimeListener | undefined;
-  started = 0;
-  refused = 0;
-  crashed = 0;
-
-  constructor(host: SimHost, regions: readonly InfrastructureRegion[], stream: Stream) {
-    this.#host = host;
-    this.#stream = stream;
-    this.#regions = new Map(regions.map((r) => [r.region.id, r]));
-  }
-
-  listen(listener: FakeRuntimeListener): void {
-    this.#listener = listener;
-  }
-
-  /** Containers running in `region` now. */
-  running(region: string): number {
-    return this.#running.get(region) ?? 0;
-  }
-
-  /** Whether `region` runs as many containers as it can. */
-  full(region: string): boolean {
-    const cap = this.#regions.get(region)?.lobbyCountMax ?? 0;
-    return this.running(region) >= cap;
-  }
-
-  start(lobby: StartLobby): Promise<void> {
-    const infra = this.#regions.get(lobby.region);
-    if (infra === undefined || this.full(lobby.region)) {
-      this.refused += 1;
-      this.#host.trace('runtime', `{"refused":true,"start":${q(lobby.lobbyId)}}`);
-      return Promise.reject(new Error(`region ${lobby.region} runs ${this.running(lobby.region)} lobbies, its lobby_count_max`));
-    }
-    const container: Container = { namespaceId: lobby.namespaceId, region: lobby.region, alive: true };
-    this.#containers.set(lobby.lobbyId, container);
-    this.#running.set(lobby.region, this.running(lobby.region) + 1);
-    this.started += 1;
-    const delay = Math.max(0, Math.round(sample(infra.lobbyStartDelayMs, this.#stream)));
-    const crashIn = infra.lobbyCrashRatePerHour > 0 ? Math.round((-Math.log(1 - this.#stream.float()) / infra.lobbyCrashRatePerHour) * HOUR_MS) : undefined;
-    const crash = crashIn === undefined ? '' : `"crash_in":${crashIn},`;
-    this.#host.trace('runtime', `{${crash}"ready_in":${delay},"region":${q(lobby.region)},"start":${q(lobby.lobbyId)}}`);
-    this.#host.after(delay, () => {
-      if (container.alive) this.#listener?.ready(lobby.namespaceId, lobby.lobbyId);
-    });
-    if (crashIn !== undefined) this.#crashIn(lobby.lobbyId, container, crashIn);
-    return Promise.resolve();
-  }
-
-  /**
-   * Crash the container `delay` ms from now if it still runs, looking at least every hour: most
-   * crash times fall days away, and a lobby that stopped long before would otherwise hold its
-   * event in the queue until then (hundreds of thousands over a day at 100k CCU).
-   */
-  #crashIn(lobbyId: string, container: Container, delay: number): void {
-    const step = Math.min(delay, CRASH_CHECK_MS);
-    this.#host.after(step, () => {
-      if (!container.alive) return;
-      if (delay > step) return this.#crashIn(lobbyId, container, delay - step);
-      this.crashed += 1;
-      this.#gone(lobbyId, container, 'crashed');
-    });
-  }
-
-  stop(stop: StopLobby): Promise<void> {
-    const container = this.#containers.get(stop.lobbyId);
-    if (container === undefined || !container.alive) return Promise.resolve();
-    this.#host.trace('runtime', `{"force":${stop.force},"stop":${q(stop.lobbyId)}}`);
-    if (stop.force) this.#gone(stop.lobbyId, container, 'exited');
-    else this.#host.after(STOP_DELAY_MS, () => {
-      if (container.alive) this.#gone(stop.lobbyId, container, 'exited');
-    });
-    return Promise.resolve();
-  }
-
-  #gone(lobbyId: string, container: Container, reason: ExitReason): void {
-    container.alive = false;
-    this.#containers.delete(lobbyId);
-    this.#running.set(container.region, this.running(container.region) - 1);
-    this.#host.trace('runtime', `{"exit":${q(lobbyId)},"reason":${q(reason)}}`);
-    this.#listener?.exited(container.namespaceId, lobbyId, reason);
-  }
-}
+export const simRuntime = (host: SimHost, infra: Pick<Infrastructure, 'regions' | 'runtimeOutages'>, stream: Stream): FakeRuntime => {
+  const regions = new Map(infra.regions.map((r) => [r.region.id, r]));
+  const regionOf = (id: string): InfrastructureRegion => {
+    const region = regions.get(id);
+    // A start in a region the scenario does not run is refused first (its capacity is 0).
+    if (region === undefined) throw new Error(`unreachable: a container started in unknown region ${id}`);
+    return region;
+  };
+  return new FakeRuntime({
+    timers: timersOf(host),
+    clock: { now: () => host.now() },
+    history: false,
+    capacity: (region) => regions.get(region)?.lobbyCountMax ?? 0,
+    readyAfterMs: (lobby) => Math.max(0, Math.round(sample(regionOf(lobby.region).lobbyStartDelayMs, stream))),
+    crashAfterMs: (lobby) => {
+      const rate = regionOf(lobby.region).lobbyCrashRatePerHour;
+      return rate > 0 ? Math.round((-Math.log(1 - stream.float()) / rate) * HOUR_MS) : undefined;
+    },
+    exitAfterStopMs: STOP_DELAY_MS,
+    ...(infra.runtimeOutages === undefined ? {} : { outages: infra.runtimeOutages.map((o) => ({ from: o.atMs, to: o.atMs + o.durationMs, noticedAfterMs: o.noticedAfterMs })) }),
+    observe: (event) => host.trace('runtime', traceJson(event)),
+  });
+};
 
 /**
  * The developer's verification endpoint: answers 204 after a sampled latency, 403 for a share of

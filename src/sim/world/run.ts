@@ -17,7 +17,7 @@ import { createStream, sample, split, type Stream } from '../engine/random.js';
 import type { Histogram } from '../engine/stats.js';
 import { jsonString as q, Trace, type TraceRecord } from '../trace/trace.js';
 import type { RecordedRequest, RegionDemand, Scenario } from '../scenario/types.js';
-import { FakeCaptcha, FakeRuntime, FakeVerifier, seededRandom, type SimHost } from './fakes.js';
+import { FakeCaptcha, FakeVerifier, seededRandom, simRuntime, type SimHost } from './fakes.js';
 import { idleViolations, portViolations } from './checks.js';
 import type { DecisionLog } from './decisions.js';
 import { Driver } from './driver.js';
@@ -145,7 +145,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     trace: (kind, data) => trace.appendJson(sim.now(), kind, data),
   };
   const infra = scenario.infrastructure;
-  const runtime = new FakeRuntime(host, infra.regions, split(root, 'runtime'));
+  const runtime = simRuntime(host, infra, split(root, 'runtime'));
   const verifier = new FakeVerifier(host, infra.verifier, split(root, 'verifier'));
   const captcha = new FakeCaptcha(host, infra.captcha, split(root, 'captcha'));
   const capacity = infra.lobbyCountMax ?? infra.regions.reduce((n, r) => n + r.lobbyCountMax, 0);
@@ -247,8 +247,12 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     }
   };
   mm.hub.subscribe(onEvents);
-  runtime.listen({
-    ready: (namespaceId, lobbyId) => spawn(mm.lobbyReady({ namespaceId, lobbyId })),
+  runtime.attach({
+    lobbyReady: (ref) => {
+      const task = mm.lobbyReady(ref);
+      spawn(task);
+      return task;
+    },
     exited: (namespaceId, lobbyId, reason) => spawn(mm.lobbyExited({ namespaceId, lobbyId }, reason)),
   });
 
@@ -357,7 +361,8 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     const backoffs = mm.backoffs(SIM_NAMESPACE);
     const found = idleViolations(store.world, SIM_NAMESPACE, {
       checkMin,
-      full: (region) => runtime.full(region),
+      // A region whose runtime is full or unavailable (an outage it noticed) creates nothing.
+      full: (region) => runtime.full(region) || !runtime.available(),
       backedOff: (versionId, gameMode) => backoffs.some((b) => b.versionId === versionId && b.gameMode === gameMode),
     });
     for (const v of found) if (violations.length < 100) violations.push(`t=${sim.now()}: ${v}`);

@@ -46,6 +46,17 @@ describe('parseScenario', () => {
     expect(r.value.infrastructure.regions[0]?.costPerLobbyHour).toBe(0.1);
   });
 
+  it('parses runtime outages, noticed after 5 s unless the scenario says', () => {
+    const r = parseScenario(withEdit((s) => {
+      obj(s, 'infrastructure')['runtime_outages'] = [{ at_ms: 60_000, duration_ms: 30_000 }, { at_ms: 600_000, duration_ms: 1, noticed_after_ms: 0 }];
+    }));
+    expect(paths(r)).toEqual([]);
+    if (!r.ok) return;
+    expect(r.value.infrastructure.runtimeOutages).toEqual([{ atMs: 60_000, durationMs: 30_000, noticedAfterMs: 5_000 }, { atMs: 600_000, durationMs: 1, noticedAfterMs: 0 }]);
+    const none = parseScenario(minimal());
+    expect(none.ok && none.value.infrastructure.runtimeOutages).toBeUndefined();
+  });
+
   it.each<[string, (s: Obj) => void, string[]]>([
     ['non-object', (s) => { s['demand'] = []; }, ['demand.invalid-type']],
     ['unknown game mode', (s) => { obj(s, 'demand')['ctf'] = {}; }, ['demand.*ctf*.not-found']],
@@ -100,6 +111,13 @@ describe('parseScenario', () => {
     }, ['infrastructure.regions.0.coords.latitude.too-high', 'infrastructure.regions.0.lobby-crash-rate-per-hour.negative', 'infrastructure.regions.0.lobby-count-max.negative']],
     ['bad start delay', (s) => { region0(s)['lobby_start_delay_ms'] = { kind: 'uniform', min: 2, max: 1 }; }, ['infrastructure.regions.0.lobby-start-delay-ms.min-gt-max']],
     ['bad answer time', (s) => { obj(s, 'infrastructure')['answer_ms'] = { kind: 'lognormal', median: 4, p95: 2 }; }, ['infrastructure.answer-ms.p95.not-above-median']],
+    ['runtime outages not a list', (s) => { obj(s, 'infrastructure')['runtime_outages'] = {}; }, ['infrastructure.runtime-outages.invalid-type']],
+    ['bad runtime outage', (s) => {
+      obj(s, 'infrastructure')['runtime_outages'] = [{ at_ms: 1 }, { at_ms: -1, duration_ms: 0, noticed_after_ms: 1.5, until_ms: 2 }];
+    }, [
+      'infrastructure.runtime-outages.0.duration-ms.missing', 'infrastructure.runtime-outages.1.at-ms.negative', 'infrastructure.runtime-outages.1.duration-ms.not-positive',
+      'infrastructure.runtime-outages.1.noticed-after-ms.not-an-integer', 'infrastructure.runtime-outages.1.*until_ms*.unknown-key',
+    ]],
     ['version problem from the core', (s) => { obj(s, 'version.matchmaker')['max_players'] = 1000; }, ['version.matchmaker.max-players.too-high']],
     ['version region not in infrastructure', (s) => { obj(s, 'version.matchmaker.regions')['us'] = {}; }, ['version.matchmaker.regions.*us*.not-found']],
     ['version structural problem', (s) => { s['version'] = { matchmaker: [] }; }, ['version.matchmaker.invalid-type']],

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import schema from '../../../src/sim/scenario/scenario.schema.json' with { type: 'json' };
-import { INFRASTRUCTURE_KEYS, INFRASTRUCTURE_REGION_KEYS } from '../../../src/sim/scenario/parse-infrastructure.js';
+import { INFRASTRUCTURE_KEYS, INFRASTRUCTURE_REGION_KEYS, OUTAGE_KEYS } from '../../../src/sim/scenario/parse-infrastructure.js';
 import { MIX_KEYS, REGION_DEMAND_KEYS } from '../../../src/sim/scenario/parse-demand.js';
 import { SCENARIO_KEYS } from '../../../src/sim/scenario/parse.js';
 import { BUILTIN_NAMES, builtinScenarioJson } from '../../../src/sim/scenario/builtin.js';
@@ -29,6 +29,8 @@ describe('scenario.schema.json', () => {
     expect(keys(infra)).toEqual(sorted(INFRASTRUCTURE_KEYS));
     const regionItems = (deref(infra).properties?.['regions'] as { items?: Node } | undefined)?.items;
     expect(keys(regionItems)).toEqual(sorted(INFRASTRUCTURE_REGION_KEYS));
+    const outageItems = (deref(infra).properties?.['runtime_outages'] as { items?: Node } | undefined)?.items;
+    expect(keys(outageItems)).toEqual(sorted(OUTAGE_KEYS));
     const byMode = root.properties?.['demand']?.additionalProperties;
     const regionDemand = typeof byMode === 'object' ? byMode.additionalProperties : undefined;
     expect(keys(typeof regionDemand === 'object' ? regionDemand : undefined)).toEqual(sorted(REGION_DEMAND_KEYS));
