@@ -16,7 +16,7 @@ import type { UploadFile } from '../../io/catalog.js';
 import type { Clock } from '../../io/index.js';
 import type { Logger } from '../../io/log.js';
 import type { CdnSites, ServedSite } from '../../services/cdn-sites.js';
-import { uploadFileKey } from '../../services/uploads.js';
+import { uploadFileKey } from '../../services/upload-keys.js';
 import { NOSNIFF } from '../errors.js';
 import type { RateLimitTable } from '../rate-limit.js';
 import { CdnAuth } from './auth.js';
