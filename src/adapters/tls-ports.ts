@@ -14,12 +14,7 @@ import { connect, type Socket } from 'node:net';
 import { createSecureContext, createServer, type SecureContextOptions, type Server, type TLSSocket } from 'node:tls';
 import type { ProxyRoute } from '../core/effects.js';
 import type { ProxyRoutes } from '../io/index.js';
-
-export interface TlsPortsLog {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
+import type { Logger } from '../io/log.js';
 
 export interface TlsPortsOptions {
   /** Where the listeners bind (the game proxy's address). */
@@ -41,7 +36,7 @@ export interface TlsPortsOptions {
   readonly maxConnections?: number;
   /** How often the certificate files are checked for a new pair (default 5 s). */
   readonly certPollMs?: number;
-  readonly log: TlsPortsLog;
+  readonly log: Logger;
 }
 
 /** One `tcp_tls` route's counters since it was bound. */

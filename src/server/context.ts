@@ -6,11 +6,12 @@ import type { PortProtocol } from '../core/config/types.js';
 import type { RegionInfo } from '../core/world.js';
 import type { CatalogStore } from '../io/catalog.js';
 import type { Clock, Random, Timers } from '../io/index.js';
+import type { Logger } from '../io/log.js';
 import type { LogBook } from '../services/lobby-logs.js';
 import type { Matchmaker } from '../services/matchmaker.js';
 import type { StoppedLobbies } from '../services/stopped-lobbies.js';
 import type { Agent } from './auth.js';
-import type { DemandPort, Logger, UploadsPort } from './deps.js';
+import type { DemandPort, UploadsPort } from './deps.js';
 import type { Incoming } from './incoming.js';
 import type { TokenIssuer } from './tokens.js';
 

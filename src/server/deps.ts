@@ -6,6 +6,7 @@ import type { RegionInfo } from '../core/world.js';
 import type { CatalogStore } from '../io/catalog.js';
 import type { DemandStore } from '../io/demand.js';
 import type { Clock, Random, Timers } from '../io/index.js';
+import type { Logger } from '../io/log.js';
 import type { DemandRecorder } from '../services/demand-recorder.js';
 import type { LogBook } from '../services/lobby-logs.js';
 import type { Matchmaker } from '../services/matchmaker.js';
@@ -23,12 +24,8 @@ export interface DemandPort {
   readonly recorder?: Pick<DemandRecorder, 'request'>;
 }
 
-/** The subset of a pino logger the edge writes to. */
-export interface Logger {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
+/** The edge writes to the one logger interface (`io/log.ts`). */
+export type { Logger } from '../io/log.js';
 
 export interface AppConfig {
   /** The origin clients and lobbies reach the API at (`RIVET_API_ENDPOINT`), e.g. `http://127.0.0.1:8080`. */

@@ -10,7 +10,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ProxyLimits, RateLimit } from '../adapters/haproxy/config.js';
-import { HaproxyGameProxy, type ProxyStatus, type RouteStats } from '../adapters/haproxy/proxy.js';
+import { HaproxyGameProxy, type ProxyStatus } from '../adapters/haproxy/proxy.js';
+import type { RouteStats } from '../adapters/haproxy/stats.js';
 import { TlsPorts } from '../adapters/tls-ports.js';
 import type { PortProtocol } from '../core/config/types.js';
 import type { ProxyRoute } from '../core/effects.js';
@@ -18,7 +19,7 @@ import { isActive } from '../core/lobby/flags.js';
 import { proxyRoutes, routeHostname } from '../core/lobby/routes.js';
 import type { World } from '../core/world.js';
 import type { ProxyRoutes } from '../io/index.js';
-import type { Logger } from './deps.js';
+import type { Logger } from '../io/log.js';
 import { portOr } from './ports.js';
 import { servedByProxy, servedWithoutProxy, type ProxyOff, type Served } from './proxy-refusals.js';
 
@@ -104,7 +105,7 @@ export function parseProxyEnv(env: Env, host: string): ProxyEnv {
 }
 
 /** `env` with each default port this user may not bind, or another program holds, replaced by its fallback (and a warning saying so). */
-async function withFreePorts(env: ProxyEnv, log: Log): Promise<ProxyEnv> {
+async function withFreePorts(env: ProxyEnv, log: Logger): Promise<ProxyEnv> {
   const say = (what: string, port: number, instead: number | undefined) => (why: string): void =>
     log.warn({ port, instead, why }, `game proxy: ${what} port ${port} is ${why}: ${what} on ${instead} instead (find returns it)`);
   const httpPort = await portOr(env.host, env.httpPort, env.fallback?.http, say('http', env.httpPort, env.fallback?.http));
@@ -126,8 +127,6 @@ const hasUser = (name: string): boolean => {
   }
 };
 
-/** The edge's logger, and debug for the routes logged while the proxy is off. */
-type Log = Logger & { debug(obj: object, msg?: string): void };
 
 export interface ServerProxy {
   readonly routes: ProxyRoutes;
@@ -146,14 +145,14 @@ export interface ServerProxy {
   close(): Promise<void>;
 }
 
-const logged = (log: Log): ProxyRoutes => ({
-  bind: (route) => Promise.resolve(log.debug({ route }, 'proxy route not served (no game proxy)')),
-  unbind: (route) => Promise.resolve(log.debug({ route }, 'proxy route unbound')),
+const logged = (log: Logger): ProxyRoutes => ({
+  bind: (route) => Promise.resolve(log.debug?.({ route }, 'proxy route not served (no game proxy)')),
+  unbind: (route) => Promise.resolve(log.debug?.({ route }, 'proxy route unbound')),
 });
 
 const refusedOf = (served: Served): PortProtocol[] => (Object.keys(served.refusals) as PortProtocol[]).sort();
 
-const off = (log: Log, why: string, kind: ProxyOff, jobDomain: string): ServerProxy => {
+const off = (log: Logger, why: string, kind: ProxyOff, jobDomain: string): ServerProxy => {
   const served = servedWithoutProxy(kind, jobDomain);
   log.warn({ why }, 'game proxy off: ports with protocol http, https and tcp_tls are not served (tcp and udp are): versions asking for them are refused at publish');
   return {
@@ -174,7 +173,7 @@ const off = (log: Log, why: string, kind: ProxyOff, jobDomain: string): ServerPr
  * @example
  * const proxy = await startGameProxy({ env: env.proxy, jobDomain, dataDir, upstreamHost: env.publishHost, log: logger });
  */
-export async function startGameProxy(deps: { env: ProxyEnv; jobDomain: string | undefined; dataDir: string; upstreamHost: string; log: Log }): Promise<ServerProxy> {
+export async function startGameProxy(deps: { env: ProxyEnv; jobDomain: string | undefined; dataDir: string; upstreamHost: string; log: Logger }): Promise<ServerProxy> {
   const { log } = deps;
   const jobDomain = deps.jobDomain ?? '127.0.0.1';
   if (deps.env.mode === 'off') return off(log, 'TAVERN_PROXY=off', 'off', jobDomain);

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { App } from './app.js';
-import type { Logger } from './deps.js';
+import type { Logger } from '../io/log.js';
 import { matchError } from '../core/errors.js';
 import { errorResponse, SECURITY_HEADERS } from './errors.js';
 import type { BodyRead, Incoming, Outgoing } from './incoming.js';

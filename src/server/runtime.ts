@@ -18,6 +18,7 @@ import { FakeRuntime } from '../adapters/fake/runtime.js';
 import { STOP_GRACE_MS } from '../core/lobby/timers.js';
 import type { CatalogStore } from '../io/catalog.js';
 import type { Clock, Runtime, RuntimeListener, Timers } from '../io/index.js';
+import type { Logger } from '../io/log.js';
 import type { RuntimeHealth } from '../io/runtime.js';
 import { createStream, sample } from '../sim/engine/random.js';
 import { StoredBuildArchives } from '../services/build-archives.js';
@@ -28,10 +29,7 @@ import { reconcileRuntime } from '../services/reconcile.js';
 import type { Uploads } from '../services/uploads.js';
 import type { ServerEnv } from './env.js';
 import { lobbyEnv, withLobbyEnv } from './lobby-env.js';
-import type { createLogger } from './logger.js';
 import type { TokenIssuer } from './tokens.js';
-
-type Log = ReturnType<typeof createLogger>;
 
 export interface RuntimeDeps {
   readonly env: ServerEnv;
@@ -42,7 +40,7 @@ export interface RuntimeDeps {
   readonly clock: Clock;
   /** Timers of the fake runtime's ready delays. */
   readonly timers: Timers;
-  readonly logger: Log;
+  readonly logger: Logger;
   /** The port the API listens on. */
   readonly port: number;
   readonly publicOrigin: string;
@@ -171,7 +169,7 @@ function dockerRuntime(deps: RuntimeDeps, instanceId: string): ServerRuntime {
     logLimits: { maxLineBytes: 4096, maxBytes: env.lobbyLogMaxBytes },
     stopGraceMs: STOP_GRACE_MS,
     clock: deps.clock,
-    warn: (message, error) => logger.warn({ err: error }, message),
+    log: logger,
   });
   let status: RuntimeStatus = { runtime: 'docker', reachable: false, instance: instanceId };
   let networkDone = false;
@@ -203,8 +201,8 @@ function dockerRuntime(deps: RuntimeDeps, instanceId: string): ServerRuntime {
       status = { ...health, instance: instanceId, userland_proxy: userland };
       if (!networkDone) await prepareNetwork();
       logger.info({ engine: where, version: health.version, userlandProxy: userland, lobbyApi: apiOrigin, instance: instanceId }, 'Docker engine reachable: lobbies run as containers');
-      if (userland === 'on') logger.warn('dockerd publishes ports through its userland proxy (docker-proxy), which halves UDP and TCP round trips: start dockerd with --userland-proxy=false');
-      if (env.allowHostNetwork) logger.warn("host networking is allowed (TAVERN_DOCKER_ALLOW_HOST_NETWORK=true): a host-network lobby shares the host's network, and every service on its loopback answers it");
+      if (userland === 'on') logger.warn({}, 'dockerd publishes ports through its userland proxy (docker-proxy), which halves UDP and TCP round trips: start dockerd with --userland-proxy=false');
+      if (env.allowHostNetwork) logger.warn({}, "host networking is allowed (TAVERN_DOCKER_ALLOW_HOST_NETWORK=true): a host-network lobby shares the host's network, and every service on its loopback answers it");
       await reconcile();
     } else if (!health.reachable) {
       status = { ...health, instance: instanceId };

@@ -5,6 +5,7 @@
 import type { CatalogStore } from '../io/catalog.js';
 import type { DemandStore } from '../io/demand.js';
 import type { MatchStore } from '../io/index.js';
+import type { Logger } from '../io/log.js';
 import type { StoppedLobbyStore } from '../io/stopped-lobbies.js';
 import type { ServerEnv } from './env.js';
 
@@ -20,7 +21,7 @@ export interface Stores {
  * @example
  * const stores = await openStores(parseEnv(process.env), logger);
  */
-export async function openStores(env: ServerEnv, logger: { warn(obj: object, msg: string): void }): Promise<Stores> {
+export async function openStores(env: ServerEnv, logger: Pick<Logger, 'warn'>): Promise<Stores> {
   if (env.databaseUrl !== undefined) {
     const { openPostgres } = await import('../adapters/postgres/index.js');
     return openPostgres(env.databaseUrl, { regions: env.regions, ...(env.postgresSchema === undefined ? {} : { schema: env.postgresSchema }) });

@@ -8,35 +8,26 @@
  */
 import type { DirectUploads, Blobs, UploadedPart } from '../io/blobs.js';
 import type { UploadFile, UploadRecord } from '../io/catalog.js';
+import { stagingKey, uploadFileKey } from './upload-keys.js';
+import type { Chunk, Missing } from './upload-rules.js';
 import type { PresignedRequest } from './upload-types.js';
 
-/** A file or part that has not arrived whole. */
-export interface Missing {
-  readonly path: string;
-  readonly part?: number;
-  readonly reason: string;
-}
-
-export const stagingKey = (uploadId: string, path: string): string => `uploads/${uploadId}/staging/${path}`;
-
 /** The parts of a file: offsets and lengths (one part unless it is multipart). */
-export type Chunks = (file: UploadFile) => readonly { readonly part: number; readonly offset: number; readonly length: number }[];
+export type Chunks = (file: UploadFile) => readonly Chunk[];
 
 /**
  * @example
- * const flow = new DirectFlow(s3, s3, chunks, fileKey);
+ * const flow = new DirectFlow(s3, s3, chunks);
  */
 export class DirectFlow {
   readonly #direct: DirectUploads;
   readonly #blobs: Blobs;
   readonly #chunks: Chunks;
-  readonly #fileKey: (uploadId: string, path: string) => string;
 
-  constructor(direct: DirectUploads, blobs: Blobs, chunks: Chunks, fileKey: (uploadId: string, path: string) => string) {
+  constructor(direct: DirectUploads, blobs: Blobs, chunks: Chunks) {
     this.#direct = direct;
     this.#blobs = blobs;
     this.#chunks = chunks;
-    this.#fileKey = fileKey;
   }
 
   /**
@@ -48,7 +39,7 @@ export class DirectFlow {
     try {
       for (const file of files) {
         if (file.parts === 1) opened.push(file);
-        else opened.push({ ...file, multipartId: await this.#direct.createMultipart(this.#fileKey(uploadId, file.path), file.contentType) });
+        else opened.push({ ...file, multipartId: await this.#direct.createMultipart(uploadFileKey(uploadId, file.path), file.contentType) });
       }
       return opened;
     } catch (e) {
@@ -65,7 +56,7 @@ export class DirectFlow {
       for (const { part, offset, length } of this.#chunks(file)) {
         const url = file.multipartId === undefined
           ? await this.#direct.presignPut(stagingKey(upload.id, file.path), length, file.contentType, seconds)
-          : await this.#direct.presignPart(this.#fileKey(upload.id, file.path), file.multipartId, part, length, seconds);
+          : await this.#direct.presignPart(uploadFileKey(upload.id, file.path), file.multipartId, part, length, seconds);
         requests.push({ path: file.path, url, byteOffset: offset, contentLength: length });
       }
     }
@@ -80,14 +71,14 @@ export class DirectFlow {
   async missing(upload: UploadRecord): Promise<Missing[]> {
     const missing: Missing[] = [];
     for (const file of upload.files) {
-      if ((await this.#blobs.stat(this.#fileKey(upload.id, file.path)))?.size === file.contentLength) continue;
+      if ((await this.#blobs.stat(uploadFileKey(upload.id, file.path)))?.size === file.contentLength) continue;
       if (file.multipartId === undefined) {
         const staged = await this.#blobs.stat(stagingKey(upload.id, file.path));
         if (staged === undefined) missing.push({ path: file.path, reason: `file '${file.path}' has not been uploaded` });
         else if (staged.size !== file.contentLength) missing.push({ path: file.path, reason: `file '${file.path}' has ${staged.size} of ${file.contentLength} bytes` });
         continue;
       }
-      const listed = new Map((await this.#direct.listParts(this.#fileKey(upload.id, file.path), file.multipartId)).map((p) => [p.part, p]));
+      const listed = new Map((await this.#direct.listParts(uploadFileKey(upload.id, file.path), file.multipartId)).map((p) => [p.part, p]));
       for (const { part, length } of this.#chunks(file)) {
         const got = listed.get(part);
         if (got === undefined) missing.push({ path: file.path, part, reason: `part ${part} of ${file.parts} of file '${file.path}' has not been uploaded` });
@@ -103,7 +94,7 @@ export class DirectFlow {
    */
   async publish(upload: UploadRecord): Promise<void> {
     for (const file of upload.files) {
-      const key = this.#fileKey(upload.id, file.path);
+      const key = uploadFileKey(upload.id, file.path);
       if ((await this.#blobs.stat(key))?.size === file.contentLength) continue;
       if (file.multipartId === undefined) await this.#direct.copy(stagingKey(upload.id, file.path), key);
       else {
@@ -113,14 +104,14 @@ export class DirectFlow {
       const size = (await this.#blobs.stat(key))?.size;
       if (size !== file.contentLength) throw new Error(`'${file.path}' of upload ${upload.id} is ${size ?? 'missing'} instead of ${file.contentLength} bytes after publishing.`);
     }
-    await this.#blobs.delete(`uploads/${upload.id}/staging`);
+    await this.#blobs.delete(stagingKey(upload.id));
   }
 
   /** Aborts the upload's multipart uploads and deletes what it staged (an upload that was never completed). */
   async abort(upload: Pick<UploadRecord, 'id' | 'files'>): Promise<void> {
     for (const file of upload.files) {
-      if (file.multipartId !== undefined) await this.#direct.abortMultipart(this.#fileKey(upload.id, file.path), file.multipartId);
+      if (file.multipartId !== undefined) await this.#direct.abortMultipart(uploadFileKey(upload.id, file.path), file.multipartId);
     }
-    await this.#blobs.delete(`uploads/${upload.id}/staging`);
+    await this.#blobs.delete(stagingKey(upload.id));
   }
 }

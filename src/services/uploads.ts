@@ -3,16 +3,23 @@
  * validates the file list and hands out presigned PUT URLs, `put` streams one part into a blob,
  * `complete` checks every part arrived, assembles multipart files and publishes the upload, and
  * `openFile` reads a published file. No HTTP framework here: the edge passes URLs and byte streams.
+ * What may be uploaded is `upload-rules.ts`'s answer; the URLs are signed by `upload-urls.ts`.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { matchError, type MatchError } from '../core/errors.js';
 import { err, ok, type Result } from '../core/result.js';
-import { canStage, type Blobs, type DirectUploads, type PartWriter, type StagedBlobs } from '../io/blobs.js';
+import { canStage, type Blobs, type DirectUploads, type StagedBlobs } from '../io/blobs.js';
 import type { CatalogStore, UploadFile, UploadRecord } from '../io/catalog.js';
 import type { Clock, Random } from '../io/index.js';
-import { pathProblem, pathSet } from './upload-paths.js';
-import { DirectFlow } from './uploads-direct.js';
+import { copyBody } from './upload-body.js';
+import { assemblyKey, partKey, partsKey, putKey, stagedKey, uploadFileKey, uploadKey } from './upload-keys.js';
+import { UploadLocks } from './upload-locks.js';
+import {
+  alreadyComplete, bodyProblem, declaredLengthProblem, fileChunks, incomplete, missingOf, planUpload, uploadLifetime, uploadNotFound, type Chunk, type Missing,
+} from './upload-rules.js';
 import { DEFAULT_UPLOAD_LIMITS, type OpenedFile, type PreparedUpload, type PrepareUpload, type UploadLimits } from './upload-types.js';
+import { UploadUrls } from './upload-urls.js';
+import { DirectFlow } from './uploads-direct.js';
+import { InPlaceParts } from './uploads-in-place.js';
 
 export * from './upload-types.js';
 
@@ -37,94 +44,13 @@ export interface UploadsDeps {
   readonly direct?: DirectUploads;
 }
 
-/** What a presigned URL names and the signature binds. */
-interface Target {
-  readonly uploadId: string;
-  readonly path: string;
-  /** 1-based. */
-  readonly part: number;
-  readonly offset: number;
-  readonly length: number;
-  readonly expires: number;
-}
-
-const CONTENT_TYPE = /^[\x20-\x7e]{1,255}$/;
-const UINT = /^(?:0|[1-9][0-9]{0,15})$/;
-
-const SIGNATURE = /^[0-9a-f]{64}$/;
-
-const invalid = (reason: string, path?: readonly string[]): MatchError =>
-  matchError('UPLOAD_INVALID', { reason }, path === undefined ? {} : { path });
-const tooLarge = (max: number, path: readonly string[]): MatchError => matchError('UPLOAD_TOO_LARGE', { max }, { path });
-const notFound = (): MatchError => matchError('UPLOAD_NOT_FOUND');
-const completed = (): MatchError => invalid('the upload is already complete');
-
 /**
- * Copies the body into `writer`, stopping as soon as more than `limit` bytes came: the bytes seen,
- * and whether the body failed midway (`cut`: the client went away or the connection broke, a
- * client event) or `stopped()` turned true (checked before each write). A failing write is the
- * server's own failure and throws.
- */
-const copy = async (
-  body: AsyncIterable<Uint8Array>,
-  writer: { write(chunk: Uint8Array): Promise<void> },
-  limit: number,
-  stopped: () => boolean = () => false,
-): Promise<{ readonly seen: number; readonly cut: boolean }> => {
-  const chunks = body[Symbol.asyncIterator]();
-  let seen = 0;
-  for (;;) {
-    let next: IteratorResult<Uint8Array>;
-    try {
-      next = await chunks.next();
-    } catch {
-      return { seen, cut: true };
-    }
-    if (next.done === true) return { seen, cut: false };
-    seen += next.value.byteLength;
-    if (seen > limit) {
-      await chunks.return?.();
-      return { seen, cut: false };
-    }
-    if (stopped()) {
-      await chunks.return?.();
-      return { seen, cut: true };
-    }
-    await writer.write(next.value);
-  }
-};
-
-/** Where a completed upload's file lives in the blobs (the CDN reads it there). */
-export const uploadFileKey = (uploadId: string, path: string): string => `uploads/${uploadId}/files/${path}`;
-const partsKey = (uploadId: string): string => `uploads/${uploadId}/parts`;
-const partKey = (uploadId: string, index: number, part: number): string => `${partsKey(uploadId)}/${index}/${part}`;
-const assemblyKey = (uploadId: string): string => `uploads/${uploadId}/assembly`;
-/** Where a multipart file is assembled in place, on a store that can ({@link StagedBlobs}). */
-const stagedKey = (uploadId: string, index: number): string => `${assemblyKey(uploadId)}/${index}`;
-/** Where a PUT of `part` lands: single-part files go straight to their final key. */
-const putKey = (uploadId: string, index: number, file: UploadFile, part: number): string =>
-  file.parts === 1 ? uploadFileKey(uploadId, file.path) : partKey(uploadId, index, part);
-
-/** A PUT writing a part in place: a later PUT of the same part stops it. */
-interface PartClaim {
-  readonly writer: PartWriter;
-  stopped: boolean;
-}
-
-/**
- * Build and CDN uploads. Blob layout: `uploads/<id>/files/<path>` (single-part files are PUT there
- * directly). Multipart files, on a store that assembles in place ({@link StagedBlobs}: the local
- * disk), are written part by part at their offsets into `uploads/<id>/assembly/<file index>`
- * (created by `prepare`) and published by renaming it on completion: each byte is written once.
+ * Build and CDN uploads (blob layout: `upload-keys.ts`). Single-part files are PUT to their final
+ * key. Multipart files, on a store that assembles in place ({@link StagedBlobs}: the local disk),
+ * are written part by part at their offsets into a staged file (created by `prepare`;
+ * `uploads-in-place.ts`) and published by renaming it on completion: each byte is written once.
  * On other stores (or for a file without a staged file: prepared by an earlier Tavern) they are
- * assembled on completion from `uploads/<id>/parts/<file index>/<part>`.
- *
- * In place, a PUT claims its part (under the upload's lock, completion rechecked; a PUT of the
- * same part still streaming is stopped and waited for; the part's record removed), streams into
- * the staged file outside the lock, flushes its bytes to disk, and records the part under the
- * lock if no later PUT claimed it meanwhile. So while a PUT writes, its part counts as missing and
- * completion is refused; once completion renamed the file, no writer of it is left and every
- * later PUT is refused.
+ * kept one blob per part and assembled on completion.
  *
  * Visibility: files are read only through {@link Uploads.openFile}, which answers only once the
  * catalog marks the upload complete. `complete` marks it only after every file is committed whole
@@ -142,29 +68,24 @@ export class Uploads {
   readonly #blobs: Blobs;
   readonly #clock: Clock;
   readonly #random: Random;
-  readonly #secret: Uint8Array;
-  readonly #origin: string;
-  readonly #basePath: string;
+  readonly #urls: UploadUrls;
   readonly #limits: UploadLimits;
   readonly #direct: DirectFlow | undefined;
-  /** Per upload id, the tail of its queue of exclusive sections. */
-  readonly #locks = new Map<string, Promise<void>>();
+  readonly #locks = new UploadLocks();
   /** The store, when it assembles multipart files in place (and uploads are not direct). */
   readonly #staged: StagedBlobs | undefined;
-  /** PUTs writing a part in place now, by `<upload id>/<file index>/<part>`. */
-  readonly #writing = new Map<string, PartClaim>();
+  readonly #inPlace: InPlaceParts | undefined;
 
   constructor(deps: UploadsDeps) {
     this.#catalog = deps.catalog;
     this.#blobs = deps.blobs;
     this.#clock = deps.clock;
     this.#random = deps.random;
-    this.#secret = deps.secret;
-    this.#origin = deps.publicOrigin.replace(/\/+$/, '');
-    this.#basePath = new URL(this.#origin).pathname.replace(/\/+$/, '');
+    this.#urls = new UploadUrls(deps.secret, deps.publicOrigin);
     this.#limits = { ...DEFAULT_UPLOAD_LIMITS, ...deps.limits };
-    this.#direct = deps.direct === undefined ? undefined : new DirectFlow(deps.direct, deps.blobs, (f) => this.#chunks(f), uploadFileKey);
+    this.#direct = deps.direct === undefined ? undefined : new DirectFlow(deps.direct, deps.blobs, (f) => this.#chunks(f));
     this.#staged = deps.direct === undefined && canStage(deps.blobs) ? deps.blobs : undefined;
+    this.#inPlace = this.#staged === undefined ? undefined : new InPlaceParts(this.#staged, deps.catalog, this.#locks);
   }
 
   /**
@@ -179,19 +100,18 @@ export class Uploads {
    * if (r.ok) r.value.presigned.map((p) => p.byteOffset) // [0, 104857600, 209715200]
    */
   async prepare(request: PrepareUpload): Promise<Result<PreparedUpload, MatchError>> {
-    const planned = this.#plan(request);
+    const planned = planUpload(request, this.#limits);
     if (!planned.ok) return planned;
     const now = this.#clock.now();
     const id = this.#random.uuid();
     const files = this.#direct === undefined ? planned.value : await this.#direct.open(id, planned.value);
-    const multipart = files.some((f) => f.parts > 1);
     const created = await this.#catalog.createUpload({
       id,
       gameId: request.gameId,
       kind: request.kind,
       files,
       createdAt: now,
-      expiresAt: now + (multipart ? this.#limits.multipartExpiryMs : this.#limits.singleExpiryMs),
+      expiresAt: now + uploadLifetime(files, this.#limits),
     });
     if (!created.ok) {
       await this.#direct?.abort({ id, files });
@@ -204,7 +124,7 @@ export class Uploads {
       : files.flatMap((file) =>
         this.#chunks(file).map(({ part, offset, length }) => ({
           path: file.path,
-          url: this.#url({ uploadId: upload.id, path: file.path, part, offset, length, expires: upload.expiresAt }),
+          url: this.#urls.sign({ uploadId: upload.id, path: file.path, part, offset, length, expires: upload.expiresAt }),
           byteOffset: offset,
           contentLength: length,
         })),
@@ -225,28 +145,25 @@ export class Uploads {
    * await uploads.put(new URL(presigned.url), request.body, Number(request.headers['content-length']))
    */
   async put(url: URL, body: AsyncIterable<Uint8Array>, declaredLength?: number): Promise<Result<void, MatchError>> {
-    const target = this.#verify(url);
+    const target = this.#urls.verify(url, this.#clock.now());
     if (!target.ok) return target;
     const { uploadId, path, part, offset, length } = target.value;
-    if (declaredLength !== undefined && declaredLength !== length) {
-      return err(invalid(`the part is ${length} bytes, not ${declaredLength}`));
-    }
+    const declared = declaredLengthProblem(length, declaredLength);
+    if (declared !== undefined) return err(declared);
     const upload = await this.#catalog.getUpload(uploadId);
     const index = upload?.files.findIndex((f) => f.path === path) ?? -1;
     const file = upload?.files[index];
-    if (upload === undefined || file === undefined || part > file.parts || offset + length > file.contentLength) return err(notFound());
-    if (upload.completedAt !== undefined) return err(completed());
-    if (this.#staged !== undefined && file.parts > 1 && (await this.#staged.stagedParts(stagedKey(upload.id, index))) !== undefined) {
-      return this.#putInPlace(this.#staged, upload.id, index, target.value, body);
+    if (upload === undefined || file === undefined || part > file.parts || offset + length > file.contentLength) return err(uploadNotFound());
+    if (upload.completedAt !== undefined) return err(alreadyComplete());
+    if (this.#inPlace !== undefined && file.parts > 1 && (await this.#inPlace.holds(upload.id, index))) {
+      return this.#inPlace.put(upload.id, index, target.value, body);
     }
     const writer = await this.#blobs.begin(putKey(upload.id, index, file, part));
     try {
-      const { seen, cut } = await copy(body, writer, length);
-      if (cut) return err(invalid(`the body ended after ${seen} of ${length} bytes`));
-      if (seen > length) return err(invalid(`the body is longer than ${length} bytes`));
-      if (seen < length) return err(invalid(`the body has ${seen} of ${length} bytes`));
-      return await this.#exclusive(upload.id, async () => {
-        if ((await this.#catalog.getUpload(upload.id))?.completedAt !== undefined) return err(completed());
+      const short = bodyProblem(await copyBody(body, writer, length), length);
+      if (short !== undefined) return err(short);
+      return await this.#locks.exclusive(upload.id, async () => {
+        if ((await this.#catalog.getUpload(upload.id))?.completedAt !== undefined) return err(alreadyComplete());
         await writer.commit();
         return ok(undefined);
       });
@@ -266,7 +183,7 @@ export class Uploads {
    * const r = await uploads.complete(uploadId, gameId); if (r.ok) r.value.completedAt // now
    */
   async complete(uploadId: string, gameId?: string): Promise<Result<UploadRecord, MatchError>> {
-    const result = await this.#exclusive(uploadId, () => this.#complete(uploadId, gameId));
+    const result = await this.#locks.exclusive(uploadId, () => this.#complete(uploadId, gameId));
     if (result.ok && this.#direct === undefined && result.value.files.some((f) => f.parts > 1)) {
       await this.#blobs.delete(partsKey(result.value.id));
       if (this.#staged !== undefined) await this.#blobs.delete(assemblyKey(result.value.id));
@@ -305,11 +222,11 @@ export class Uploads {
     for (;;) {
       const expired = await this.#catalog.expiredUploads(this.#clock.now(), batch);
       for (const upload of expired) {
-        await this.#exclusive(upload.id, async () => {
+        await this.#locks.exclusive(upload.id, async () => {
           const current = await this.#catalog.getUpload(upload.id);
           if (current === undefined || current.completedAt !== undefined || current.abandonedAt !== undefined) return;
           await this.#direct?.abort(current);
-          await this.#blobs.delete(`uploads/${current.id}`);
+          await this.#blobs.delete(uploadKey(current.id));
           await this.#catalog.abandonUpload(current.id, this.#clock.now());
           abandoned += 1;
         });
@@ -320,86 +237,30 @@ export class Uploads {
 
   async #complete(uploadId: string, gameId: string | undefined): Promise<Result<UploadRecord, MatchError>> {
     const upload = await this.#catalog.getUpload(uploadId);
-    if (upload === undefined || (gameId !== undefined && upload.gameId !== gameId)) return err(notFound());
+    if (upload === undefined || (gameId !== undefined && upload.gameId !== gameId)) return err(uploadNotFound());
     if (upload.completedAt !== undefined) return ok(upload);
     if (upload.abandonedAt !== undefined) return err(matchError('UPLOAD_EXPIRED'));
-    const missing = this.#direct === undefined ? await this.#missing(upload) : await this.#direct.missing(upload);
-    const [first] = missing;
-    if (first !== undefined) return err(matchError('UPLOAD_INCOMPLETE', { reason: first.reason }, { path: ['files', String(upload.files.findIndex((f) => f.path === first.path)), 'path'], metadata: { missing } }));
+    const refused = incomplete(upload, this.#direct === undefined ? await this.#missing(upload) : await this.#direct.missing(upload));
+    if (refused !== undefined) return err(refused);
     if (this.#direct !== undefined) await this.#direct.publish(upload);
     else for (const [index, file] of upload.files.entries()) if (file.parts > 1) await this.#publish(upload.id, index, file);
     const done = await this.#catalog.completeUpload(upload.id, this.#clock.now());
-    return done === undefined ? err(notFound()) : ok(done);
+    return done === undefined ? err(uploadNotFound()) : ok(done);
   }
 
   /** Every file or part that has not arrived, or file whose parts do not add up to its length. */
-  async #missing(upload: UploadRecord): Promise<{ path: string; part?: number; reason: string }[]> {
-    const missing: { path: string; part?: number; reason: string }[] = [];
+  async #missing(upload: UploadRecord): Promise<Missing[]> {
+    const missing: Missing[] = [];
     for (const [index, file] of upload.files.entries()) {
-      let size = 0;
-      let whole = true;
       // In place, or (no staged file: prepared by an earlier Tavern) as one blob per part.
       const staged = this.#staged !== undefined && file.parts > 1 ? await this.#staged.stagedParts(stagedKey(upload.id, index)) : undefined;
+      const sizes: Array<number | undefined> = [];
       for (let part = 1; part <= file.parts; part += 1) {
-        const bytes = staged?.get(part);
-        const stat = staged === undefined ? await this.#blobs.stat(putKey(upload.id, index, file, part)) : bytes === undefined ? undefined : { size: bytes };
-        if (stat !== undefined) size += stat.size;
-        else if (file.parts === 1) missing.push({ path: file.path, reason: `file '${file.path}' has not been uploaded` });
-        else missing.push({ path: file.path, part, reason: `part ${part} of ${file.parts} of file '${file.path}' has not been uploaded` });
-        whole &&= stat !== undefined;
+        sizes.push(staged === undefined ? (await this.#blobs.stat(putKey(upload.id, index, file, part)))?.size : staged.get(part));
       }
-      if (whole && size !== file.contentLength) {
-        missing.push({ path: file.path, reason: `file '${file.path}' has ${size} of ${file.contentLength} bytes` });
-      }
+      missing.push(...missingOf(file, sizes));
     }
     return missing;
-  }
-
-  /**
-   * Streams one PUT into its part of the staged file (see the class's comment): the part is
-   * recorded only once all its bytes are on disk, and only if no later PUT of it started.
-   */
-  async #putInPlace(staged: StagedBlobs, uploadId: string, index: number, target: Target, body: AsyncIterable<Uint8Array>): Promise<Result<void, MatchError>> {
-    const { part, offset, length } = target;
-    const claimKey = `${uploadId}/${index}/${part}`;
-    const claimed = await this.#exclusive(uploadId, async (): Promise<Result<PartClaim, MatchError>> => {
-      const current = await this.#catalog.getUpload(uploadId);
-      if (current === undefined) return err(notFound());
-      if (current.completedAt !== undefined) return err(completed());
-      if (current.abandonedAt !== undefined) return err(matchError('UPLOAD_EXPIRED'));
-      const earlier = this.#writing.get(claimKey);
-      if (earlier !== undefined) {
-        earlier.stopped = true;
-        await earlier.writer.abort();
-      }
-      const writer = await staged.writePart(stagedKey(uploadId, index), part, offset, length);
-      if (writer === undefined) return err(invalid('the file takes no more parts: complete the upload'));
-      const claim: PartClaim = { writer, stopped: false };
-      this.#writing.set(claimKey, claim);
-      return ok(claim);
-    });
-    if (!claimed.ok) return claimed;
-    const claim = claimed.value;
-    const replaced = (): Result<void, MatchError> => err(invalid('a later PUT of this part replaced this one'));
-    try {
-      const { seen, cut } = await copy(body, claim.writer, length, () => claim.stopped);
-      if (claim.stopped) return replaced();
-      if (cut) return err(invalid(`the body ended after ${seen} of ${length} bytes`));
-      if (seen > length) return err(invalid(`the body is longer than ${length} bytes`));
-      if (seen < length) return err(invalid(`the body has ${seen} of ${length} bytes`));
-      await claim.writer.flush();
-      return await this.#exclusive(uploadId, async () => {
-        if (claim.stopped) return replaced();
-        // Completion cannot have happened (this part was missing all along), but expiry may have.
-        const current = await this.#catalog.getUpload(uploadId);
-        if (current?.abandonedAt !== undefined) return err(matchError('UPLOAD_EXPIRED'));
-        await claim.writer.commit();
-        return ok(undefined);
-      });
-    } finally {
-      if (this.#writing.get(claimKey) === claim) this.#writing.delete(claimKey);
-      await claim.writer.abort();
-    }
   }
 
   /** Makes a multipart file's final blob: the staged file renamed, or its parts concatenated. */
@@ -418,102 +279,8 @@ export class Uploads {
     }
   }
 
-  /** The files as they will be stored, or every problem with the request. */
-  #plan({ kind, files, multipart }: PrepareUpload): Result<UploadFile[], MatchError> {
-    const limits = this.#limits;
-    if (files.length > limits.maxFiles) return err(invalid(`too many files (at most ${limits.maxFiles})`, ['files']));
-    const maxTotal = kind === 'build' ? limits.maxBuildBytes : limits.maxCdnBytes;
-    const split = multipart === true && kind === 'build';
-    const problems: MatchError[] = [];
-    if (multipart === true && kind === 'cdn') problems.push(invalid('CDN sites are never multipart', ['multipart_upload']));
-    const paths = pathSet(kind === 'cdn');
-    const planned: UploadFile[] = [];
-    let total = 0;
-    for (const [i, { path, contentLength, contentType }] of files.entries()) {
-      const at = (field: string): string[] => ['files', String(i), field];
-      const pathWhy = pathProblem(path, limits) ?? paths.clash(path);
-      if (pathWhy !== undefined) problems.push(invalid(`path ${pathWhy}`, at('path')));
-      if (contentType !== undefined && !CONTENT_TYPE.test(contentType)) {
-        problems.push(invalid('content type must be 1 to 255 printable ASCII characters', at('content_type')));
-      }
-      if (!Number.isSafeInteger(contentLength) || contentLength < 0) {
-        problems.push(invalid('content length must be a whole number of bytes below 2^53', at('content_length')));
-        continue;
-      }
-      if (contentLength > limits.maxFileBytes) problems.push(tooLarge(limits.maxFileBytes, at('content_length')));
-      const parts = split && contentLength > limits.chunkBytes ? Math.ceil(contentLength / limits.chunkBytes) : 1;
-      if (parts > limits.maxParts) problems.push(tooLarge(limits.chunkBytes * limits.maxParts, at('content_length')));
-      if (total <= maxTotal && (total += contentLength) > maxTotal) problems.push(tooLarge(maxTotal, ['files']));
-      planned.push({ path, contentLength, parts, ...(contentType !== undefined ? { contentType } : {}) });
-    }
-    const [first] = problems;
-    return first === undefined ? ok(planned) : err({ ...first, metadata: { errors: problems } });
-  }
-
   /** A file's parts: offsets and lengths (one part of the whole file unless it is multipart). */
-  #chunks(file: UploadFile): { part: number; offset: number; length: number }[] {
-    if (file.parts === 1) return [{ part: 1, offset: 0, length: file.contentLength }];
-    const chunk = this.#limits.chunkBytes;
-    return Array.from({ length: file.parts }, (_, i) => ({
-      part: i + 1,
-      offset: i * chunk,
-      length: Math.min(chunk, file.contentLength - i * chunk),
-    }));
-  }
-
-  #sign(t: Target): Buffer {
-    const message = JSON.stringify(['tavern-upload-put-v1', t.uploadId, t.path, t.part, t.offset, t.length, t.expires]);
-    return createHmac('sha256', this.#secret).update(message).digest();
-  }
-
-  #url(t: Target): string {
-    const path = t.path.split('/').map(encodeURIComponent).join('/');
-    const query = `part=${t.part}&offset=${t.offset}&length=${t.length}&expires=${t.expires}`;
-    return `${this.#origin}/uploads/${encodeURIComponent(t.uploadId)}/${path}?${query}&signature=${this.#sign(t).toString('hex')}`;
-  }
-
-  /** What a presigned URL names, if Tavern signed it (compared in constant time) and it has not expired. */
-  #verify(url: URL): Result<Target, MatchError> {
-    const invalidSignature = err(matchError('UPLOAD_SIGNATURE_INVALID'));
-    const base = this.#basePath !== '' && url.pathname.startsWith(`${this.#basePath}/`) ? this.#basePath.length : 0;
-    const rest = url.pathname.slice(base);
-    if (!rest.startsWith('/uploads/')) return invalidSignature;
-    let uploadId: string | undefined;
-    let segments: string[];
-    try {
-      [uploadId, ...segments] = rest.slice('/uploads/'.length).split('/').map(decodeURIComponent);
-    } catch {
-      return invalidSignature;
-    }
-    const q = url.searchParams;
-    const [part, offset, length, expires] = ['part', 'offset', 'length', 'expires'].map((name) => {
-      const value = q.get(name) ?? '';
-      const n = Number(value);
-      return UINT.test(value) && Number.isSafeInteger(n) ? n : undefined;
-    });
-    const signature = q.get('signature') ?? '';
-    if (uploadId === undefined || part === undefined || offset === undefined || length === undefined || expires === undefined) {
-      return invalidSignature;
-    }
-    if (!SIGNATURE.test(signature)) return invalidSignature;
-    const target: Target = { uploadId, path: segments.join('/'), part, offset, length, expires };
-    if (!timingSafeEqual(Buffer.from(signature, 'hex'), this.#sign(target))) return invalidSignature;
-    if (this.#clock.now() >= expires) return err(matchError('UPLOAD_EXPIRED'));
-    return ok(target);
-  }
-
-  /** Runs `section` after every earlier section for the same upload has settled. */
-  async #exclusive<T>(uploadId: string, section: () => Promise<T>): Promise<T> {
-    const result = (this.#locks.get(uploadId) ?? Promise.resolve()).then(section);
-    const tail = result.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.#locks.set(uploadId, tail);
-    try {
-      return await result;
-    } finally {
-      if (this.#locks.get(uploadId) === tail) this.#locks.delete(uploadId);
-    }
+  #chunks(file: UploadFile): Chunk[] {
+    return fileChunks(file, this.#limits.chunkBytes);
   }
 }

@@ -8,7 +8,7 @@ import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
 import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import type { ProxyLimits } from '../../src/adapters/haproxy/config.js';
-import type { ProxyLog } from '../../src/adapters/haproxy/proxy.js';
+import type { Logger } from '../../src/io/log.js';
 
 export const HAPROXY = process.env['TAVERN_HAPROXY'] ?? '/usr/sbin/haproxy';
 export const NEED = { what: 'HAProxy', start: 'install Debian\'s haproxy (apt-get install haproxy)' } as const;
@@ -29,7 +29,7 @@ export const freePort = (): Promise<number> =>
     });
   });
 
-export const QUIET: ProxyLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
+export const QUIET: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 /** Game Guard's limits, loosened for tests that do not test them. */
 export const OPEN_LIMITS: ProxyLimits = { headerTimeoutMs: 5_000, idleTimeoutMs: 30_000, connectTimeoutMs: 2_000, maxConnections: 4_000 };

@@ -3,8 +3,8 @@ import { createServer, request, type IncomingMessage, type Server, type ServerRe
 import { connect, type AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { Logger } from '../../src/io/log.js';
 import type { App } from '../../src/server/app.js';
-import type { Logger } from '../../src/server/deps.js';
 import { createHttpServer, fromNode } from '../../src/server/http.js';
 import type { BodyRead, Incoming } from '../../src/server/incoming.js';
 import { readByPeer } from '../tcp.js';

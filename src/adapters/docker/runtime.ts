@@ -14,6 +14,7 @@ import type { NetworkMode } from '../../core/config/types.js';
 import type { StartLobby, StopLobby } from '../../core/effects.js';
 import type { CatalogStore, LogStream } from '../../io/catalog.js';
 import type { Clock, ExitReason, RuntimeListener } from '../../io/index.js';
+import type { Logger } from '../../io/log.js';
 import type { HostedContainer, HostedRuntime, RuntimeHealth } from '../../io/runtime.js';
 import { containerName, containerSpec, DEFAULT_HARDENING, type Hardening, LABELS } from './container-spec.js';
 import { describeEngineError, isStatus } from './engine-errors.js';
@@ -57,8 +58,8 @@ export interface DockerRuntimeOptions {
   /** SIGTERM, then SIGKILL this long after (the core forces a stop after its own grace too). */
   readonly stopGraceMs: number;
   readonly clock: Clock;
-  /** Something went wrong that no caller waits for (a removal, a log stream): for the server's log. */
-  readonly warn?: (message: string, error?: unknown) => void;
+  /** Where something that went wrong and no caller waits for (a removal, a log stream) is said. */
+  readonly log?: Pick<Logger, 'warn'>;
   /** Extra /etc/hosts entries for bridge containers. */
   readonly extraHosts?: readonly string[];
 }
@@ -298,6 +299,6 @@ export class DockerRuntime implements HostedRuntime {
   }
 
   #warn(message: string, error?: unknown): void {
-    this.#o.warn?.(message, error);
+    this.#o.log?.warn({ err: error }, message);
   }
 }

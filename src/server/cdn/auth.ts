@@ -17,7 +17,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BCRYPT_COST, bcryptCost, checkableHash } from '../../core/bcrypt-hash.js';
 import type { NamespaceRecord } from '../../io/catalog.js';
 import type { Clock } from '../../io/index.js';
-import type { Logger } from '../deps.js';
+import type { Logger } from '../../io/log.js';
 import { fromNode } from '../http.js';
 import { RateLimiter, rateClientOf, retryAfter, type RateBucket, type RateLimitTable } from '../rate-limit.js';
 import type { CheckResult, PasswordChecker } from './bcrypt-pool.js';

@@ -14,9 +14,9 @@ import { cdnPath, noneMatch, parseRange, pickEncoding, routeFor, type Encoding }
 import type { BlobReader, Blobs, ByteRange } from '../../io/blobs.js';
 import type { UploadFile } from '../../io/catalog.js';
 import type { Clock } from '../../io/index.js';
+import type { Logger } from '../../io/log.js';
 import type { CdnSites, ServedSite } from '../../services/cdn-sites.js';
-import { uploadFileKey } from '../../services/uploads.js';
-import type { Logger } from '../deps.js';
+import { uploadFileKey } from '../../services/upload-keys.js';
 import { NOSNIFF } from '../errors.js';
 import type { RateLimitTable } from '../rate-limit.js';
 import { CdnAuth } from './auth.js';
