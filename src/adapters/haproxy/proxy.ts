@@ -230,7 +230,7 @@ export class HaproxyGameProxy implements ProxyRoutes {
     for (const key of dirtyBefore) if (!differs(this.#desired, written, key)) this.#dirty.delete(key);
     this.#up = true;
     child.once('exit', (code, signal) => this.#exited(child, code, signal));
-    this.#o.log.info({ pid: child.pid, http: `${this.#o.host}:${this.#o.httpPort}`, https: this.#o.tls?.port, routes: this.status().routes }, 'game proxy (haproxy) running');
+    this.#o.log.info({ haproxyPid: child.pid, http: `${this.#o.host}:${this.#o.httpPort}`, https: this.#o.tls?.port, routes: this.status().routes }, 'game proxy (haproxy) running');
     if (this.#dirty.size > 0) void this.#flush();
   }
 
@@ -260,7 +260,7 @@ export class HaproxyGameProxy implements ProxyRoutes {
     const child = this.#child;
     if (!this.#up || child === undefined || this.#closing) return;
     if (!(await answers(this.#socket)) && this.#child === child && this.#up) {
-      this.#o.log.error({ pid: child.pid }, 'the game proxy (haproxy) does not answer its runtime API: killing it to restart it');
+      this.#o.log.error({ haproxyPid: child.pid }, 'the game proxy (haproxy) does not answer its runtime API: killing it to restart it');
       child.kill('SIGKILL');
     }
   }
