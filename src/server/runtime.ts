@@ -12,6 +12,7 @@ import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { connectDocker, detectUserlandProxy, engineAddress, type UserlandProxy } from '../adapters/docker/engine.js';
 import { BuildImages } from '../adapters/docker/images.js';
+import { RegistryImages } from '../adapters/docker/registry-images.js';
 import { DEFAULT_LOBBY_NETWORK, type LobbyNetwork, type LobbyNetworkChoice } from '../adapters/docker/lobby-network.js';
 import { DockerRuntime } from '../adapters/docker/runtime.js';
 import { FakeRuntime } from '../adapters/fake/runtime.js';
@@ -126,12 +127,15 @@ function dockerRuntime(deps: RuntimeDeps, instanceId: string): ServerRuntime {
   const { env, logger, port } = deps;
   const docker = connectDocker(env.dockerHost);
   const where = engineAddress(env.dockerHost);
-  const images = new BuildImages({
+  const log = (buildId: string, line: string): void => logger.info({ build: buildId }, line);
+  const loaded = new BuildImages({
     docker,
     source: new StoredBuildArchives({ catalog: deps.catalog, uploads: deps.uploads }),
-    log: (buildId, line) => logger.info({ build: buildId }, line),
+    log,
     maxExpandedBytes: env.buildMaxExpandedBytes,
   });
+  // With a registry, lobbies run each build by its digest there (pushed once loaded here).
+  const images = env.registry === undefined ? loaded : new RegistryImages({ docker, local: loaded, registry: env.registry, builds: deps.catalog, log });
   // Host-network containers share the host's loopback; bridge ones reach the host at the lobby
   // network's gateway, where Tavern opens a listener of the lobby endpoints: on the API's port when
   // the API listens on loopback, on a port of its own when the API listens on every address (whose
