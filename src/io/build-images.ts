@@ -3,7 +3,8 @@
  * is the build loaded into that engine (`tavern-build:<build id>`, `adapters/docker/images.ts`);
  * with a registry (`TAVERN_REGISTRY`) it is the build pushed there, by digest
  * (`registry.example:5000/games/tavern-build@sha256:…`, `adapters/docker/registry-images.ts`),
- * which any node of a cluster pulls. A runtime takes one of these and never needs to know which.
+ * which any node of a cluster pulls. A runtime takes one of these and never needs to know which;
+ * the server composes it once (`serverImages` in `server/build-images.ts`) and hands it down.
  */
 
 /**

@@ -2,9 +2,10 @@
  * Builds through a real registry (Debian's docker-registry, CNCF Distribution 2.8, started here on
  * 127.0.0.1 with a config of its own) and the real engine: a build, once loaded, is pushed once
  * however many ask at the same time, its digest recorded on the build; the registry serves that
- * manifest, and an engine without the image pulls it by digest. A registry that is down marks the
- * build broken with the reason; plain HTTP without TAVERN_REGISTRY_INSECURE is refused before any
- * push; a build whose image is recorded is never loaded or pushed again (a restart, another instance).
+ * manifest, and an engine without the image pulls it by digest (the Docker runtime's resolver
+ * does, a cluster's leaves it to the nodes). A registry that is down marks the build broken with
+ * the reason; plain HTTP without TAVERN_REGISTRY_INSECURE is refused before any push; a build
+ * whose image is recorded is never loaded or pushed again (a restart, another instance).
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -12,7 +13,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { readReply } from '../../src/adapters/docker/engine-upload.js';
 import { BuildImageError, BuildImages } from '../../src/adapters/docker/images.js';
 import { RegistryImages, type RegistryTarget } from '../../src/adapters/docker/registry-images.js';
 import { MemoryCatalogStore } from '../../src/adapters/memory/catalog.js';
@@ -103,8 +103,15 @@ describeNeeding({ what: 'the Docker Engine and docker-registry', start: 'start d
     await docker.getImage(imageId).remove({ force: true });
     await expect(docker.getImage(a).inspect()).rejects.toMatchObject({ statusCode: 404 });
     pulled.push(a);
-    const reply = await readReply(await docker.pull(a));
-    expect(reply.error).toBeUndefined();
+    // A cluster's runtime gets the reference as it is (its nodes pull); the Docker runtime, whose
+    // containers are created on this engine, gets it pulled first.
+    expect(await images.ensure(id)).toBe(a);
+    await expect(docker.getImage(a).inspect()).rejects.toMatchObject({ statusCode: 404 });
+    const here = new RegistryImages({ docker, local, registry: registry(), builds: catalog, log, runsHere: true });
+    expect(await here.ensure(id)).toBe(a);
+    expect(logged.filter((l) => l.startsWith(id) && l.includes('pulling the build')).length).toBe(1);
+    expect(await here.ensure(id)).toBe(a);
+    expect(logged.filter((l) => l.startsWith(id) && l.includes('pulling the build')).length).toBe(1);
     const back = await docker.getImage(a).inspect();
     expect(back.Id).toBe(imageId);
     expect(back.RepoDigests).toContain(a);

@@ -10,6 +10,7 @@
 import type Dockerode from 'dockerode';
 import type { BuildImageResolver } from '../../io/build-images.js';
 import type { CatalogStore } from '../../io/catalog.js';
+import { readReply } from './engine-upload.js';
 import { BuildImageError } from './images.js';
 import { readPushReply } from './push-reply.js';
 import { pushesInPlain } from './registry-transport.js';
@@ -38,6 +39,12 @@ export interface RegistryImagesDeps {
   readonly repository?: string;
   /** A push that takes longer is abandoned (and the build marked broken); default 30 minutes. */
   readonly pushTimeoutMs?: number;
+  /**
+   * Whether lobbies run on this same engine (the Docker runtime): then a recorded image the engine
+   * lacks (another instance pushed it, or it was pruned) is pulled before it is handed out, since
+   * creating a container never pulls. A cluster's nodes pull for themselves: leave it false.
+   */
+  readonly runsHere?: boolean;
 }
 
 /** Error codes of an engine Tavern could not reach (not the registry's fault: tried again later). */
@@ -102,7 +109,7 @@ export class RegistryImages implements BuildImageResolver {
     } catch (e) {
       throw new BuildImageError(`the build could not be looked up: ${messageOf(e)}`, buildId, 'unavailable');
     }
-    if (recorded !== undefined) return recorded;
+    if (recorded !== undefined) return this.#o.runsHere === true ? this.#present(buildId, recorded) : recorded;
     const local = await this.#o.local.ensure(buildId); // its failures are marked and logged there
     try {
       return await this.#publish(buildId, local);
@@ -112,6 +119,28 @@ export class RegistryImages implements BuildImageResolver {
       this.#log(buildId, `${error.lasting ? 'build marked broken' : 'build not pushed (will retry)'}: ${error.message}`);
       throw error;
     }
+  }
+
+  /**
+   * `image`, pulled into this engine first if it lacks it. A failed pull is not the build's fault
+   * (it was pushed whole): the lobby fails with the reason, and the next one tries again.
+   */
+  async #present(buildId: string, image: string): Promise<string> {
+    const { docker, registry } = this.#o;
+    try {
+      const has = await docker.getImage(image).inspect().then(() => true, (e: unknown) => {
+        if ((e as { statusCode?: unknown }).statusCode === 404) return false;
+        throw e;
+      });
+      if (has) return image;
+      this.#log(buildId, `pulling the build's image ${image}`);
+      const authconfig = registry.auth === undefined ? {} : { ...registry.auth, serveraddress: registry.address };
+      const reply = await readReply(await docker.pull(image, { authconfig }) as AsyncIterable<Buffer>);
+      if (reply.error !== undefined) throw new Error(reply.error);
+    } catch (e) {
+      throw new BuildImageError(`the build's image ${image} could not be pulled from the registry ${registry.address}: ${messageOf(e)}`, buildId, 'unavailable');
+    }
+    return image;
   }
 
   /** Tags `local` in the registry's repository, pushes it, records its digest; the reference lobbies use. */
