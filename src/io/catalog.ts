@@ -71,6 +71,11 @@ export interface BuildRecord {
   /** `none` or `lz4` (wire `compression`). */
   readonly compression: string;
   readonly createdAt: number;
+  /**
+   * The build's image in the operator's registry (`TAVERN_REGISTRY`), by digest, once pushed:
+   * `registry.example:5000/games/tavern-build@sha256:…`. Recorded once ({@link CatalogStore.recordBuildImage}).
+   */
+  readonly image?: string;
 }
 
 export interface CdnSiteRecord {
@@ -199,6 +204,12 @@ export interface CatalogStore {
   createBuild(build: BuildRecord): Promise<Created<BuildRecord>>;
   getBuild(id: string): Promise<BuildRecord | undefined>;
   listBuilds(gameId: string): Promise<readonly BuildRecord[]>;
+  /**
+   * Records where the build's image was pushed (`image`) unless a reference is recorded already
+   * (the first one stays: two instances pushing one build agree on it); the build as stored, or
+   * undefined if there is no such build.
+   */
+  recordBuildImage(id: string, image: string): Promise<BuildRecord | undefined>;
   createCdnSite(site: CdnSiteRecord): Promise<Created<CdnSiteRecord>>;
   getCdnSite(id: string): Promise<CdnSiteRecord | undefined>;
   listCdnSites(gameId: string): Promise<readonly CdnSiteRecord[]>;

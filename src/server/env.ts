@@ -2,6 +2,7 @@
  * The server's environment variables, parsed (pure: `main` passes `process.env`).
  */
 import { DEFAULT_MAX_EXPANDED_BYTES, MAX_EXPANDED_SETTING } from '../adapters/docker/archive-bytes.js';
+import type { RegistryTarget } from '../adapters/docker/registry-images.js';
 import type { S3Options } from '../adapters/s3/blobs.js';
 import { isHumanText } from '../core/config/validate-text.js';
 import { parseDuration } from '../core/duration.js';
@@ -14,6 +15,7 @@ import { parseCdn, type CdnListenEnv } from './cdn/listen-env.js';
 import { parseProxyEnv, type ProxyEnv } from './game-proxy.js';
 import { HTTP_DEFAULTS, type HttpOptions } from './http.js';
 import { parseRateLimits, type RateLimitTable } from './rate-limit.js';
+import { parseRegistryEnv } from './registry-env.js';
 
 export interface ServerEnv extends DockerEnv {
   readonly host: string;
@@ -63,6 +65,11 @@ export interface ServerEnv extends DockerEnv {
    * engine (`TAVERN_BUILD_MAX_EXPANDED_BYTES`, default 32 000 000 000: 4 × the build upload limit).
    */
   readonly buildMaxExpandedBytes: number;
+  /**
+   * `TAVERN_REGISTRY` (with `TAVERN_REGISTRY_INSECURE`, `TAVERN_REGISTRY_USERNAME`/`_PASSWORD`,
+   * `registry-env.ts`): builds are pushed there once loaded, and lobbies run them by digest.
+   */
+  readonly registry?: RegistryTarget;
   /** How often the runtime reconciler runs (`TAVERN_RECONCILE_MS`, default 30 s). */
   readonly reconcileMs: number;
   /** Take the client address from `cf-connecting-ip` / `x-forwarded-for` (only behind a proxy that sets them). */
@@ -263,6 +270,10 @@ export function parseEnv(env: Readonly<Record<string, string | undefined>>): Ser
   const s3 = parseS3(env);
   const demandRetentionMs = parseRetention(env['TAVERN_DEMAND_RETENTION']);
   const fake = parseFakeEnv(env);
+  const registry = parseRegistryEnv(env);
+  if (registry !== undefined && (runtime === 'fake' || runtime === 'none')) {
+    throw new Error(`TAVERN_REGISTRY needs a runtime that runs containers: builds are pushed through its engine (TAVERN_RUNTIME is ${runtime})`);
+  }
   return {
     host,
     port,
@@ -286,6 +297,7 @@ export function parseEnv(env: Readonly<Record<string, string | undefined>>): Ser
     ...(rateLimits === undefined ? {} : { rateLimits }),
     ...(cdn === undefined ? {} : { cdn }),
     ...(s3 === undefined ? {} : { s3 }),
+    ...(registry === undefined ? {} : { registry }),
     ...(demandRetentionMs === undefined ? {} : { demandRetentionMs }),
     ...Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)),
   };

@@ -11,7 +11,6 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { connectDocker, detectUserlandProxy, engineAddress, type UserlandProxy } from '../adapters/docker/engine.js';
-import { BuildImages } from '../adapters/docker/images.js';
 import { DEFAULT_LOBBY_NETWORK, type LobbyNetwork, type LobbyNetworkChoice } from '../adapters/docker/lobby-network.js';
 import { DockerRuntime } from '../adapters/docker/runtime.js';
 import { FakeRuntime } from '../adapters/fake/runtime.js';
@@ -21,12 +20,12 @@ import type { Clock, Runtime, RuntimeListener, Timers } from '../io/index.js';
 import type { Logger } from '../io/log.js';
 import type { RuntimeHealth } from '../io/runtime.js';
 import { createStream, sample } from '../sim/engine/random.js';
-import { StoredBuildArchives } from '../services/build-archives.js';
 import { tailLogs } from '../services/cloud-lobbies.js';
 import type { LogBook } from '../services/lobby-logs.js';
 import type { Matchmaker } from '../services/matchmaker.js';
 import { reconcileRuntime } from '../services/reconcile.js';
 import type { Uploads } from '../services/uploads.js';
+import { serverImages } from './build-images.js';
 import type { ServerEnv } from './env.js';
 import { lobbyEnv, withLobbyEnv } from './lobby-env.js';
 import type { TokenIssuer } from './tokens.js';
@@ -126,12 +125,8 @@ function dockerRuntime(deps: RuntimeDeps, instanceId: string): ServerRuntime {
   const { env, logger, port } = deps;
   const docker = connectDocker(env.dockerHost);
   const where = engineAddress(env.dockerHost);
-  const images = new BuildImages({
-    docker,
-    source: new StoredBuildArchives({ catalog: deps.catalog, uploads: deps.uploads }),
-    log: (buildId, line) => logger.info({ build: buildId }, line),
-    maxExpandedBytes: env.buildMaxExpandedBytes,
-  });
+  // With TAVERN_REGISTRY, lobbies run each build by its digest there (pushed once loaded here).
+  const images = serverImages({ env, docker, catalog: deps.catalog, uploads: deps.uploads, logger, runsHere: true });
   // Host-network containers share the host's loopback; bridge ones reach the host at the lobby
   // network's gateway, where Tavern opens a listener of the lobby endpoints: on the API's port when
   // the API listens on loopback, on a port of its own when the API listens on every address (whose

@@ -158,8 +158,8 @@ export const catalogContract = (name: string, open: () => Promise<CatalogUnderTe
       expect((await catalog.getNamespace(a.id))?.domains.map((d) => d.domain)).toEqual(['b.example.com', 'c.example.com']);
     });
 
-    it('versions, builds and CDN sites: create, get, list per game in creation order; ids unique; configs kept as written', async () => {
-      const { catalog } = await fresh();
+    it('versions, builds and CDN sites: create, get, list per game in creation order; ids unique; configs kept as written; a build\'s pushed image recorded once', async () => {
+      const { catalog, twin } = await fresh();
       const g = game();
       const h = game();
       // Key order carries meaning in a config (region priority, mode order): it must survive storage.
@@ -185,6 +185,14 @@ export const catalogContract = (name: string, open: () => Promise<CatalogUnderTe
       expect(await catalog.getBuild(randomUUID())).toBeUndefined();
       expect((await catalog.listBuilds(g.id)).map((b) => b.id)).toEqual([b1.id, b2.id]);
       expect(await catalog.listBuilds(h.id)).toEqual([]);
+      // The pushed image is recorded once: a second reference (another instance's push) leaves the first.
+      const pushed = `127.0.0.1:5000/games/tavern-build@sha256:${'a'.repeat(64)}`;
+      expect(await catalog.recordBuildImage(b1.id, pushed)).toEqual({ ...b1, image: pushed });
+      expect(await catalog.recordBuildImage(b1.id, `127.0.0.1:5000/games/tavern-build@sha256:${'b'.repeat(64)}`)).toEqual({ ...b1, image: pushed });
+      expect(await catalog.getBuild(b1.id)).toEqual({ ...b1, image: pushed });
+      expect((await twin.getBuild(b1.id))?.image).toBe(pushed);
+      expect(await catalog.getBuild(b2.id)).toEqual(b2);
+      expect(await catalog.recordBuildImage(randomUUID(), pushed)).toBeUndefined();
 
       const site = (over: Partial<CdnSiteRecord> = {}): CdnSiteRecord => ({ id: randomUUID(), gameId: g.id, uploadId: randomUUID(), displayName: 's', createdAt: 1, ...over });
       const [s1, s2] = [site(), site({ gameId: h.id })];

@@ -19,10 +19,11 @@ export type BuildImageSource = BuildArchives;
 
 /**
  * Why a build has no image: `missing` (no such build, or its upload never completed), `invalid`
- * (its archive is unusable), `engine` (the engine refused it, e.g. out of disk space) or
- * `unavailable` (the engine or the archive could not be reached: worth trying again later).
+ * (its archive is unusable), `engine` (the engine refused it, e.g. out of disk space), `registry`
+ * (its push to `TAVERN_REGISTRY` failed, `registry-images.ts`) or `unavailable` (the engine or
+ * the archive could not be reached, or the settings must change first: worth trying again later).
  */
-export type BuildImageFailure = 'missing' | 'invalid' | 'engine' | 'unavailable';
+export type BuildImageFailure = 'missing' | 'invalid' | 'engine' | 'registry' | 'unavailable';
 
 /**
  * A build that cannot become an image; `message` is the reason, for the lobby's record and logs.

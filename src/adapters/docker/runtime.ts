@@ -13,6 +13,7 @@ import { HOST_NETWORK_REFUSED } from '../../core/config/host-network.js';
 import type { NetworkMode } from '../../core/config/types.js';
 import type { StartLobby, StopLobby } from '../../core/effects.js';
 import type { CatalogStore, LogStream } from '../../io/catalog.js';
+import type { BuildImageResolver } from '../../io/build-images.js';
 import type { Clock, ExitReason, RuntimeListener } from '../../io/index.js';
 import type { Logger } from '../../io/log.js';
 import type { HostedContainer, HostedRuntime, RuntimeHealth } from '../../io/runtime.js';
@@ -21,10 +22,8 @@ import { describeEngineError, isStatus } from './engine-errors.js';
 import { DEFAULT_LOBBY_NETWORK, ensureLobbyNetwork, type LobbyNetwork, type LobbyNetworkChoice } from './lobby-network.js';
 import { DEFAULT_LOG_LIMITS, type LogLimits, LogPump, type LogSink } from './log-pump.js';
 
-/** A build's local image (`BuildImages` in images.ts). */
-export interface BuildImageResolver {
-  ensure(buildId: string): Promise<string>;
-}
+/** A build's image: `BuildImages` (this engine's) or `RegistryImages` (pushed, by digest). Its home is `io/build-images.ts`. */
+export type { BuildImageResolver } from '../../io/build-images.js';
 
 export interface DockerRuntimeOptions {
   readonly docker: Dockerode;

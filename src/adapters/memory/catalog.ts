@@ -142,6 +142,14 @@ export class MemoryCatalogStore implements CatalogStore {
     return Promise.resolve(byGame(this.#builds, gameId));
   }
 
+  recordBuildImage(id: string, image: string): Promise<BuildRecord | undefined> {
+    const build = this.#builds.get(id);
+    if (build === undefined || build.image !== undefined) return Promise.resolve(build);
+    const recorded = { ...build, image };
+    this.#builds.set(id, recorded);
+    return Promise.resolve(recorded);
+  }
+
   createCdnSite(site: CdnSiteRecord): Promise<Created<CdnSiteRecord>> {
     return Promise.resolve(insert(this.#cdnSites, site.id, site));
   }

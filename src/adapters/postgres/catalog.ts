@@ -207,6 +207,15 @@ export class PgCatalogStore implements CatalogStore {
     return this.#docs('SELECT doc FROM builds WHERE game_id = $1 ORDER BY seq', [gameId]);
   }
 
+  async recordBuildImage(id: string, image: string): Promise<BuildRecord | undefined> {
+    // The row lock of the UPDATE orders two instances recording at once: the second finds `image` set.
+    await this.#pool.query(
+      "UPDATE builds SET doc = (doc::jsonb || jsonb_build_object('image', $2::text))::json WHERE id = $1 AND doc->>'image' IS NULL",
+      [id, image],
+    );
+    return this.getBuild(id);
+  }
+
   createCdnSite(site: CdnSiteRecord): Promise<Created<CdnSiteRecord>> {
     return this.#createGameDoc('cdn_sites', site);
   }

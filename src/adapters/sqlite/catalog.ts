@@ -47,6 +47,7 @@ const SQL = {
   domainOwner: 'SELECT namespace_id AS id FROM namespace_domains WHERE domain = ?',
   insertDomain: 'INSERT INTO namespace_domains (domain, namespace_id, created_at) VALUES (?, ?, ?)',
   deleteDomain: 'DELETE FROM namespace_domains WHERE domain = ? AND namespace_id = ?',
+  recordBuildImage: "UPDATE builds SET doc = json_set(doc, '$.image', ?) WHERE id = ? AND json_extract(doc, '$.image') IS NULL",
   uploadById: 'SELECT doc FROM uploads WHERE id = ?',
   insertUpload: 'INSERT INTO uploads (id, doc) VALUES (?, ?)',
   updateUpload: 'UPDATE uploads SET doc = ? WHERE id = ?',
@@ -298,6 +299,13 @@ export class SqliteCatalogStore implements CatalogStore {
 
   listBuilds(gameId: string): Promise<readonly BuildRecord[]> {
     return settle(() => this.#builds.list(gameId));
+  }
+
+  recordBuildImage(id: string, image: string): Promise<BuildRecord | undefined> {
+    return settle(() => {
+      this.#q.recordBuildImage.run(image, id);
+      return this.#builds.get(id);
+    });
   }
 
   createCdnSite(site: CdnSiteRecord): Promise<Created<CdnSiteRecord>> {
