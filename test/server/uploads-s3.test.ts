@@ -105,7 +105,8 @@ describeWithS3('uploads to S3', problem, () => {
     });
 
     it('refuses a PUT with the wrong length, a forged or an expired URL, and a site file PUT after completion changes nothing', async () => {
-      w = await s3World({ singleExpiryMs: 2_000 });
+      // Long enough for the steps before the expiry check on a loaded machine; short enough to wait out.
+      w = await s3World({ singleExpiryMs: 8_000 });
       const created = await w.h.call('POST', `/cloud/games/${w.gameId}/cdn/sites`, { token: w.cloud, body: { display_name: 'S', files: [{ path: 'index.html', content_length: 5 }] } });
       const uploadId = str(created.body['upload_id']);
       const [p] = created.body['presigned_requests'] as unknown as Presigned[];
@@ -122,8 +123,8 @@ describeWithS3('uploads to S3', problem, () => {
       expect((await complete(w, uploadId)).status).toBe(200);
       expect((await fetch(url, { method: 'PUT', body: 'HACKD' })).status).toBe(200);
       expect((await readAll((await w.h.uploads.openFile(uploadId, 'index.html'))?.body)).toString()).toBe('hello');
-      // The bucket refuses the URL once it expired (2 s after it was signed), and from then on.
-      await eventually('the bucket to refuse the expired URL', async () => (await fetch(url, { method: 'PUT', body: 'hello' })).status === 403, { timeoutMs: 10_000, everyMs: 200 });
+      // The bucket refuses the URL once it expired (8 s after it was signed), and from then on.
+      await eventually('the bucket to refuse the expired URL', async () => (await fetch(url, { method: 'PUT', body: 'hello' })).status === 403, { timeoutMs: 20_000, everyMs: 250 });
       expect((await fetch(url, { method: 'PUT', body: 'hello' })).status).toBe(403);
     });
 
