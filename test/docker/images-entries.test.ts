@@ -11,7 +11,6 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { containerSpec, DEFAULT_HARDENING } from '../../src/adapters/docker/container-spec.js';
 import { BuildImageError, BuildImages } from '../../src/adapters/docker/images.js';
@@ -24,7 +23,6 @@ import { fileSource, type FileBuild } from './sources.js';
 import { DEFAULT_LOBBY_NETWORK, ensureLobbyNetwork } from '../../src/adapters/docker/lobby-network.js';
 
 const problem = await dockerProblem();
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const INSTANCE = `entries-${randomUUID().slice(0, 8)}`;
 const SH = ['/bin/busybox', 'sh', '-c'];
 const BUSYBOX: RootfsFile[] = [{ path: 'bin', kind: 'dir' }, { path: 'bin/busybox', kind: 'file', from: '/bin/busybox' }, { path: 'tmp', kind: 'dir', mode: 0o1777 }];
@@ -46,9 +44,9 @@ describeWithDocker('what a build holds stays inside its image (real engine)', pr
   const secret = `host-secret-${randomUUID()}`;
 
   beforeAll(async () => {
-    await mkdir(join(ROOT, 'test', '.generated'), { recursive: true });
-    // Outside /tmp: a lobby has a /tmp of its own, which would hide an escape into the host's.
-    dir = await mkdtemp(join(ROOT, 'test', '.generated', 'entries-'));
+    // Outside /tmp (where a clone may live): a lobby has a /tmp of its own, which would hide an escape
+    // into the host's, and the image's own tmp directory would clash with the host path's parents.
+    dir = await mkdtemp(join('/var/tmp', 'tavern-entries-'));
     host = join(dir, 'host');
     await mkdir(host);
     await writeFile(join(host, 'secret'), secret);
