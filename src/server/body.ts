@@ -2,7 +2,7 @@
  * Reading a JSON request body: capped in size and nesting, empty = `{}`, malformed = `API_BAD_BODY`.
  */
 import { fail } from './errors.js';
-import type { Incoming } from './incoming.js';
+import type { BodyRead, Incoming } from './incoming.js';
 
 /** JSON bodies are capped at 1 MiB (Rivet allowed 10 GiB); uploads stream through their own route. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -39,16 +39,14 @@ export function nestsDeeperThan(text: string, max: number): boolean {
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
-/**
- * The parsed JSON body, and whether it was empty (then `{}`, wire.md §1.3).
- *
- * @example
- * const { value } = await readJsonBody(incoming); // unknown
- */
-export async function readJsonBody(request: Incoming, max = MAX_BODY_BYTES): Promise<{ readonly empty: boolean; readonly value: unknown }> {
-  const declared = request.header('content-length');
-  if (declared !== null && /^\d+$/.test(declared) && Number(declared) > max) fail('API_BODY_TOO_LARGE', { max });
-  const bytes = await request.read(max);
+/** A JSON body as read: whether it was empty (then `{}`), and its value. */
+export interface JsonBody {
+  readonly empty: boolean;
+  readonly value: unknown;
+}
+
+/** The JSON of a body's bytes, or the error that refuses it. */
+function parseJsonBody(bytes: BodyRead, max: number): JsonBody {
   if (bytes === 'too-large') fail('API_BODY_TOO_LARGE', { max });
   if (bytes === 'incomplete') fail('API_BAD_BODY', { reason: 'the body ended early' });
   let text: string;
@@ -64,4 +62,23 @@ export async function readJsonBody(request: Incoming, max = MAX_BODY_BYTES): Pro
   } catch (e) {
     fail('API_BAD_BODY', { reason: e instanceof Error ? e.message : 'malformed JSON' });
   }
+}
+
+/**
+ * The parsed JSON body, and whether it was empty (then `{}`, wire.md §1.3). A body that has all
+ * arrived (`readNow`) is parsed at once: no async frame or turn of its own (every find reads one).
+ *
+ * @example
+ * const { value } = await readJsonBody(incoming); // unknown
+ */
+export function readJsonBody(request: Incoming, max = MAX_BODY_BYTES): Promise<JsonBody> {
+  try {
+    const declared = request.header('content-length');
+    if (declared !== null && /^\d+$/.test(declared) && Number(declared) > max) fail('API_BODY_TOO_LARGE', { max });
+    const now = request.readNow?.(max);
+    if (now !== undefined) return Promise.resolve(parseJsonBody(now, max));
+  } catch (error) {
+    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+  }
+  return request.read(max).then((bytes) => parseJsonBody(bytes, max));
 }

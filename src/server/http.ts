@@ -120,6 +120,10 @@ class NodeIncoming implements Incoming {
     return this.method !== 'GET' && this.method !== 'HEAD' ? readBody(this.#req, max) : Promise.resolve(new Uint8Array(0));
   }
 
+  readNow(max: number): BodyRead | undefined {
+    return this.method !== 'GET' && this.method !== 'HEAD' ? bufferedBody(this.#req, max) : EMPTY;
+  }
+
   stream(): AsyncIterable<Uint8Array> {
     return this.#req;
   }

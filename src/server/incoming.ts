@@ -21,6 +21,11 @@ export interface Incoming {
   header(name: string): string | null;
   /** The whole body; `too-large` as soon as more than `max` bytes arrive (the rest is not read). */
   read(max: number): Promise<BodyRead>;
+  /**
+   * The whole body at once when all of it has arrived already (a small body sent with its headers),
+   * else undefined (then {@link read}): a JSON body is parsed without waiting a turn.
+   */
+  readNow?(max: number): BodyRead | undefined;
   /** The body chunk by chunk (uploads); no chunk when there is none. */
   stream(): AsyncIterable<Uint8Array>;
   /** Aborts when the client goes away before its answer. */

@@ -48,7 +48,7 @@ import type {
   Transaction,
   Verifier,
 } from '../io/index.js';
-import type { StopRecorder } from '../io/stopped-lobbies.js';
+import type { LobbyStop, StopRecorder } from '../io/stopped-lobbies.js';
 import { EventHub } from './hub.js';
 import { performEffects, type EffectPorts } from './perform.js';
 import { stopsIn } from './stopped-lobbies.js';
@@ -113,6 +113,9 @@ type Step<T> = Result<Decision<T>, MatchError>;
 
 const asTransaction = <T>(step: Step<T>): Transaction<Result<T, MatchError>> =>
   step.ok ? { result: ok(step.value.value), decision: step.value } : { result: step };
+
+/** An outcome with the gates its request went through, when it went through any. */
+const withGates = (outcome: MatchOutcome, gates: GatesRun): MatchOutcome => (gates.captcha || gates.verification ? { ...outcome, gates } : outcome);
 
 /** The runtime's reach as the core reads it: one answer for every region while the runtime reports one health. */
 const ANYWHERE = (): boolean => true;
@@ -198,7 +201,8 @@ export class Matchmaker implements RuntimeListener {
       const effects = starts === undefined || starts.effects.length === 0 ? decision.effects : [...decision.effects, ...starts.effects];
       if (effects.length > 0) await performEffects(effects, this.#ports);
       // After the effects: a stop's own log lines (why it stopped) are written before it is kept.
-      if (this.#deps.stops !== undefined) await this.#keepStops(decision, this.#deps.stops);
+      const stops = this.#deps.stops === undefined ? [] : stopsIn(decision);
+      if (stops.length > 0 && this.#deps.stops !== undefined) await this.#keepStops(stops, this.#deps.stops);
       const after = idleOf === undefined ? undefined : decision.world.namespaces.get(idleOf);
       if (after !== undefined && (before?.idleLobbies !== after.idleLobbies || before.activeLobbies !== after.activeLobbies) && !idlePlanEmpty(planIdle(after, this.#at()))) {
         await this.#followIdle(after.id);
@@ -213,8 +217,8 @@ export class Matchmaker implements RuntimeListener {
   }
 
   /** Hands each lobby stopped in a committed decision to the recorder; a failure is reported, never thrown. */
-  async #keepStops(decision: Decision<unknown>, stops: StopRecorder): Promise<void> {
-    for (const stop of stopsIn(decision)) {
+  async #keepStops(stopped: readonly LobbyStop[], stops: StopRecorder): Promise<void> {
+    for (const stop of stopped) {
       await stops.record(stop).catch((error: unknown) => this.#deps.effectFailed?.({ type: 'keep-stop', lobbyId: stop.lobbyId }, error));
     }
   }
@@ -232,7 +236,8 @@ export class Matchmaker implements RuntimeListener {
 
   /**
    * Runs the gates until the request is admitted or refused: captcha provider, then verification
-   * URLs. The command holds `verified`, which each verification round extends.
+   * URLs. The command holds `verified`, which each verification round extends. One async frame
+   * for the rounds and the outcome (a find passes here).
    */
   async #admit(
     namespaceId: string,
@@ -240,17 +245,6 @@ export class Matchmaker implements RuntimeListener {
     verified: VerificationPass[],
   ): Promise<MatchOutcome> {
     const gates = { captcha: false, verification: false };
-    const outcome = await this.#gate(namespaceId, decide, verified, gates);
-    return gates.captcha || gates.verification ? { ...outcome, gates } : outcome;
-  }
-
-  /** {@link #admit}'s rounds; `gates` learns which gates ran. */
-  async #gate(
-    namespaceId: string,
-    decide: (world: World, ctx: Ctx) => Admission<Seat>,
-    verified: VerificationPass[],
-    gates: { captcha: boolean; verification: boolean },
-  ): Promise<MatchOutcome> {
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const admission = await this.#run((world, ctx): Transaction<Admission<Seat>> => {
         const a = decide(world, ctx);
@@ -262,15 +256,15 @@ export class Matchmaker implements RuntimeListener {
           const { value: seat, world } = admission.decision;
           const lobby = world.namespaces.get(namespaceId)?.lobbies.get(seat.lobbyId);
           if (lobby === undefined) throw new Error(`admitted into unknown lobby ${seat.lobbyId}`);
-          return { ok: true, seat, lobby };
+          return withGates({ ok: true, seat, lobby }, gates);
         }
         case 'rejected':
-          return { ok: false, error: admission.error };
+          return withGates({ ok: false, error: admission.error }, gates);
         case 'captcha': {
           gates.captcha = true;
           const verdict = await this.#deps.captcha.verify(admission.check);
           const recorded = await this.#run((world, ctx) => asTransaction(recordCaptcha(world, admission.check, verdict, ctx)));
-          if (!recorded.ok) return { ok: false, error: recorded.error };
+          if (!recorded.ok) return withGates({ ok: false, error: recorded.error }, gates);
           break;
         }
         case 'verify': {
@@ -278,14 +272,14 @@ export class Matchmaker implements RuntimeListener {
           const responses = await Promise.all(admission.checks.map((check) => this.#deps.verifier.verify(check)));
           for (const [i, check] of admission.checks.entries()) {
             const verdict = verificationVerdict(check, responses[i] ?? { kind: 'failed', reason: 'no response' });
-            if (!verdict.ok) return { ok: false, error: verdict.error };
+            if (!verdict.ok) return withGates({ ok: false, error: verdict.error }, gates);
             verified.push(verdict.value);
           }
           break;
         }
       }
     }
-    return { ok: false, error: matchError('MATCHMAKER_VERIFICATION_REQUEST_FAILED', { reason: 'the request kept changing under verification' }) };
+    return withGates({ ok: false, error: matchError('MATCHMAKER_VERIFICATION_REQUEST_FAILED', { reason: 'the request kept changing under verification' }) }, gates);
   }
 
   #ids(n: number): string[] {

@@ -18,18 +18,22 @@ export const STOPPED_LIST_MAX = 2 * STOPPED_PER_NAMESPACE;
  * @example
  * for (const stop of stopsIn(decision)) await recorder.record(stop);
  */
-export const stopsIn = (decision: Decision<unknown>): LobbyStop[] =>
-  decision.events.flatMap((event): LobbyStop[] => {
-    if (event.type !== 'lobby-stopped') return [];
+export const stopsIn = (decision: Decision<unknown>): LobbyStop[] => {
+  // A plain loop: every committed decision (each find's) passes here, and nearly none stops a lobby.
+  const stops: LobbyStop[] = [];
+  for (const event of decision.events) {
+    if (event.type !== 'lobby-stopped') continue;
     const lobby = decision.world.namespaces.get(event.namespaceId)?.lobbies.get(event.lobbyId);
-    if (lobby === undefined) return [];
+    if (lobby === undefined) continue;
     const lc = lobby.lifecycle;
-    return [{
+    stops.push({
       lobbyId: lobby.id, namespaceId: lobby.namespaceId, versionId: lobby.versionId, gameMode: lobby.gameMode, region: lobby.region,
       createdAt: lobby.createdAt, ...optional('readyAt', lc.status === 'stopped' ? lc.readyAt : undefined),
       stoppedAt: event.at, reason: event.reason, failed: event.failed, ...optional('exitCode', event.exitCode),
-    }];
-  });
+    });
+  }
+  return stops;
+};
 
 export interface StoppedLobbiesDeps {
   readonly store: StoppedLobbyStore;
