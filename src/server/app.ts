@@ -93,6 +93,7 @@ const servicesOf = (deps: AppDeps): Services => ({
   ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
   ...(deps.demand === undefined ? {} : { demand: deps.demand }),
   ...(deps.stoppedLobbies === undefined ? {} : { stoppedLobbies: deps.stoppedLobbies }),
+  ...(deps.history === undefined ? {} : { history: deps.history }),
 });
 
 /** The code of an error answer (its JSON body's), for the log. */

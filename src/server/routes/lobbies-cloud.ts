@@ -7,6 +7,7 @@
  * extension lists the lobbies that stopped recently, with why, their exit code, how long they ran
  * and the last lines of their log; a kept lobby's log stays readable after the matchmaker forgot it.
  */
+import { HISTORY_RANGES, type HistoryPoint, type HistoryRange } from '../../core/history/series.js';
 import { LOG_STREAMS, type LogStream } from '../../io/catalog.js';
 import type { StoppedLobbyRecord } from '../../io/stopped-lobbies.js';
 import { findGameLobby, findStoppedGameLobby, liveLobbies, stopGameLobby, tailLogs } from '../../services/cloud-lobbies.js';
@@ -114,6 +115,41 @@ async function stoppedLobbies(ctx: Ctx): Promise<unknown> {
   return { lobbies: (await stopped.list(ns.id, query, ctx.services.clock.now())).map(renderStopped) };
 }
 
+const rangeOf = (ctx: Ctx): HistoryRange => {
+  const raw = ctx.url.searchParams.get('range') ?? '1h';
+  const range = HISTORY_RANGES.find((r) => r === raw);
+  if (range === undefined) fail('API_BAD_QUERY', { name: 'range', reason: `expected ${HISTORY_RANGES.join(', ')}` });
+  return range;
+};
+
+const renderPoint = (p: HistoryPoint): unknown => ({
+  ts: ts(p.at),
+  minutes: p.minutes,
+  lobbies: p.lobbies,
+  players: p.players,
+  requests: p.requests,
+  refusals: p.refusals,
+  starts: p.starts,
+  ...(p.startP50Ms === undefined ? {} : { start_p50_ms: p.startP50Ms }),
+  ...(p.startP95Ms === undefined ? {} : { start_p95_ms: p.startP95Ms }),
+  failures: p.failures,
+});
+
+/**
+ * `GET .../analytics/matchmaker/history?range=1h|24h|7d` (a Tavern extension): the namespace's
+ * per-minute history in buckets (a minute, ten minutes, an hour): lobbies by state and players at
+ * their peak, requests, refusals by code, starts and failures by reason in all, start latency
+ * p50/p95 (ms). A bucket with nothing recorded is left out.
+ */
+async function history(ctx: Ctx): Promise<unknown> {
+  const { ns } = await requireNamespace(ctx, param(ctx, 'game_id'), param(ctx, 'namespace_id'));
+  const range = rangeOf(ctx);
+  const kept = ctx.services.history;
+  if (kept === undefined) fail('API_NOT_FOUND', { method: ctx.request.method, path: ctx.request.path.slice(0, 256) });
+  const series = await kept.read(ns.id, range);
+  return { range, from_ts: ts(series.from), to_ts: ts(series.to), step_ms: series.stepMs, points: series.points.map(renderPoint) };
+}
+
 /** `DELETE .../matchmaker/lobbies/{lobby_id}`: stop a lobby (`did_remove` false when it was already stopping). */
 async function deleteLobby(ctx: Ctx): Promise<unknown> {
   const game = await requireGame(ctx, param(ctx, 'game_id'));
@@ -125,5 +161,6 @@ export function registerCloudLobbies(router: Router<Handler>): void {
     .add('DELETE', '/cloud/games/{game_id:uuid}/matchmaker/lobbies/{lobby_id:uuid}', deleteLobby)
     .add('GET', '/cloud/games/{game_id:uuid}/namespaces/{namespace_id:uuid}/analytics/matchmaker/live', liveAnalytics)
     .add('GET', '/cloud/games/{game_id:uuid}/namespaces/{namespace_id:uuid}/analytics/matchmaker/stopped', stoppedLobbies)
+    .add('GET', '/cloud/games/{game_id:uuid}/namespaces/{namespace_id:uuid}/analytics/matchmaker/history', history)
     .add('GET', '/cloud/games/{game_id:uuid}/matchmaker/lobbies/{lobby_id:uuid}/logs', lobbyLogs);
 }
