@@ -60,7 +60,7 @@ try {
   try {
     const page = await browser.newPage({ viewport: { width: 1200, height: 1400 } });
     await page.goto(`${server.origin}/dashboard`);
-    await page.getByLabel('Token').fill(game.cloud);
+    await page.getByLabel('Token', { exact: true }).fill(game.cloud);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByText('hello v1').waitFor();
 

@@ -97,6 +97,8 @@ export interface HarnessOptions {
   readonly demand?: boolean;
   /** What `GET /metrics` answers (default: no metrics, 404). */
   readonly metrics?: () => Promise<string>;
+  /** What `/health` reports beside `status: ok` (default: nothing more). */
+  readonly health?: () => Readonly<Record<string, unknown>>;
 }
 
 export interface Call {
@@ -184,6 +186,7 @@ export function harness(options: HarnessOptions = {}) {
     ...(recorder === undefined ? {} : { demand }),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+    ...(options.health === undefined ? {} : { health: options.health }),
     config: { publicOrigin: origin, adminToken: ADMIN, ...options.config },
   });
 
