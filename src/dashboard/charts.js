@@ -2,7 +2,7 @@
 // range asked for, a value axis with its unit, one line per series, gaps where a series has no
 // value, and an aria-label that says what the chart shows in words.
 const NS = 'http://www.w3.org/2000/svg';
-const W = 360, H = 170, LEFT = 40, RIGHT = 8, TOP = 10, BOTTOM = 40;
+const W = 360, H = 180, LEFT = 40, RIGHT = 8, TOP = 20, BOTTOM = 40;
 
 const round = (v) => (v >= 100 ? Math.round(v) : Number(v.toFixed(v >= 10 ? 1 : 2)));
 
