@@ -217,6 +217,7 @@ function drawLobby(body) {
   const s = body.stopped;
   const facts = l !== undefined
     ? [['State', l.status === 'ready' ? 'ready' : l.status === 'creating' ? 'starting' : `${l.status}${l.stop_reason ? ` (${l.stop_reason})` : ''}`],
+      ...(l.exit_code === undefined ? [] : [['Exit code', String(l.exit_code)]]),
       ['Flags', [l.is_idle ? 'idle' : '', l.is_closed ? 'closed to new players' : 'open', l.is_outdated ? 'outdated' : ''].filter(Boolean).join(', ')],
       ['Players', `${l.total_player_count} of ${l.max_players_normal} (${l.registered_player_count} connected)`], ['Mode', l.lobby_group_name_id], ['Region', l.region_name_id],
       ['Version', versionName(l.version_id)], ['Publicity', l.publicity], ['Started', `${age(l.create_ts)} ago`], ['Ready', l.ready_ts ? `after ${duration(Date.parse(l.ready_ts) - Date.parse(l.create_ts))}` : 'not yet']]

@@ -78,7 +78,7 @@ describeNeeding({ what: 'Chromium', start: 'apt-get install chromium' }, 'the da
     await page.locator(`#stopped tr[data-lobby="${exited}"]`).waitFor({ timeout: 15_000 });
     // Its page opens from the table, as a running lobby's does: why it stopped, and its log.
     await row.getByRole('button', { name: `Open lobby ${crashed}` }).click();
-    await expect.poll(() => page.locator('#lobby-facts').textContent(), { timeout: 10_000 }).toContain('Statestopped (crashed)');
+    await expect.poll(() => page.locator('#lobby-facts').textContent(), { timeout: 10_000 }).toContain('Statestopped (crashed)Exit code1Flags');
     await expect.poll(() => page.locator('#logs').textContent(), { timeout: 10_000 }).toContain(`fake container ${crashed} started`);
     expect(consoleErrors).toEqual([]);
   }, 90_000);

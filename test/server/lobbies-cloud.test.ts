@@ -248,10 +248,11 @@ describe('a lobby\'s page (GET one lobby) and closing it to new players', () => 
     expect((await h.call('PUT', `/cloud/games/${other.gameId}/matchmaker/lobbies/${lobbyId}/closed`, { token: other.cloud, body: { is_closed: true } })).status).toBe(404);
     expect((await h.call('GET', path, { token: other.cloud })).status).toBe(403);
 
-    // Stopped and forgotten by the matchmaker: what is kept.
+    // Stopped: its exit code from what is kept; then forgotten by the matchmaker: what is kept.
     h.runtime.exit(lobbyId, 'crashed', 3);
     await until(() => h.store.world.namespaces.get(nsId)?.lobbies.get(lobbyId)?.lifecycle.status === 'stopped');
     await settle();
+    expect((await h.call('GET', path, { token: cloud })).body['lobby']).toMatchObject({ status: 'stopped', stop_reason: 'crashed', exit_code: 3 });
     h.clock.set(h.clock.now() + 11 * 60_000);
     await h.matchmaker.maintain();
     const stopped = await h.call('GET', path, { token: cloud });

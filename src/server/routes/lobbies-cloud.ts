@@ -160,6 +160,8 @@ async function renderLobby(ctx: Ctx, lobby: Lobby): Promise<unknown> {
   const summary = summarize(lobby, world.namespaces.get(lobby.namespaceId)?.currentVersionId);
   const lc = lobby.lifecycle;
   const state = await ctx.services.matchmaker.lobbyState(lobby.id);
+  // A stopped lobby's exit code is in what Tavern keeps of its stop.
+  const kept = lc.status === 'stopped' ? await ctx.services.stoppedLobbies?.find(lobby.id, ctx.services.clock.now()) : undefined;
   return {
     lobby: {
       ...(renderLobbySummary(summary) as object),
@@ -168,6 +170,7 @@ async function renderLobby(ctx: Ctx, lobby: Lobby): Promise<unknown> {
       region_name_id: lobby.region,
       status: lc.status,
       ...(lc.status === 'stopping' || lc.status === 'stopped' ? { stop_reason: lc.reason } : {}),
+      ...(kept?.exitCode === undefined ? {} : { exit_code: kept.exitCode }),
       ...('readyAt' in lc && lc.readyAt !== undefined ? { ready_ts: ts(lc.readyAt) } : {}),
       publicity: lobby.publicity,
       origin: lobby.origin,
