@@ -1,21 +1,36 @@
-// Tavern dashboard: one ES module, no build step. Talks to the same origin's API with the token
-// kept in sessionStorage. Lobbies refresh every second, the recently stopped ones every 5 s and
-// whenever a lobby leaves the table, logs follow through the long poll, charts are inline SVG
-// drawn from the samples taken while the page is open.
+// Tavern dashboard: ES modules, no build step. Talks to the same origin's API with the token kept
+// in sessionStorage. The overview refreshes the lobbies every second, the recently stopped ones
+// every 5 s (and whenever a lobby leaves the table), the server's health every 5 s and the history
+// charts (kept by the server, per minute) every 15 s. A lobby's page follows its log through the
+// long poll; switching namespace or leaving the page stops following.
+import { timeChart } from './charts.js';
+import { inWords } from './words.js';
+
 const $ = (id) => document.getElementById(id);
-const state = { token: sessionStorage.getItem('tavern-token'), gameId: undefined, game: undefined, nsId: undefined, timer: undefined, logs: undefined, samples: [], lastLobbies: new Set(), lastFinds: 0, stoppedAt: 0 };
+const state = {
+  token: sessionStorage.getItem('tavern-token'), gameId: undefined, game: undefined, nsId: undefined, ns: undefined,
+  timers: [], logs: undefined, lobbyId: undefined, lobby: undefined, lastLobbies: new Set(), stoppedAt: 0, range: '1h', tokens: [],
+};
 const STOPPED_EVERY_MS = 5000;
 const STOPPED_LINES = 5;
 const MARKS = { std_out: 'out| ', std_err: 'err| ', tavern: '[tavern] ' };
+const STREAMS = { std_out: 'stdout', std_err: 'stderr', tavern: 'Tavern' };
+const COLORS = ['#0b5cad', '#2e8540', '#b35c00', '#7a3e9d'];
+const STEP_WORDS = { 60000: 'per minute', 600000: 'per 10 minutes', 3600000: 'per hour' };
 
-class ApiError extends Error {}
+class ApiError extends Error {
+  constructor(status, code, message) {
+    super(inWords(status, code, message));
+    this.code = code;
+  }
+}
 
 async function call(method, path, body) {
   const headers = { authorization: `Bearer ${state.token}` };
   if (body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const json = await res.json().catch(() => ({}));
-  if (!res.ok) throw new ApiError(`${json.code ?? res.status}: ${json.message ?? res.statusText}`);
+  if (!res.ok) throw new ApiError(res.status, json.code, json.message ?? res.statusText);
   return json;
 }
 
@@ -25,92 +40,224 @@ const el = (tag, attrs = {}, ...children) => {
   node.append(...children);
   return node;
 };
+const button = (text, onClick, attrs = {}) => {
+  const b = el('button', { type: 'button', ...attrs }, text);
+  b.addEventListener('click', () => void Promise.resolve(onClick()).catch(showError));
+  return b;
+};
 const duration = (ms) => {
   const s = Math.max(0, Math.round(ms / 1000));
   return s < 120 ? `${s}s` : s < 7200 ? `${Math.round(s / 60)}m` : `${Math.round(s / 3600)}h`;
 };
 const age = (iso) => duration(Date.now() - Date.parse(iso));
 const bytes = (n) => (n < 1024 ? `${n} B` : n < 2 ** 20 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 2 ** 20).toFixed(1)} MiB`);
+const empty = (id, text) => {
+  $(id).textContent = text ?? '';
+  $(id).hidden = text === undefined;
+};
+const showError = (e) => {
+  $(state.gameId === undefined ? 'sign-in-error' : 'error').textContent = e.message;
+};
+const clearError = () => {
+  $('error').textContent = '';
+};
+const every = (ms, fn) => state.timers.push(setInterval(() => void fn().catch(showError), ms));
+const gamePath = (rest = '') => `/cloud/games/${state.gameId}${rest}`;
+const nsPath = (rest = '') => gamePath(`/namespaces/${state.nsId}${rest}`);
 
-/** An inline SVG line chart of `points` ([{t, v}]), labelled for screen readers. */
-function chart(label, points) {
-  const w = 320, h = 120, pad = 28;
-  const ns = 'http://www.w3.org/2000/svg';
-  const svg = document.createElementNS(ns, 'svg');
-  svg.setAttribute('viewBox', `0 0 ${w} ${h}`);
-  svg.setAttribute('width', String(w));
-  svg.setAttribute('height', String(h));
-  svg.setAttribute('role', 'img');
-  const round = (v) => Number(v.toFixed(2));
-  const last = round(points.at(-1)?.v ?? 0);
-  svg.setAttribute('aria-label', `${label}: ${points.length} samples, now ${last}, peak ${round(Math.max(0, ...points.map((p) => p.v)))}`);
-  const max = Math.max(1, ...points.map((p) => p.v));
-  const t0 = points[0]?.t ?? 0, t1 = Math.max(t0 + 1, points.at(-1)?.t ?? 1);
-  const x = (t) => pad + ((t - t0) / (t1 - t0)) * (w - pad - 4);
-  const y = (v) => h - pad / 2 - (v / max) * (h - pad);
-  const add = (tag, attrs, text) => {
-    const n = document.createElementNS(ns, tag);
-    for (const [k, v] of Object.entries(attrs)) n.setAttribute(k, String(v));
-    if (text !== undefined) n.textContent = text;
-    svg.append(n);
-  };
-  add('line', { x1: pad, y1: y(0), x2: w - 4, y2: y(0), stroke: '#555' });
-  add('line', { x1: pad, y1: y(0), x2: pad, y2: y(max), stroke: '#555' });
-  add('text', { x: 2, y: y(max) + 4 }, String(round(max)));
-  add('text', { x: 2, y: y(0) }, '0');
-  add('polyline', { points: points.map((p) => `${x(p.t).toFixed(1)},${y(p.v).toFixed(1)}`).join(' '), fill: 'none', stroke: '#0b5cad', 'stroke-width': 2, class: 'series' });
-  return svg;
+// --- views ---------------------------------------------------------------------------------
+
+function showView(name) {
+  for (const v of document.querySelectorAll('.view')) v.hidden = v.id !== `view-${name}`;
+  for (const b of document.querySelectorAll('.tabs button')) {
+    if (b.dataset.view === name) b.setAttribute('aria-current', 'page');
+    else b.removeAttribute('aria-current');
+  }
+  if (name !== 'lobby') stopFollowing();
+  clearError();
+  if (name === 'versions') void loadVersions().catch(showError);
+  if (name === 'access') void loadAccess().catch(showError);
 }
 
-function drawCharts() {
-  const s = state.samples;
-  $('chart-lobbies').replaceChildren(chart('Lobbies', s.map((p) => ({ t: p.t, v: p.lobbies }))));
-  $('chart-players').replaceChildren(chart('Players', s.map((p) => ({ t: p.t, v: p.players }))));
-  $('chart-starts').replaceChildren(chart('Lobbies started per second', s.map((p) => ({ t: p.t, v: p.starts }))));
-  $('chart-finds').replaceChildren(chart('Finds per second', s.map((p) => ({ t: p.t, v: p.finds }))));
+// --- overview: banners, version, history, lobbies, stopped ----------------------------------
+
+async function refreshHealth() {
+  const res = await fetch('/health');
+  const health = await res.json().catch(() => ({}));
+  const banners = [];
+  const rt = health.runtime;
+  if (rt !== undefined && !rt.reachable) {
+    banners.push(rt.runtime === 'none'
+      ? 'No runtime: this server starts no lobby (TAVERN_RUNTIME=none); finds that need a new lobby are refused.'
+      : `The ${rt.runtime} runtime is unreachable${rt.error ? ` (${rt.error})` : ''}: no lobby can start until it is back; Tavern keeps checking.`);
+  }
+  const proxy = health.proxy;
+  if (proxy !== undefined && proxy.running === false) banners.push(`The game proxy is off${proxy.off ? ` (${proxy.off})` : ''}: players reach lobbies only through host-network ports.`);
+  state.healthBanners = banners;
+  drawBanners();
 }
+
+function drawBanners() {
+  const items = [...(state.healthBanners ?? []), ...(state.backoffBanners ?? []), ...(state.crashBanners ?? [])];
+  $('banners').replaceChildren(...items.map((text) => el('p', { class: 'banner' }, text)));
+}
+
+const versionName = (id) => state.game?.versions?.find((v) => v.version_id === id)?.display_name ?? id?.slice(0, 8) ?? 'unknown';
 
 async function refreshLobbies() {
   if (state.nsId === undefined) return;
-  const { lobbies, finds_received: findsReceived = 0 } = await call('GET', `/cloud/games/${state.gameId}/namespaces/${state.nsId}/analytics/matchmaker/live`);
+  const { lobbies, start_backoff: backoff = [] } = await call('GET', nsPath('/analytics/matchmaker/live'));
   const regions = new Map((state.game.available_regions ?? []).map((r) => [r.region_id, r.region_display_name ?? r.region_name_id]));
   $('lobbies').replaceChildren(...lobbies.map((l) => {
     const flags = [l.is_ready ? 'ready' : 'starting', l.is_idle ? 'idle' : '', l.is_closed ? 'closed' : '', l.is_outdated ? 'outdated' : ''].filter(Boolean).join(', ');
-    const button = el('button', { type: 'button', 'aria-label': `Follow the logs of lobby ${l.lobby_id}` }, 'Logs');
-    button.addEventListener('click', () => followLogs(l.lobby_id));
     return el('tr', { 'data-lobby': l.lobby_id }, el('td', {}, el('code', {}, l.lobby_id.slice(0, 8))), el('td', {}, regions.get(l.region_id) ?? l.region_id),
-      el('td', {}, l.lobby_group_name_id), el('td', {}, `${l.total_player_count}/${l.max_players_normal}`), el('td', {}, flags), el('td', {}, age(l.create_ts)), el('td', {}, button));
+      el('td', {}, l.lobby_group_name_id), el('td', {}, `${l.total_player_count}/${l.max_players_normal}`), el('td', {}, flags), el('td', {}, age(l.create_ts)),
+      el('td', {}, button('Open', () => openLobby(l.lobby_id), { 'aria-label': `Open lobby ${l.lobby_id}` })));
   }));
+  empty('lobbies-empty', lobbies.length > 0 ? undefined : state.ns?.version_id
+    ? 'No lobby running: a player\'s find starts one (or keep some ready with idle_lobbies in rivet.toml).'
+    : 'No lobby yet: deploy a version first (tavern deploy).');
+  state.backoffBanners = backoff.map((b) => `Version ${versionName(b.version_id)}, mode ${b.game_mode}: ${b.failures} lobbies in a row failed to start; the next start waits until ${new Date(b.until_ts).toLocaleTimeString()} (start back-off). Open the last one's logs: lobby ${b.last_lobby_id.slice(0, 8)}.`);
+  drawBanners();
   const ids = new Set(lobbies.map((l) => l.lobby_id));
-  const starts = [...ids].filter((id) => !state.lastLobbies.has(id)).length;
   const left = [...state.lastLobbies].some((id) => !ids.has(id));
   state.lastLobbies = ids;
   if (left || Date.now() - state.stoppedAt >= STOPPED_EVERY_MS) await refreshStopped();
-  // Finds per second between two reads of this instance's counter (0 on the first read or after a restart).
-  const t = Date.now() / 1000;
-  const previous = state.samples.at(-1);
-  const finds = previous === undefined || findsReceived < state.lastFinds ? 0 : (findsReceived - state.lastFinds) / Math.max(0.001, t - previous.t);
-  state.lastFinds = findsReceived;
-  state.samples.push({ t, lobbies: lobbies.length, players: lobbies.reduce((n, l) => n + l.total_player_count, 0), starts, finds });
-  if (state.samples.length > 300) state.samples.shift();
   $('lobbies-updated').textContent = `(updated ${new Date().toLocaleTimeString()})`;
-  drawCharts();
 }
 
-/** The recently stopped lobbies (failures only, unless every stop is asked for), each with its last log lines. */
+/** Three or more failures of one version within 15 minutes: a crash loop, said in a banner. */
+function crashLoops(stops) {
+  const recent = stops.filter((s) => s.failed && Date.now() - Date.parse(s.stop_ts) < 15 * 60_000);
+  const byVersion = new Map();
+  for (const s of recent) byVersion.set(s.version_id, [...(byVersion.get(s.version_id) ?? []), s]);
+  return [...byVersion].filter(([, list]) => list.length >= 3).map(([version, list]) =>
+    `Crash loop: ${list.length} lobbies of version ${versionName(version)} failed in the last 15 minutes (last: ${list[0].reason}${list[0].exit_code === undefined ? '' : `, exit code ${list[0].exit_code}`}). See "Recently stopped" below.`);
+}
+
 async function refreshStopped() {
   if (state.nsId === undefined) return;
   state.stoppedAt = Date.now();
-  const failed = !$('stopped-all').checked;
-  const { lobbies } = await call('GET', `/cloud/games/${state.gameId}/namespaces/${state.nsId}/analytics/matchmaker/stopped?failed=${failed}`);
+  const everyStop = $('stopped-all').checked;
+  const [{ lobbies }, failures] = await Promise.all([
+    call('GET', nsPath(`/analytics/matchmaker/stopped?failed=${!everyStop}`)),
+    everyStop ? call('GET', nsPath('/analytics/matchmaker/stopped?failed=true&limit=100')).then((r) => r.lobbies) : undefined,
+  ]);
   $('stopped').replaceChildren(...lobbies.map((l) => {
-    const button = el('button', { type: 'button', 'aria-label': `Follow the logs of lobby ${l.lobby_id}` }, 'Logs');
-    button.addEventListener('click', () => followLogs(l.lobby_id));
     const lines = l.last_lines.slice(-STOPPED_LINES).map((line) => `${MARKS[line.stream] ?? ''}${line.line}`).join('\n');
-    return el('tr', { 'data-lobby': l.lobby_id }, el('td', {}, el('code', {}, l.lobby_id.slice(0, 8))), el('td', {}, l.lobby_group_name_id), el('td', {}, l.reason),
+    return el('tr', { 'data-lobby': l.lobby_id, class: l.failed ? 'failed' : '' }, el('td', {}, el('code', {}, l.lobby_id.slice(0, 8))), el('td', {}, l.lobby_group_name_id), el('td', {}, l.reason),
       el('td', {}, l.exit_code === undefined ? '-' : String(l.exit_code)), el('td', {}, duration(l.run_ms)), el('td', {}, `${age(l.stop_ts)} ago`),
-      el('td', {}, el('pre', { class: 'last-lines' }, lines)), el('td', {}, button));
+      el('td', {}, el('pre', { class: 'last-lines' }, lines)), el('td', {}, button('Open', () => openLobby(l.lobby_id), { 'aria-label': `Open lobby ${l.lobby_id}` })));
   }));
+  empty('stopped-empty', lobbies.length > 0 ? undefined : everyStop ? 'No lobby stopped in the last 24 hours.' : 'No lobby failed in the last 24 hours.');
+  state.crashBanners = crashLoops(failures ?? lobbies);
+  drawBanners();
+}
+
+/** The history points as one value per bucket (missing buckets: `fill`). */
+function buckets(h, pick, fill) {
+  const n = Math.round((Date.parse(h.to_ts) - Date.parse(h.from_ts)) / h.step_ms);
+  const values = Array.from({ length: n }, () => fill);
+  const from = Date.parse(h.from_ts);
+  for (const p of h.points) {
+    const i = Math.round((Date.parse(p.ts) - from) / h.step_ms);
+    if (i >= 0 && i < n) values[i] = pick(p);
+  }
+  return values;
+}
+
+const sum = (o) => Object.values(o ?? {}).reduce((a, b) => a + b, 0);
+
+async function refreshHistory() {
+  if (state.nsId === undefined) return;
+  const h = await call('GET', nsPath(`/analytics/matchmaker/history?range=${state.range}`));
+  const from = Date.parse(h.from_ts), to = Date.parse(h.to_ts), stepMs = h.step_ms;
+  const per = STEP_WORDS[stepMs] ?? `per ${stepMs / 1000}s`;
+  const draw = (id, label, unit, series) => $(id).replaceChildren(timeChart({ label, unit, from, to, stepMs, series: series.map((s, i) => ({ color: COLORS[i], ...s })) }));
+  const lobbies = (k) => buckets(h, (p) => p.lobbies[k], 0);
+  draw('chart-lobbies', 'Lobbies by state', 'lobbies (peak)', [{ name: 'active', values: lobbies('active') }, { name: 'idle', values: lobbies('idle') }, { name: 'starting', values: lobbies('starting') }, { name: 'closed', values: lobbies('closed') }]);
+  draw('chart-players', 'Players', 'players (peak)', [{ name: 'players', values: buckets(h, (p) => p.players, 0) }]);
+  draw('chart-requests', 'Requests and refusals', `requests ${per}`, [
+    { name: 'answered', values: buckets(h, (p) => p.requests.find + p.requests.join + p.requests.create, 0) },
+    { name: 'refused', values: buckets(h, (p) => sum(p.refusals), 0) },
+  ]);
+  const secs = (ms) => (ms === undefined ? null : ms / 1000);
+  draw('chart-latency', 'Lobby start time', 'seconds', [{ name: 'p50', values: buckets(h, (p) => secs(p.start_p50_ms), null) }, { name: 'p95', values: buckets(h, (p) => secs(p.start_p95_ms), null) }]);
+  draw('chart-starts', 'Lobbies started and failed', `lobbies ${per}`, [{ name: 'started', values: buckets(h, (p) => p.starts, 0) }, { name: 'failed', values: buckets(h, (p) => sum(p.failures), 0) }]);
+  const codes = {};
+  for (const p of h.points) for (const [c, n] of Object.entries(p.refusals)) codes[c] = (codes[c] ?? 0) + n;
+  $('refusal-codes').textContent = Object.keys(codes).length === 0 ? '' : `Refusals by code: ${Object.entries(codes).sort((a, b) => b[1] - a[1]).map(([c, n]) => `${c} ×${n}`).join(', ')}`;
+  empty('history-empty', h.points.length > 0 ? undefined : 'Nothing recorded in this range yet: the charts fill as players find lobbies (one point a minute, kept by the server).');
+}
+
+async function loadUploads() {
+  const [{ builds }, { sites }] = await Promise.all([call('GET', gamePath('/builds')), call('GET', gamePath('/cdn/sites'))]);
+  const row = (kind, u) => el('tr', {}, el('td', {}, kind), el('td', {}, u.display_name), el('td', {}, bytes(u.content_length)), el('td', {}, u.complete ? 'complete' : 'pending'), el('td', {}, age(u.create_ts)));
+  $('uploads').replaceChildren(...builds.map((b) => row('build', b)), ...sites.map((s) => row('site', s)));
+}
+
+// --- a lobby's page ---------------------------------------------------------------------------
+
+function stopFollowing() {
+  state.logs?.abort();
+  state.logs = undefined;
+  clearInterval(state.lobbyTimer);
+  state.lobbyTimer = undefined;
+  state.lobbyId = undefined;
+}
+
+const joinAddress = (ports) => {
+  const p = Object.values(ports ?? {})[0];
+  if (p === undefined) return undefined;
+  return p.host ?? (p.port_range ? `${p.hostname}:${p.port_range.min}-${p.port_range.max}` : `${p.hostname}:${p.port}`);
+};
+
+function drawLobby(body) {
+  const l = body.lobby;
+  const s = body.stopped;
+  const facts = l !== undefined
+    ? [['State', l.status === 'ready' ? 'ready' : l.status === 'creating' ? 'starting' : `${l.status}${l.stop_reason ? ` (${l.stop_reason})` : ''}`],
+      ...(l.exit_code === undefined ? [] : [['Exit code', String(l.exit_code)]]),
+      ['Flags', [l.is_idle ? 'idle' : '', l.is_closed ? 'closed to new players' : 'open', l.is_outdated ? 'outdated' : ''].filter(Boolean).join(', ')],
+      ['Players', `${l.total_player_count} of ${l.max_players_normal} (${l.registered_player_count} connected)`], ['Mode', l.lobby_group_name_id], ['Region', l.region_name_id],
+      ['Version', versionName(l.version_id)], ['Publicity', l.publicity], ['Started', `${age(l.create_ts)} ago`], ['Ready', l.ready_ts ? `after ${duration(Date.parse(l.ready_ts) - Date.parse(l.create_ts))}` : 'not yet']]
+    : [['State', `stopped: ${s.reason}`], ['Exit code', s.exit_code === undefined ? '-' : String(s.exit_code)], ['Ran', duration(s.run_ms)], ['Stopped', `${age(s.stop_ts)} ago`],
+      ['Mode', s.lobby_group_name_id], ['Version', versionName(s.version_id)]];
+  $('lobby-facts').replaceChildren(...facts.flatMap(([k, v]) => [el('dt', {}, k), el('dd', {}, v)]));
+  const ports = Object.entries(l?.ports ?? {});
+  $('lobby-ports').replaceChildren(...(ports.length === 0 ? [el('tr', {}, el('td', { colspan: '3' }, l ? 'No port is reachable (yet).' : 'Stopped: no port.'))] : ports.map(([label, p]) =>
+    el('tr', {}, el('td', {}, label), el('td', {}, el('code', {}, p.host ?? (p.port_range ? `${p.hostname}:${p.port_range.min}-${p.port_range.max}` : `${p.hostname}:${p.port}`))), el('td', {}, p.is_tls ? 'yes' : 'no')))));
+  const players = l?.players ?? [];
+  $('lobby-players').replaceChildren(...(players.length === 0 ? [el('tr', {}, el('td', { colspan: '3' }, 'No player.'))] : players.map((p) =>
+    el('tr', {}, el('td', {}, el('code', {}, p.player_id.slice(0, 8))), el('td', {}, p.status), el('td', {}, `${age(p.create_ts)} ago`)))));
+  const config = l === undefined ? { last_lines: s.last_lines.map((x) => `${MARKS[x.stream] ?? ''}${x.line}`) } : { tags: l.tags, lobby_config: l.lobby_config ?? null, timeouts: l.timeouts, state: l.state ?? null };
+  $('lobby-config').textContent = JSON.stringify(config, null, 2);
+  const running = l !== undefined && (l.status === 'ready' || l.status === 'creating');
+  $('lobby-close').textContent = l?.is_closed ? 'Open to new players' : 'Close to new players';
+  $('lobby-close').disabled = !running;
+  $('lobby-stop').disabled = !running;
+  $('lobby-copy').disabled = joinAddress(l?.ports) === undefined;
+}
+
+async function refreshLobby() {
+  const id = state.lobbyId;
+  if (id === undefined) return;
+  const body = await call('GET', gamePath(`/matchmaker/lobbies/${id}`));
+  if (state.lobbyId !== id) return;
+  state.lobby = body.lobby;
+  drawLobby(body);
+}
+
+async function openLobby(lobbyId) {
+  showView('lobby');
+  state.lobbyId = lobbyId;
+  $('lobby-title').textContent = `Lobby ${lobbyId}`;
+  $('lobby-status').textContent = '';
+  $('lobby-copied').textContent = '';
+  $('lobby-facts').replaceChildren();
+  await refreshLobby();
+  state.lobbyTimer = setInterval(() => void refreshLobby().catch(showError), 2000);
+  void followLogs(lobbyId);
 }
 
 async function followLogs(lobbyId) {
@@ -118,51 +265,132 @@ async function followLogs(lobbyId) {
   const controller = new AbortController();
   state.logs = controller;
   const stream = $('logs-stream').value;
-  $('logs-lobby').textContent = `(lobby ${lobbyId.slice(0, 8)}, ${{ std_out: 'stdout', std_err: 'stderr', tavern: 'Tavern' }[stream]}, following)`;
-  $('logs').textContent = '';
+  $('logs-lobby').textContent = `(${STREAMS[stream]}, following)`;
+  const logs = $('logs');
+  logs.textContent = '';
   let index;
   while (!controller.signal.aborted) {
     const q = new URLSearchParams({ stream, ...(index === undefined ? {} : { watch_index: index }) });
     try {
-      const res = await fetch(`/cloud/games/${state.gameId}/matchmaker/lobbies/${lobbyId}/logs?${q}`, { headers: { authorization: `Bearer ${state.token}` }, signal: controller.signal });
-      if (!res.ok) throw new ApiError(`logs: ${res.status}`);
+      const res = await fetch(gamePath(`/matchmaker/lobbies/${lobbyId}/logs?${q}`), { headers: { authorization: `Bearer ${state.token}` }, signal: controller.signal });
       const page = await res.json();
+      if (!res.ok) throw new ApiError(res.status, page.code, page.message);
       const text = page.lines.map((l) => new TextDecoder().decode(Uint8Array.from(atob(l), (c) => c.charCodeAt(0)))).join('\n');
-      if (text !== '') $('logs').append(`${text}\n`);
+      if (text !== '' && !controller.signal.aborted) {
+        logs.append(`${text}\n`);
+        if ($('logs-follow').checked) logs.scrollTop = logs.scrollHeight;
+      }
       index = page.watch.index;
     } catch (e) {
       if (controller.signal.aborted) return;
-      $('logs-lobby').textContent = `(stopped: ${e.message})`;
+      $('logs-lobby').textContent = `(stopped following: ${e.message})`;
       return;
     }
   }
 }
 
-async function loadUploads() {
-  const [{ builds }, { sites }] = await Promise.all([call('GET', `/cloud/games/${state.gameId}/builds`), call('GET', `/cloud/games/${state.gameId}/cdn/sites`)]);
-  const row = (kind, u) => el('tr', {}, el('td', {}, kind), el('td', {}, u.display_name), el('td', {}, bytes(u.content_length)), el('td', {}, u.complete ? 'complete' : 'pending'), el('td', {}, age(u.create_ts)));
-  $('uploads').replaceChildren(...builds.map((b) => row('build', b)), ...sites.map((s) => row('site', s)));
+// --- versions ---------------------------------------------------------------------------------
+
+async function loadVersions() {
+  ({ game: state.game } = await call('GET', gamePath()));
+  const current = state.game.namespaces.find((n) => n.namespace_id === state.nsId)?.version_id;
+  const versions = [...(state.game.versions ?? [])].sort((a, b) => Date.parse(b.create_ts) - Date.parse(a.create_ts));
+  const currentTs = Date.parse(versions.find((v) => v.version_id === current)?.create_ts ?? '0');
+  empty('versions-empty', versions.length > 0 ? undefined : 'No version yet: run tavern deploy in your game\'s folder.');
+  $('versions').replaceChildren(...versions.map((v) => {
+    const isCurrent = v.version_id === current;
+    const verb = Date.parse(v.create_ts) < currentTs ? 'Roll back to' : 'Publish';
+    const action = isCurrent ? el('strong', {}, 'current') : button(`${verb} ${v.display_name}`, () => publish(v, verb));
+    return el('tr', { 'data-version': v.version_id, class: isCurrent ? 'current' : '' }, el('td', {}, v.display_name), el('td', {}, `${age(v.create_ts)} ago`), el('td', {}, el('code', {}, v.version_id.slice(0, 8))), el('td', {}, action));
+  }));
+}
+
+async function publish(version, verb) {
+  const ns = state.game.namespaces.find((n) => n.namespace_id === state.nsId);
+  if (!confirm(`${verb} ${version.display_name} in ${ns?.display_name ?? 'this namespace'}? New lobbies run it; running lobbies become outdated.`)) return;
+  await call('PUT', nsPath('/version'), { version_id: version.version_id });
+  await loadVersions();
+  await loadVersion();
+}
+
+// --- tokens and domains -----------------------------------------------------------------------
+
+function drawTokens() {
+  $('tokens').replaceChildren(...state.tokens.map((t) => {
+    const input = el('input', { readonly: '', value: t.token, 'aria-label': `${t.kind} token` });
+    const copy = button('Copy', () => navigator.clipboard.writeText(t.token).then(() => (t.note = 'copied'), () => (t.note = 'select it and copy by hand')).then(drawTokens), { 'aria-label': `Copy the ${t.kind} token` });
+    const revoke = button('Revoke', () => revokeToken(t.token).then((done) => {
+      t.revoked = done;
+      drawTokens();
+    }), { class: 'danger', 'aria-label': `Revoke the ${t.kind} token` });
+    return el('li', { class: t.revoked ? 'revoked' : '' }, el('span', {}, `${t.kind} token${t.revoked ? ' (revoked)' : t.note ? ` (${t.note})` : ''}`), input, ...(t.revoked ? [] : [copy, revoke]));
+  }));
+}
+
+async function createToken(kind) {
+  const { token } = await call('POST', kind === 'public' ? nsPath('/tokens/public') : gamePath('/tokens/cloud'), {});
+  state.tokens.unshift({ kind, token });
+  drawTokens();
+}
+
+/** Revokes a token once confirmed; whether it did. */
+async function revokeToken(token) {
+  if (!confirm('Revoke this token? Everything using it is refused from the next request on.')) return false;
+  await call('POST', gamePath('/tokens/revoke'), { token });
+  $('token-status').textContent = 'Token revoked: it is refused from now on.';
+  return true;
+}
+
+async function loadAccess() {
+  const { namespace } = await call('GET', nsPath());
+  state.ns = namespace;
+  const domains = namespace.config.cdn.domains;
+  empty('domains-empty', domains.length > 0 ? undefined : 'No custom domain yet: add one below, then point its DNS (CNAME) at the name shown beside it.');
+  $('domains').replaceChildren(...domains.map((d) => el('tr', { 'data-domain': d.domain }, el('td', {}, d.domain),
+    el('td', {}, [d.verification_status, ...d.verification_errors].join(': ')), el('td', {}, el('code', {}, d.verification_method?.http?.cname_record ?? '-')),
+    el('td', {}, button(`Remove ${d.domain}`, async () => {
+      if (!confirm(`Remove ${d.domain}? The site stops answering on it.`)) return;
+      await call('DELETE', nsPath(`/domains/${encodeURIComponent(d.domain)}`));
+      await loadAccess();
+    }, { class: 'danger' })))));
+}
+
+// --- game and namespace -----------------------------------------------------------------------
+
+async function loadVersion() {
+  const ns = state.game.namespaces.find((n) => n.namespace_id === state.nsId);
+  state.ns = ns;
+  if (ns?.version_id) {
+    const { version } = await call('GET', gamePath(`/versions/${ns.version_id}`));
+    $('version-name').textContent = `${version.display_name} (${version.version_id})`;
+    $('version-config').textContent = JSON.stringify(version.config, null, 2);
+    $('version-details').hidden = false;
+  } else {
+    $('version-name').textContent = 'No version yet: run tavern deploy in your game\'s folder.';
+    $('version-details').hidden = true;
+  }
 }
 
 async function selectNamespace(nsId) {
+  for (const t of state.timers) clearInterval(t);
+  state.timers = [];
+  stopFollowing();
   state.nsId = nsId;
-  state.samples = [];
   state.lastLobbies = new Set();
   state.stoppedAt = 0;
-  const ns = state.game.namespaces.find((n) => n.namespace_id === nsId);
-  if (ns !== undefined) {
-    const { version } = await call('GET', `/cloud/games/${state.gameId}/versions/${ns.version_id}`);
-    $('version-name').textContent = `${version.display_name} (${version.version_id})`;
-    $('version-config').textContent = JSON.stringify(version.config, null, 2);
-  }
-  clearInterval(state.timer);
-  state.timer = setInterval(() => refreshLobbies().catch(showError), 1000);
-  await Promise.all([refreshLobbies(), loadUploads()]);
+  state.tokens = [];
+  drawTokens();
+  showView('overview');
+  await loadVersion();
+  every(1000, refreshLobbies);
+  every(5000, refreshHealth);
+  every(15000, refreshHistory);
+  await Promise.all([refreshLobbies(), refreshHealth(), refreshHistory(), loadUploads()]);
 }
 
 async function selectGame(gameId) {
   state.gameId = gameId;
-  ({ game: state.game } = await call('GET', `/cloud/games/${gameId}`));
+  ({ game: state.game } = await call('GET', gamePath()));
   $('namespace').replaceChildren(...state.game.namespaces.map((n) => el('option', { value: n.namespace_id }, n.display_name)));
   const prod = state.game.namespaces.find((n) => n.name_id === 'prod') ?? state.game.namespaces[0];
   if (prod !== undefined) {
@@ -170,10 +398,6 @@ async function selectGame(gameId) {
     await selectNamespace(prod.namespace_id);
   }
 }
-
-const showError = (e) => {
-  $('sign-in-error').textContent = e.message;
-};
 
 async function signIn() {
   const { agent } = await call('GET', '/cloud/auth/inspect');
@@ -184,10 +408,13 @@ async function signIn() {
   $('app').hidden = false;
   $('picker').hidden = false;
   const first = agent.game_cloud?.game_id ?? games[0]?.game_id;
-  if (first !== undefined) {
-    $('game').value = first;
-    await selectGame(first);
+  if (first === undefined) {
+    showView('overview');
+    $('version-name').textContent = 'No game yet: create one with tavern game create <name> (admin token).';
+    return;
   }
+  $('game').value = first;
+  await selectGame(first);
 }
 
 $('sign-in').addEventListener('submit', (event) => {
@@ -196,16 +423,69 @@ $('sign-in').addEventListener('submit', (event) => {
   $('sign-in-error').textContent = '';
   signIn().catch((e) => {
     sessionStorage.removeItem('tavern-token');
-    showError(e);
+    $('sign-in-error').textContent = e.message;
   });
 });
 $('sign-out').addEventListener('click', () => {
   sessionStorage.removeItem('tavern-token');
   location.reload();
 });
+for (const b of document.querySelectorAll('.tabs button')) b.addEventListener('click', () => showView(b.dataset.view));
+for (const r of document.querySelectorAll('input[name=range]')) {
+  r.addEventListener('change', () => {
+    state.range = r.value;
+    void refreshHistory().catch(showError);
+  });
+}
 $('game').addEventListener('change', (e) => void selectGame(e.target.value).catch(showError));
 $('namespace').addEventListener('change', (e) => void selectNamespace(e.target.value).catch(showError));
 $('stopped-all').addEventListener('change', () => void refreshStopped().catch(showError));
+$('lobby-back').addEventListener('click', () => showView('overview'));
+$('logs-stream').addEventListener('change', () => {
+  if (state.lobbyId !== undefined) void followLogs(state.lobbyId);
+});
+$('logs-follow').addEventListener('change', () => {
+  if ($('logs-follow').checked) $('logs').scrollTop = $('logs').scrollHeight;
+});
+$('lobby-close').addEventListener('click', () => {
+  const closed = !state.lobby?.is_closed;
+  void call('PUT', gamePath(`/matchmaker/lobbies/${state.lobbyId}/closed`), { is_closed: closed })
+    .then(() => ($('lobby-status').textContent = closed ? 'Closed to new players.' : 'Open to new players again.'))
+    .then(refreshLobby).catch(showError);
+});
+$('lobby-stop').addEventListener('click', () => {
+  if (!confirm(`Stop lobby ${state.lobbyId}? Its players are disconnected.`)) return;
+  void call('DELETE', gamePath(`/matchmaker/lobbies/${state.lobbyId}`))
+    .then(() => ($('lobby-status').textContent = 'Stopping: the lobby leaves the list once its server has exited.'))
+    .then(refreshLobby).catch(showError);
+});
+$('lobby-copy').addEventListener('click', () => {
+  const address = joinAddress(state.lobby?.ports);
+  if (address === undefined) return;
+  navigator.clipboard.writeText(address).then(
+    () => ($('lobby-copied').textContent = `copied ${address}`),
+    () => ($('lobby-copied').textContent = `copy it by hand: ${address}`),
+  );
+});
+$('token-public').addEventListener('click', () => void createToken('public').catch(showError));
+$('token-cloud').addEventListener('click', () => void createToken('cloud').catch(showError));
+$('revoke-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  const token = $('revoke-token').value.trim();
+  revokeToken(token).then((done) => {
+    if (!done) return;
+    $('revoke-token').value = '';
+    for (const t of state.tokens) if (t.token === token) t.revoked = true;
+    drawTokens();
+  }, showError);
+});
+$('domain-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  call('POST', nsPath('/domains'), { domain: $('domain-name').value.trim() }).then(() => {
+    $('domain-name').value = '';
+    return loadAccess();
+  }).catch(showError);
+});
 $('sim-form').addEventListener('submit', (event) => {
   event.preventDefault();
   $('sim-summary').textContent = 'running…';

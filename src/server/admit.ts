@@ -78,6 +78,7 @@ export async function admit(ctx: Ctx, ns: NamespaceRecord, asked: Asked, run: (m
   } finally {
     watch.close();
     if (recorder !== undefined) recorder.request(recordOf(ns.id, asked, at, outcome, code, clock.now() - at));
+    ctx.services.history?.request(ns.id, asked.kind, code);
   }
 }
 

@@ -93,7 +93,20 @@ const servicesOf = (deps: AppDeps): Services => ({
   ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
   ...(deps.demand === undefined ? {} : { demand: deps.demand }),
   ...(deps.stoppedLobbies === undefined ? {} : { stoppedLobbies: deps.stoppedLobbies }),
+  ...(deps.history === undefined ? {} : { history: deps.history }),
 });
+
+/**
+ * Whether a request's `Origin` is the server's own: the origin of its URL (in process), or an
+ * http(s) origin whose host is the request's `Host` (over a socket the URL's origin is a fixed
+ * placeholder). A browser sends `Origin` on the dashboard's own writes; another site's page has
+ * another host there.
+ */
+const sameOrigin = (origin: string, request: Incoming): boolean => {
+  if (origin === request.url.origin) return true;
+  const host = request.header('host');
+  return host !== null && (origin === `http://${host}` || origin === `https://${host}`);
+};
 
 /** The code of an error answer (its JSON body's), for the log. */
 const codeOf = (answer: Outgoing): unknown => {
@@ -257,9 +270,9 @@ export function createApp(deps: AppDeps): App {
   const respond = async (request: Incoming, routes: Router<Handler>): Promise<Outgoing> => {
     const rayId = services.random.uuid();
     const path = canonicalPath(request.path, () => request.header('host') ?? request.url.host);
-    // The dashboard's own requests (same origin) are not cross-origin.
+    // The dashboard's own requests (same origin: the page's host is the one asked) are not cross-origin.
     const origin = request.header('origin');
-    const cors = corsFor(path, origin !== null && origin === request.url.origin ? null : origin, services.settings.hubOrigins);
+    const cors = corsFor(path, origin !== null && sameOrigin(origin, request) ? null : origin, services.settings.hubOrigins);
     let answer: Outgoing;
     try {
       answer = cors.kind === 'deny' ? errorResponse(cors.error) : await dispatch(routes, request, path, rayId);

@@ -7,6 +7,7 @@ import type { RegionInfo } from '../core/world.js';
 import type { CatalogStore } from '../io/catalog.js';
 import type { Clock, Random, Timers } from '../io/index.js';
 import type { Logger } from '../io/log.js';
+import type { AnalyticsHistory } from '../services/analytics-history.js';
 import type { LogBook } from '../services/lobby-logs.js';
 import type { Matchmaker } from '../services/matchmaker.js';
 import type { StoppedLobbies } from '../services/stopped-lobbies.js';
@@ -69,6 +70,8 @@ export interface Services {
   readonly demand?: DemandPort;
   /** Lobbies that stopped recently, when the server keeps them. */
   readonly stoppedLobbies?: StoppedLobbies;
+  /** The dashboard's per-minute history. */
+  readonly history?: Pick<AnalyticsHistory, 'request' | 'read'>;
 }
 
 export interface Ctx {

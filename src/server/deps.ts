@@ -7,6 +7,7 @@ import type { CatalogStore } from '../io/catalog.js';
 import type { DemandStore } from '../io/demand.js';
 import type { Clock, Random, Timers } from '../io/index.js';
 import type { Logger } from '../io/log.js';
+import type { AnalyticsHistory } from '../services/analytics-history.js';
 import type { DemandRecorder } from '../services/demand-recorder.js';
 import type { LogBook } from '../services/lobby-logs.js';
 import type { Matchmaker } from '../services/matchmaker.js';
@@ -111,4 +112,6 @@ export interface AppDeps {
   readonly demand?: DemandPort;
   /** Lobbies that stopped recently (the matchmaker's stop recorder); absent: their listing answers 404. */
   readonly stoppedLobbies?: StoppedLobbies;
+  /** The dashboard's per-minute history (counts each answered request); absent: its endpoint answers 404. */
+  readonly history?: Pick<AnalyticsHistory, 'request' | 'read'>;
 }

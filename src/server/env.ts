@@ -96,6 +96,8 @@ export interface ServerEnv extends DockerEnv {
    * `30d`); `off`: nothing is recorded.
    */
   readonly demandRetentionMs?: number;
+  /** `TAVERN_ANALYTICS_RETENTION`: how long the dashboard's per-minute history is kept (`7d` by default). */
+  readonly analyticsRetentionMs: number;
 }
 
 /** `TAVERN_S3_*`: the S3 adapter's options (its request timeout left at its default). */
@@ -204,6 +206,14 @@ function parseRetention(raw: string | undefined): number | undefined {
   return ms;
 }
 
+/** `TAVERN_ANALYTICS_RETENTION`: a duration of at least an hour (default 7 days). */
+function parseAnalyticsRetention(raw: string | undefined): number {
+  const text = opt(raw) ?? '7d';
+  const ms = parseDuration(text);
+  if (ms === undefined || ms < 3_600_000) throw new Error(`TAVERN_ANALYTICS_RETENTION must be a duration of at least an hour (e.g. 24h, 7d, 30d); got ${text}`);
+  return ms;
+}
+
 /** `TAVERN_FAKE_READY_DELAY`, `TAVERN_FAKE_SEED`, `TAVERN_FAKE_LOBBY_DIR` (see {@link ServerEnv.fake}). */
 function parseFakeEnv(env: Readonly<Record<string, string | undefined>>): ServerEnv['fake'] {
   const text = opt(env['TAVERN_FAKE_READY_DELAY']);
@@ -269,6 +279,7 @@ export function parseEnv(env: Readonly<Record<string, string | undefined>>): Ser
   const cdn = parseCdn(env, host, cdnDomain, dataDir);
   const s3 = parseS3(env);
   const demandRetentionMs = parseRetention(env['TAVERN_DEMAND_RETENTION']);
+  const analyticsRetentionMs = parseAnalyticsRetention(env['TAVERN_ANALYTICS_RETENTION']);
   const fake = parseFakeEnv(env);
   const registry = parseRegistryEnv(env);
   if (registry !== undefined && (runtime === 'fake' || runtime === 'none')) {
@@ -299,6 +310,7 @@ export function parseEnv(env: Readonly<Record<string, string | undefined>>): Ser
     ...(s3 === undefined ? {} : { s3 }),
     ...(registry === undefined ? {} : { registry }),
     ...(demandRetentionMs === undefined ? {} : { demandRetentionMs }),
+    analyticsRetentionMs,
     ...Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)),
   };
 }

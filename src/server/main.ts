@@ -16,6 +16,7 @@ import { SystemRandom } from '../adapters/system-random.js';
 import { TICK_INTERVAL_MS } from '../core/tick.js';
 import type { Blobs, DirectUploads } from '../io/blobs.js';
 import type { Clock, Timers } from '../io/index.js';
+import { AnalyticsHistory } from '../services/analytics-history.js';
 import { DemandRecorder } from '../services/demand-recorder.js';
 import { LogBook } from '../services/lobby-logs.js';
 import { Matchmaker } from '../services/matchmaker.js';
@@ -167,8 +168,15 @@ async function main(): Promise<void> {
         onError: (error) => logger.warn({ err: error }, 'recorded demand could not be written: kept to retry'),
       });
   recorder?.attach(matchmaker.hub);
+  // The dashboard's per-minute history (TAVERN_ANALYTICS_RETENTION, default 7 days): this process's
+  // counts, one row per namespace when each minute ends.
+  const history = new AnalyticsHistory({
+    store: stores.history, world: matchmaker, clock, timers: systemTimers, instanceId: random.uuid(), retentionMs: env.analyticsRetentionMs,
+    onError: (error) => logger.warn({ err: error }, 'analytics history could not be written: kept to retry'),
+  });
+  history.attach(matchmaker.hub);
   const started = createApp({
-    catalog, matchmaker, clock, random, timers: systemTimers, regions: env.regions, tokens, logBook, uploads, logger, stoppedLobbies,
+    catalog, matchmaker, clock, random, timers: systemTimers, regions: env.regions, tokens, logBook, uploads, logger, stoppedLobbies, history,
     health: () => ({ runtime: hosted.status(), proxy: proxy.status() }),
     metrics: () => proxyMetrics(proxy),
     demand: { store: stores.demand, ...(recorder === undefined ? {} : { recorder }) },
@@ -211,8 +219,10 @@ async function main(): Promise<void> {
     uploads.sweepExpired().catch((error: unknown) => logger.warn({ err: error }, 'sweeping expired uploads failed'));
   }, 60_000);
   sweep.unref();
+  history.start();
   const prune = (): void => {
     recorder?.prune().catch((error: unknown) => logger.warn({ err: error }, 'pruning recorded demand failed'));
+    history.prune().catch((error: unknown) => logger.warn({ err: error }, 'pruning analytics history failed'));
   };
   prune();
   const pruning = setInterval(prune, HOUR_MS);
@@ -234,6 +244,7 @@ async function main(): Promise<void> {
       .then(() => Promise.allSettled([...background]))
       .then(() => passwords.close())
       .then(() => recorder?.close())
+      .then(() => history.close())
       .then(() => proxy.close())
       .then(() => stores.close())
       .then(

@@ -2,6 +2,7 @@
  * The server's stores: PostgreSQL when `DATABASE_URL` is set, else SQLite under `TAVERN_DATA_DIR`.
  * Loaded on demand, so a SQLite server never loads `pg` and vice versa.
  */
+import type { AnalyticsHistoryStore } from '../io/analytics-history.js';
 import type { CatalogStore } from '../io/catalog.js';
 import type { DemandStore } from '../io/demand.js';
 import type { MatchStore } from '../io/index.js';
@@ -14,6 +15,7 @@ export interface Stores {
   readonly match: MatchStore;
   readonly demand: DemandStore;
   readonly stopped: StoppedLobbyStore;
+  readonly history: AnalyticsHistoryStore;
   close(): void | Promise<void>;
 }
 

@@ -329,6 +329,25 @@ export class TokenIssuer {
     return this.#verifyParts(labelled(token));
   }
 
+  /**
+   * Revokes a cloud, public or development token of `gameId` (it is refused from the next request
+   * on, on every instance). Errors: those of {@link verify} (a token already revoked answers
+   * `TOKEN_REVOKED`), `API_FORBIDDEN` for another game's token or a lobby or player token.
+   *
+   * @example
+   * await tokens.revoke(publicToken, game.id); // ok(undefined)
+   */
+  async revoke(token: string, gameId: string): Promise<Result<undefined, MatchError>> {
+    const verified = await this.verify(token);
+    if (!verified.ok) return verified;
+    const v = verified.value;
+    if (v.kind === 'lobby' || v.kind === 'player' || v.gameId !== gameId) {
+      return err(matchError('API_FORBIDDEN', { reason: 'only a cloud, public or development token of this game can be revoked here' }));
+    }
+    await this.#deps.catalog.revokeToken(v.jti, this.#deps.clock.now());
+    return ok(undefined);
+  }
+
   /** The remembered check of `jwt`, if it is the very JWT remembered under its signature. */
   #known(jwt: string): Checked | undefined {
     const entry = this.#checked.get(checkedKey(jwt));

@@ -93,6 +93,25 @@ export async function stopGameLobby(
 }
 
 /**
+ * Closes one of the game's lobbies to new players, or opens it again; `LOBBY_NOT_FOUND` when the
+ * game has no such lobby, the matchmaker's refusal when it is not running.
+ *
+ * @effects matchmaker (snapshot, setClosed), catalog (listNamespaces)
+ * @example
+ * const r = await setGameLobbyClosed(deps, game.id, lobbyId, true);
+ */
+export async function setGameLobbyClosed(
+  deps: FindDeps & { readonly matchmaker: Pick<Matchmaker, 'setClosed'> },
+  gameId: string,
+  lobbyId: string,
+  closed: boolean,
+): Promise<Result<undefined, MatchError>> {
+  const found = await findGameLobby(deps, gameId, lobbyId);
+  if (!found.ok) return found;
+  return deps.matchmaker.setClosed({ namespaceId: found.value.namespaceId, lobbyId }, closed);
+}
+
+/**
  * The newest {@link TAIL_LINES} lines of a lobby stream, old to new, and the sequence number to
  * watch from.
  *

@@ -1,8 +1,10 @@
+import { MemoryAnalyticsHistoryStore } from '../../src/adapters/memory/analytics-history.js';
 import { MemoryCatalogStore } from '../../src/adapters/memory/catalog.js';
 import { MemoryDemandStore } from '../../src/adapters/memory/demand-store.js';
 import { MemoryMatchStore } from '../../src/adapters/memory/match-store.js';
 import { MemoryStoppedLobbyStore } from '../../src/adapters/memory/stopped-lobbies.js';
 import { createWorld } from '../../src/core/world.js';
+import { analyticsHistoryContract } from './analytics-history.contract.js';
 import { catalogContract } from './catalog.contract.js';
 import { demandStoreContract } from './demand-store.contract.js';
 import { matchStoreContract } from './match-store.contract.js';
@@ -27,4 +29,9 @@ demandStoreContract('memory', () => {
 stoppedLobbiesContract('memory', () => {
   const stopped = new MemoryStoppedLobbyStore();
   return Promise.resolve({ stopped, twin: stopped, close: () => Promise.resolve() });
+});
+
+analyticsHistoryContract('memory', () => {
+  const history = new MemoryAnalyticsHistoryStore();
+  return Promise.resolve({ history, twin: history, close: () => Promise.resolve() });
 });

@@ -4,6 +4,7 @@ import { MemoryMatchStore } from '../../src/adapters/memory/match-store.js';
 import { MIGRATIONS, migrate, PgMatchStore } from '../../src/adapters/postgres/index.js';
 import { createWorld } from '../../src/core/world.js';
 import { DATABASE_URL, dropSchema, freshSchema, postgresProblem, schemaUnderTest } from '../storage/postgres-harness.js';
+import { analyticsHistoryContract } from './analytics-history.contract.js';
 import { catalogContract } from './catalog.contract.js';
 import { demandStoreContract } from './demand-store.contract.js';
 import { canonicalRows, inconsistencies, legacyWorld } from './fakes.js';
@@ -38,6 +39,11 @@ if (problem !== undefined && process.env['CI'] !== undefined) {
   stoppedLobbiesContract('postgres', async () => {
     const s = schemaUnderTest();
     return { stopped: (await s.open()).stopped, twin: (await s.open()).stopped, close: s.close };
+  });
+
+  analyticsHistoryContract('postgres', async () => {
+    const s = schemaUnderTest();
+    return { history: (await s.open()).history, twin: (await s.open()).history, close: s.close };
   });
 
   matchStoreContract('postgres', async () => {

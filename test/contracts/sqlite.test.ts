@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { MemoryMatchStore } from '../../src/adapters/memory/match-store.js';
 import { MIGRATIONS, migrate, openSqlite, SqliteMatchStore, type SqliteStores } from '../../src/adapters/sqlite/index.js';
 import { createWorld } from '../../src/core/world.js';
+import { analyticsHistoryContract } from './analytics-history.contract.js';
 import { catalogContract } from './catalog.contract.js';
 import { demandStoreContract } from './demand-store.contract.js';
 import { canonicalRows, inconsistencies, legacyWorld } from './fakes.js';
@@ -41,6 +42,11 @@ demandStoreContract('sqlite', () => {
 stoppedLobbiesContract('sqlite', () => {
   const d = dataDir();
   return Promise.resolve({ stopped: d.open().stopped, twin: d.open().stopped, close: d.close });
+});
+
+analyticsHistoryContract('sqlite', () => {
+  const d = dataDir();
+  return Promise.resolve({ history: d.open().history, twin: d.open().history, close: d.close });
 });
 
 matchStoreContract('sqlite', () => {

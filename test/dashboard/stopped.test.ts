@@ -61,7 +61,7 @@ describeNeeding({ what: 'Chromium', start: 'apt-get install chromium' }, 'the da
 
   it('shows a crashed lobby in the recently stopped table with why, its exit code and its last lines; every stop when asked', async () => {
     await page.goto(`${origin}/dashboard`);
-    await page.getByLabel('Token').fill(cloud);
+    await page.getByLabel('Token', { exact: true }).fill(cloud);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.locator('#app').waitFor();
     const crashed = await stopLobby('crashed', 1, 'TypeError: boom');
@@ -70,14 +70,15 @@ describeNeeding({ what: 'Chromium', start: 'apt-get install chromium' }, 'the da
     await row.waitFor({ timeout: 15_000 });
     expect(await row.locator('td').allTextContents()).toEqual([
       crashed.slice(0, 8), 'default', 'crashed', '1', '0s', expect.stringMatching(/^\d+s ago$/) as unknown,
-      expect.stringContaining('err| TypeError: boom') as unknown, 'Logs',
+      expect.stringContaining('err| TypeError: boom') as unknown, 'Open',
     ]);
     expect(await row.locator('td pre').textContent()).toContain('[tavern] stopping: the game server crashed with code 1');
     expect(await page.locator(`#stopped tr[data-lobby="${exited}"]`).count()).toBe(0);
     await page.getByLabel('every stop, not only failures').check();
     await page.locator(`#stopped tr[data-lobby="${exited}"]`).waitFor({ timeout: 15_000 });
-    // Its log opens from the table, as a running lobby's does.
-    await row.getByRole('button', { name: `Follow the logs of lobby ${crashed}` }).click();
+    // Its page opens from the table, as a running lobby's does: why it stopped, and its log.
+    await row.getByRole('button', { name: `Open lobby ${crashed}` }).click();
+    await expect.poll(() => page.locator('#lobby-facts').textContent(), { timeout: 10_000 }).toContain('Statestopped (crashed)Exit code1Flags');
     await expect.poll(() => page.locator('#logs').textContent(), { timeout: 10_000 }).toContain(`fake container ${crashed} started`);
     expect(consoleErrors).toEqual([]);
   }, 90_000);

@@ -1,11 +1,11 @@
 /**
- * `npm run screenshots`: makes docs/screenshots/dashboard.png, the README's picture of the
- * dashboard, from a real server instead of by hand. A server with the fake runtime (seeded; no
+ * `npm run screenshots`: makes docs/screenshots/dashboard.png (the README's picture of the
+ * dashboard) and docs/screenshots/lobby.png (a lobby's page), from a real server instead of by hand. A server with the fake runtime (seeded; no
  * Docker, no game proxy) in a temporary folder; the sample game's page and a build deployed by the
  * real CLI (`tavern deploy`, the build uploaded first, since the fake runtime runs no image);
  * headless Chromium (/usr/bin/chromium) signs in with the cloud token; three players find a lobby
- * and two of them connect, as a game server would report them; the page follows the lobby's log
- * and the charts gather a few seconds of samples before the picture is taken.
+ * and two of them connect, as a game server would report them; the overview is taken once the
+ * history charts (kept by the server) show them, then the lobby's page following its log.
  */
 import { randomUUID } from 'node:crypto';
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -19,6 +19,7 @@ import { startServer } from '../server/process.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const OUT = fileURLToPath(new URL('../../docs/screenshots/dashboard.png', import.meta.url));
+const LOBBY_OUT = fileURLToPath(new URL('../../docs/screenshots/lobby.png', import.meta.url));
 const CLIENT = fileURLToPath(new URL('../../examples/hello-game/client/', import.meta.url));
 
 /** The sample game's config, its image replaced by an uploaded build and its port by a udp one (no game proxy here). */
@@ -60,7 +61,7 @@ try {
   try {
     const page = await browser.newPage({ viewport: { width: 1200, height: 1400 } });
     await page.goto(`${server.origin}/dashboard`);
-    await page.getByLabel('Token').fill(game.cloud);
+    await page.getByLabel('Token', { exact: true }).fill(game.cloud);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByText('hello v1').waitFor();
 
@@ -77,17 +78,20 @@ try {
 
     const row = page.locator(`tr[data-lobby="${lobbyId}"]`);
     await row.waitFor();
-    await row.getByRole('button', { name: /Follow the logs/ }).click();
-    await page.locator('#logs').filter({ hasText: 'started' }).waitFor({ timeout: 30_000 });
-    // A few seconds of samples in the charts (the dashboard adds one a second).
+    // The history charts (kept by the server, refreshed every 15 s) show this minute's find and lobby.
     await page.waitForFunction(() => {
       // In the page (this file is compiled without the DOM's types).
       const inPage = globalThis as unknown as { document: { querySelector(s: string): { getAttribute(name: string): string | null } | null } };
-      return (inPage.document.querySelector('#chart-lobbies svg polyline.series')?.getAttribute('points') ?? '').split(' ').length > 5;
+      return /players: peak [1-9]/.test(inPage.document.querySelector('#chart-players svg')?.getAttribute('aria-label') ?? '');
     }, undefined, { timeout: 30_000 });
     await mkdir(join(OUT, '..'), { recursive: true });
     await page.screenshot({ path: OUT, fullPage: true });
     process.stdout.write(`wrote ${OUT}\n`);
+    // The lobby's page, following its log.
+    await row.getByRole('button', { name: `Open lobby ${lobbyId}` }).click();
+    await page.locator('#logs').filter({ hasText: 'started' }).waitFor({ timeout: 30_000 });
+    await page.screenshot({ path: LOBBY_OUT, fullPage: true });
+    process.stdout.write(`wrote ${LOBBY_OUT}\n`);
   } finally {
     await browser.close();
   }

@@ -1,9 +1,11 @@
 /**
- * The dashboard's routes in-process: its three files with their types and a self-only CSP,
+ * The dashboard's routes in-process: its files with their types and a self-only CSP,
  * nothing else under /dashboard; the simulator endpoint's token and body checks; the page's own
  * origin is not refused on /cloud as a cross-origin caller would be.
  */
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createHttpServer } from '../../src/server/http.js';
 import { ADMIN, ORIGIN, harness, str, type Harness } from './harness.js';
 
 let h: Harness;
@@ -12,7 +14,7 @@ afterEach(() => h.cleanup());
 describe('/dashboard', () => {
   it('serves the page, its script and its style, each with its type and a CSP allowing only itself', async () => {
     h = harness();
-    for (const [path, type] of [['/dashboard', 'text/html'], ['/dashboard/app.js', 'text/javascript'], ['/dashboard/style.css', 'text/css']] as const) {
+    for (const [path, type] of [['/dashboard', 'text/html'], ['/dashboard/app.js', 'text/javascript'], ['/dashboard/charts.js', 'text/javascript'], ['/dashboard/words.js', 'text/javascript'], ['/dashboard/style.css', 'text/css']] as const) {
       const res = await h.app.handle(new Request(`${ORIGIN}${path}`));
       expect(res.status, path).toBe(200);
       expect(res.headers.get('content-type')).toContain(type);
@@ -41,6 +43,25 @@ describe('/dashboard', () => {
     expect(run.status).toBe(200);
     expect(str(run.body['summary'])).toContain('Tavern sim: steady');
     expect(Object.keys(run.body['charts'] ?? {})).toContain('ccu-lobbies.svg');
+  });
+
+  it('over a socket, takes a write whose Origin is the Host asked as the page\'s own; another origin stays refused', async () => {
+    h = harness();
+    const { gameId, cloud } = await h.setup();
+    const server = createHttpServer(h.app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const own = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const post = (origin: string): Promise<Response> =>
+        fetch(`${own}/cloud/games/${gameId}/tokens/cloud`, { method: 'POST', headers: { origin, authorization: `Bearer ${cloud}`, 'content-type': 'application/json' }, body: '{}' });
+      expect((await post(own)).status).toBe(200);
+      const evil = await post('http://evil.example');
+      expect([evil.status, ((await evil.json()) as { code: string }).code]).toEqual([400, 'API_CORS_ORIGIN_NOT_ALLOWED']);
+      expect((await post(`https://127.0.0.1:${(server.address() as AddressInfo).port + 1}`)).status).toBe(400);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 
   it('lets the page call /cloud from its own origin while other origins stay refused', async () => {

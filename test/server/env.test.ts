@@ -123,6 +123,15 @@ describe('parseEnv', () => {
     expect(parseEnv({ TAVERN_DEMAND_RETENTION: 'off' }).demandRetentionMs).toBeUndefined();
     for (const bad of ['7', '30m', '1.5d', 'forever']) expect(() => parseEnv({ TAVERN_DEMAND_RETENTION: bad })).toThrow(/TAVERN_DEMAND_RETENTION must be a duration of at least an hour/);
   });
+
+  it('keeps analytics history for 7 days by default; TAVERN_ANALYTICS_RETENTION sets how long (at least an hour)', () => {
+    expect(parseEnv({}).analyticsRetentionMs).toBe(7 * 86_400_000);
+    expect(parseEnv({ TAVERN_ANALYTICS_RETENTION: '30d' }).analyticsRetentionMs).toBe(30 * 86_400_000);
+    expect(parseEnv({ TAVERN_ANALYTICS_RETENTION: '1h' }).analyticsRetentionMs).toBe(3_600_000);
+    for (const bad of ['7', '59m', '1.5d', 'off', '-1h']) {
+      expect(() => parseEnv({ TAVERN_ANALYTICS_RETENTION: bad })).toThrow(`TAVERN_ANALYTICS_RETENTION must be a duration of at least an hour (e.g. 24h, 7d, 30d); got ${bad}`);
+    }
+  });
 });
 
 describe('the CDN and S3 variables', () => {

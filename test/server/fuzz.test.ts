@@ -38,7 +38,8 @@ const PATHS = [
   '/matchmaker/lobbies/state', '/matchmaker/lobbies/{l}/state', '/matchmaker/lobbies/list?include_state={s}', '/matchmaker/regions',
   '/matchmaker/players/connected', '/matchmaker/players/disconnected', '/matchmaker/players/statistics', '/health', '/{s}', '/cloud/{s}/{s}',
   '/cloud/devices/links', '/cloud/devices/links?device_link_token={s}&watch_index={s}', '/cloud/devices/links/complete',
-  '/cloud/games/{g}/matchmaker/lobbies/{l}', '/cloud/games/{g}/matchmaker/lobbies/{u}',
+  '/cloud/games/{g}/matchmaker/lobbies/{l}', '/cloud/games/{g}/matchmaker/lobbies/{u}', '/cloud/games/{g}/matchmaker/lobbies/{l}/closed',
+  '/cloud/games/{g}/tokens/revoke', '/cloud/games/{g}/namespaces/{n}/analytics/matchmaker/history?range={s}',
 ];
 
 const KEYS = [

@@ -11,6 +11,7 @@ import type { VerificationCheck, VerificationResponse } from '../../src/core/adm
 import { createWorld, type RegionInfo } from '../../src/core/world.js';
 import { FakeRuntime } from '../../src/adapters/fake/runtime.js';
 import { FsBlobs } from '../../src/adapters/fs/blobs.js';
+import { MemoryAnalyticsHistoryStore } from '../../src/adapters/memory/analytics-history.js';
 import { MemoryCatalogStore } from '../../src/adapters/memory/catalog.js';
 import { MemoryDemandStore } from '../../src/adapters/memory/demand-store.js';
 import { MemoryMatchStore } from '../../src/adapters/memory/match-store.js';
@@ -22,6 +23,7 @@ import { createApp, type App } from '../../src/server/app.js';
 import type { AppConfig } from '../../src/server/deps.js';
 import { withLobbyEnv } from '../../src/server/lobby-env.js';
 import { TokenIssuer } from '../../src/server/tokens.js';
+import { AnalyticsHistory } from '../../src/services/analytics-history.js';
 import { DemandRecorder } from '../../src/services/demand-recorder.js';
 import { LogBook } from '../../src/services/lobby-logs.js';
 import { Matchmaker } from '../../src/services/matchmaker.js';
@@ -95,6 +97,8 @@ export interface HarnessOptions {
   readonly demand?: boolean;
   /** What `GET /metrics` answers (default: no metrics, 404). */
   readonly metrics?: () => Promise<string>;
+  /** What `/health` reports beside `status: ok` (default: nothing more). */
+  readonly health?: () => Readonly<Record<string, unknown>>;
 }
 
 export interface Call {
@@ -174,11 +178,15 @@ export function harness(options: HarnessOptions = {}) {
   const recorder = options.demand === true ? new DemandRecorder({ store: demandStore, clock, timers, key: 'test-digest-key' }) : undefined;
   recorder?.attach(matchmaker.hub);
   const demand = { store: demandStore, ...(recorder === undefined ? {} : { recorder }) };
+  const historyStore = new MemoryAnalyticsHistoryStore();
+  const history = new AnalyticsHistory({ store: historyStore, world: matchmaker, clock, timers, instanceId: 'test-instance' });
+  history.attach(matchmaker.hub);
   const app: App = createApp({
-    catalog, matchmaker, clock, random, timers, regions, tokens, logBook, uploads, stoppedLobbies,
+    catalog, matchmaker, clock, random, timers, regions, tokens, logBook, uploads, stoppedLobbies, history,
     ...(recorder === undefined ? {} : { demand }),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+    ...(options.health === undefined ? {} : { health: options.health }),
     config: { publicOrigin: origin, adminToken: ADMIN, ...options.config },
   });
 
@@ -237,7 +245,7 @@ export function harness(options: HarnessOptions = {}) {
     rmSync(blobDir, { recursive: true, force: true });
   };
 
-  return { origin, app, call, request, setup, demand, recorder, stoppedLobbies, completeBuild, blobs, blobDir, clock, timers, random, catalog, store, matchmaker, runtime, tokens, logBook, uploads, verify, verifications, captcha, captchas, cleanup };
+  return { origin, app, call, request, setup, demand, recorder, stoppedLobbies, history, historyStore, completeBuild, blobs, blobDir, clock, timers, random, catalog, store, matchmaker, runtime, tokens, logBook, uploads, verify, verifications, captcha, captchas, cleanup };
 }
 
 export type Harness = ReturnType<typeof harness>;

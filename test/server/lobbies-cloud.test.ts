@@ -213,3 +213,49 @@ describe('getLobbyLogs', () => {
     expect((await h.call('GET', `/cloud/games/${gameId}/matchmaker/lobbies/${randomUUID()}/logs?stream=std_out`, { token: cloud })).status).toBe(404);
   });
 });
+
+describe('a lobby\'s page (GET one lobby) and closing it to new players', () => {
+  it('shows its ports with their addresses, players, tags, state, flags and config; closes and reopens it; a stopped one answers from what is kept', async () => {
+    h = harness({ readyAfterMs: 0 });
+    const { pub, gameId, cloud, nsId, versionId } = await h.setup();
+    const found = await h.call('POST', '/matchmaker/lobbies/create', { token: pub, body: { game_mode: 'custom', publicity: 'public', tags: { map: 'dust' }, lobby_config: { rounds: 3 } } });
+    expect(found.status).toBe(200);
+    const lobbyId = str(found.body['lobby']?.['lobby_id']);
+    const path = `/cloud/games/${gameId}/matchmaker/lobbies/${lobbyId}`;
+    const page = await h.call('GET', path, { token: cloud });
+    expect(page.status).toBe(200);
+    const lobby = page.body['lobby'] as unknown as Record<string, unknown>;
+    expect(lobby).toMatchObject({
+      lobby_id: lobbyId, namespace_id: nsId, version_id: versionId, lobby_group_name_id: 'custom', region_name_id: 'local', status: 'ready',
+      is_ready: true, is_closed: false, publicity: 'public', origin: 'custom', tags: { map: 'dust' }, lobby_config: { rounds: 3 }, total_player_count: 1,
+      ports: found.body['lobby']?.['ports'],
+    });
+    expect(lobby['players']).toEqual([{ player_id: expect.stringMatching(/^[0-9a-f-]{36}$/) as unknown, status: 'reserved', create_ts: expect.stringMatching(/Z$/) as unknown }]);
+    expect(Object.keys(lobby['ports'] as object).length).toBeGreaterThan(0);
+
+    const close = await h.call('PUT', `${path}/closed`, { token: cloud, body: { is_closed: true } });
+    expect(close.status).toBe(200);
+    expect(h.store.world.namespaces.get(nsId)?.lobbies.get(lobbyId)?.closed).toBe(true);
+    expect((await h.call('GET', path, { token: cloud })).body['lobby']?.['is_closed']).toBe(true);
+    await h.call('PUT', `${path}/closed`, { token: cloud, body: { is_closed: false } });
+    expect(h.store.world.namespaces.get(nsId)?.lobbies.get(lobbyId)?.closed).toBe(false);
+    const bad = await h.call('PUT', `${path}/closed`, { token: cloud, body: { is_closed: 'yes' } });
+    expect([bad.status, bad.body['code']]).toEqual([400, 'VALIDATION_ERROR']);
+
+    // Another game's token, an unknown lobby.
+    const other = await h.setup(undefined, 'other-game');
+    expect((await h.call('GET', `/cloud/games/${other.gameId}/matchmaker/lobbies/${lobbyId}`, { token: other.cloud })).status).toBe(404);
+    expect((await h.call('PUT', `/cloud/games/${other.gameId}/matchmaker/lobbies/${lobbyId}/closed`, { token: other.cloud, body: { is_closed: true } })).status).toBe(404);
+    expect((await h.call('GET', path, { token: other.cloud })).status).toBe(403);
+
+    // Stopped: its exit code from what is kept; then forgotten by the matchmaker: what is kept.
+    h.runtime.exit(lobbyId, 'crashed', 3);
+    await until(() => h.store.world.namespaces.get(nsId)?.lobbies.get(lobbyId)?.lifecycle.status === 'stopped');
+    await settle();
+    expect((await h.call('GET', path, { token: cloud })).body['lobby']).toMatchObject({ status: 'stopped', stop_reason: 'crashed', exit_code: 3 });
+    h.clock.set(h.clock.now() + 11 * 60_000);
+    await h.matchmaker.maintain();
+    const stopped = await h.call('GET', path, { token: cloud });
+    expect(stopped.body['stopped']).toMatchObject({ lobby_id: lobbyId, reason: 'crashed', exit_code: 3, failed: true });
+  });
+});

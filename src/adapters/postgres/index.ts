@@ -8,12 +8,14 @@ import { PgCatalogStore } from './catalog.js';
 import { PgDemandStore } from './demand-store.js';
 import { PgMatchStore } from './match-store.js';
 import { PgStoppedLobbyStore } from './stopped-lobbies.js';
+import { PgAnalyticsHistoryStore } from './analytics-history.js';
 import { checkSchemaName, migrate } from './schema.js';
 
 export { PgCatalogStore } from './catalog.js';
 export { PgMatchStore } from './match-store.js';
 export { PgDemandStore } from './demand-store.js';
 export { PgStoppedLobbyStore } from './stopped-lobbies.js';
+export { PgAnalyticsHistoryStore } from './analytics-history.js';
 export { MIGRATIONS, checkSchemaName, inTransaction, migrate } from './schema.js';
 
 /**
@@ -44,6 +46,8 @@ export interface PostgresStores {
   readonly demand: PgDemandStore;
   /** Lobbies that stopped recently (`src/io/stopped-lobbies.ts`). */
   readonly stopped: PgStoppedLobbyStore;
+  /** Analytics history (`src/io/analytics-history.ts`). */
+  readonly history: PgAnalyticsHistoryStore;
   readonly close: () => Promise<void>;
 }
 
@@ -69,6 +73,7 @@ export const openPostgres = async (url: string, options: PostgresOptions = {}): 
     match: new PgMatchStore(pool, options.regions ?? [LOCAL_REGION]),
     demand: new PgDemandStore(pool),
     stopped: new PgStoppedLobbyStore(pool),
+    history: new PgAnalyticsHistoryStore(pool),
     close: () => pool.end(),
   };
 };

@@ -75,6 +75,12 @@ export const MIGRATIONS: readonly string[] = [
      lobby_id text PRIMARY KEY, namespace_id text NOT NULL, stopped_at bigint NOT NULL, failed boolean NOT NULL, doc text NOT NULL);
    CREATE INDEX stopped_lobbies_by_namespace ON stopped_lobbies (namespace_id, failed, stopped_at);
    CREATE INDEX stopped_lobbies_by_time ON stopped_lobbies (stopped_at);`,
+  // 10: analytics history (src/io/analytics-history.ts): one row per namespace, minute and
+  // instance; read by namespace and time, pruned by time.
+  `CREATE TABLE analytics_minutes (
+     namespace_id text NOT NULL, minute bigint NOT NULL, instance_id text NOT NULL, doc text NOT NULL,
+     PRIMARY KEY (namespace_id, minute, instance_id));
+   CREATE INDEX analytics_minutes_by_minute ON analytics_minutes (minute);`,
 ];
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;

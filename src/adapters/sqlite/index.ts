@@ -8,12 +8,14 @@ import { SqliteDemandStore } from './demand-store.js';
 import { startCheckpointer } from './checkpointer.js';
 import { SqliteMatchStore } from './match-store.js';
 import { SqliteStoppedLobbyStore } from './stopped-lobbies.js';
+import { SqliteAnalyticsHistoryStore } from './analytics-history.js';
 import { busyTimeout, openDatabase, type SqliteConnectionOptions } from './schema.js';
 
 export { SqliteCatalogStore } from './catalog.js';
 export { SqliteMatchStore } from './match-store.js';
 export { SqliteDemandStore } from './demand-store.js';
 export { SqliteStoppedLobbyStore } from './stopped-lobbies.js';
+export { SqliteAnalyticsHistoryStore } from './analytics-history.js';
 export { startCheckpointer, type CheckpointerOptions } from './checkpointer.js';
 export { MIGRATIONS, migrate, openDatabase, type SqliteConnectionOptions } from './schema.js';
 
@@ -49,6 +51,8 @@ export interface SqliteStores {
   readonly demand: SqliteDemandStore;
   /** Lobbies that stopped recently (`src/io/stopped-lobbies.ts`). */
   readonly stopped: SqliteStoppedLobbyStore;
+  /** Analytics history (`src/io/analytics-history.ts`). */
+  readonly history: SqliteAnalyticsHistoryStore;
   /** Commits what is queued, stops the checkpointer and closes the database. */
   readonly close: () => Promise<void>;
 }
@@ -75,6 +79,7 @@ export const openSqlite = (dataDir: string, options: SqliteOptions = {}): Sqlite
     match,
     demand: new SqliteDemandStore(db),
     stopped: new SqliteStoppedLobbyStore(db),
+    history: new SqliteAnalyticsHistoryStore(db),
     close: () => {
       closing ??= (async () => {
         match.flush();

@@ -72,6 +72,12 @@ export const MIGRATIONS: readonly string[] = [
      lobby_id TEXT PRIMARY KEY, namespace_id TEXT NOT NULL, stopped_at INTEGER NOT NULL, failed INTEGER NOT NULL, doc TEXT NOT NULL);
    CREATE INDEX stopped_lobbies_by_namespace ON stopped_lobbies (namespace_id, failed, stopped_at, lobby_id);
    CREATE INDEX stopped_lobbies_by_time ON stopped_lobbies (stopped_at);`,
+  // 10: analytics history (src/io/analytics-history.ts): one row per namespace, minute and
+  // instance; read by namespace and time, pruned by time.
+  `CREATE TABLE analytics_minutes (
+     namespace_id TEXT NOT NULL, minute INTEGER NOT NULL, instance_id TEXT NOT NULL, doc TEXT NOT NULL,
+     PRIMARY KEY (namespace_id, minute, instance_id));
+   CREATE INDEX analytics_minutes_by_minute ON analytics_minutes (minute);`,
 ];
 
 /**

@@ -32,6 +32,8 @@ const DIR = new URL('../../../src/dashboard/', import.meta.url);
 const FILES: Readonly<Record<string, string>> = {
   'index.html': 'text/html; charset=utf-8',
   'app.js': 'text/javascript; charset=utf-8',
+  'charts.js': 'text/javascript; charset=utf-8',
+  'words.js': 'text/javascript; charset=utf-8',
   'style.css': 'text/css; charset=utf-8',
 };
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";

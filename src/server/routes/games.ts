@@ -8,7 +8,7 @@ import { param, type Ctx, type Handler } from '../context.js';
 import { fail, unwrap } from '../errors.js';
 import { renderGameSummary, renderGroupSummary, renderNamespaceSummary, renderRegionSummary, renderVersionSummary } from '../render.js';
 import type { Router } from '../router.js';
-import { anyJson, collect, object, opt, req, uuid } from '../validate.js';
+import { anyJson, collect, object, opt, parse, req, text, uuid } from '../validate.js';
 import { assertValid, displayNameProblems, field, nameIdProblems, wellFormedNameId } from './names.js';
 
 const createBody = object({ name_id: opt(anyJson), display_name: opt(anyJson), developer_group_id: req(uuid) });
@@ -69,6 +69,14 @@ async function createCloudToken(ctx: Ctx): Promise<unknown> {
   return { token: await ctx.services.tokens.issue({ kind: 'cloud', gameId: game.id }) };
 }
 
+/** `POST /cloud/games/{game_id}/tokens/revoke` `{ token }` (a Tavern extension): revoke one of the game's cloud, public or development tokens. */
+async function revokeToken(ctx: Ctx): Promise<unknown> {
+  const game = await requireGame(ctx, param(ctx, 'game_id'));
+  const { token } = parse(await ctx.body(), object({ token: req(text(4096)) }));
+  unwrap(await ctx.services.tokens.revoke(token, game.id));
+  return {};
+}
+
 /** `GET /cloud/auth/inspect`: what the caller's token is. */
 async function inspect(ctx: Ctx): Promise<unknown> {
   const agent = await requireAgent(ctx);
@@ -90,6 +98,7 @@ export function registerGames(router: Router<Handler>): void {
     .add('POST', '/cloud/games/validate', validate)
     .add('GET', '/cloud/games/{game_id:uuid}', get)
     .add('POST', '/cloud/games/{game_id:uuid}/tokens/cloud', createCloudToken)
+    .add('POST', '/cloud/games/{game_id:uuid}/tokens/revoke', revokeToken)
     .add('GET', '/cloud/auth/inspect', inspect)
     .add('GET', '/cloud/bootstrap', bootstrap);
 }
