@@ -24,7 +24,7 @@ import { rateLimitGate } from './rate-limit.js';
 import { canonicalPath, type Router } from './router.js';
 import { RawAnswer } from './routes/dashboard.js';
 import { buildRouter, isLobbyRoute } from './routes/table.js';
-import { TokenIssuer } from './tokens.js';
+import { TokenIssuer } from '../services/tokens.js';
 
 export interface App {
   /** Answers one request. Never rejects. */

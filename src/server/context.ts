@@ -13,7 +13,7 @@ import type { StoppedLobbies } from '../services/stopped-lobbies.js';
 import type { Agent } from './auth.js';
 import type { DemandPort, UploadsPort } from './deps.js';
 import type { Incoming } from './incoming.js';
-import type { TokenIssuer } from './tokens.js';
+import type { TokenIssuer } from '../services/tokens.js';
 
 /** The `AppConfig` with every default applied. */
 export interface Settings {

@@ -13,7 +13,7 @@ import type { Matchmaker } from '../services/matchmaker.js';
 import type { StoppedLobbies } from '../services/stopped-lobbies.js';
 import type { Uploads } from '../services/uploads.js';
 import type { RateLimitTable } from './rate-limit.js';
-import type { TokenIssuer } from './tokens.js';
+import type { TokenIssuer } from '../services/tokens.js';
 
 /** The uploads service (`src/services/uploads.ts`), as the edge uses it. */
 export type UploadsPort = Pick<Uploads, 'prepare' | 'put' | 'complete'>;

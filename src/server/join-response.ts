@@ -9,7 +9,7 @@ import type { RegionInfo } from '../core/world.js';
 import type { Settings } from './context.js';
 import { isLocalName } from './local-tls.js';
 import { JsonText } from './errors.js';
-import type { DevTokenPort } from './tokens.js';
+import type { DevTokenPort } from '../services/tokens.js';
 
 export interface JoinPort {
   readonly host?: string;

@@ -37,7 +37,7 @@ import { createLogger } from './logger.js';
 import { listenOr } from './ports.js';
 import { createServerRuntime } from './runtime.js';
 import { openStores } from './stores.js';
-import { TokenIssuer } from './tokens.js';
+import { TokenIssuer } from '../services/tokens.js';
 
 const systemClock: Clock = { now: () => Date.now() };
 const systemTimers: Timers = {

@@ -28,8 +28,8 @@ import type { Matchmaker } from '../services/matchmaker.js';
 import { reconcileRuntime } from '../services/reconcile.js';
 import type { Uploads } from '../services/uploads.js';
 import type { ServerEnv } from './env.js';
-import { lobbyEnv, withLobbyEnv } from './lobby-env.js';
-import type { TokenIssuer } from './tokens.js';
+import { lobbyEnv, withLobbyEnv } from '../services/lobby-env.js';
+import type { TokenIssuer } from '../services/tokens.js';
 
 export interface RuntimeDeps {
   readonly env: ServerEnv;

@@ -8,7 +8,7 @@ import type { Lobby } from '../core/lobby/lobby.js';
 import { stoppedRefusal } from '../core/lobby/why.js';
 import type { NamespaceRecord } from '../io/catalog.js';
 import type { Clock, Timers } from '../io/index.js';
-import type { TokenIssuer } from '../server/tokens.js';
+import type { TokenIssuer } from './tokens.js';
 import type { DemandRecorder, RequestRecord } from './demand-recorder.js';
 import type { CreateRequest, FindRequest, JoinRequest, Matchmaker, MatchOutcome } from './matchmaker.js';
 import { ensureNamespace, type PublishDeps } from './publish.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RequestRecord } from '../../src/services/demand-recorder.js';
 import { admit, type AdmitDeps } from '../../src/services/admit.js';
-import { TokenIssuer } from '../../src/server/tokens.js';
+import { TokenIssuer } from '../../src/services/tokens.js';
 import { ManualTimers } from '../server/harness.js';
 import { eventually } from '../wait.js';
 import { cloud } from './cloud.js';
