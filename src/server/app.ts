@@ -94,6 +94,7 @@ const servicesOf = (deps: AppDeps): Services => ({
   ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
   ...(deps.demand === undefined ? {} : { demand: deps.demand }),
   ...(deps.stoppedLobbies === undefined ? {} : { stoppedLobbies: deps.stoppedLobbies }),
+  ...(deps.simulator === undefined ? {} : { simulator: deps.simulator }),
 });
 
 /** The code of an error answer (its JSON body's), for the log. */

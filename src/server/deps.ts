@@ -8,6 +8,7 @@ import type { CatalogStore } from '../io/catalog.js';
 import type { DemandStore } from '../io/demand.js';
 import type { Clock, Random, Timers } from '../io/index.js';
 import type { Logger } from '../io/log.js';
+import type { Simulator } from '../io/simulator.js';
 import type { DemandRecorder } from '../services/demand-recorder.js';
 import type { LogBook } from '../services/lobby-logs.js';
 import type { Matchmaker } from '../services/matchmaker.js';
@@ -147,6 +148,8 @@ export interface Services {
   readonly demand?: DemandPort;
   /** Lobbies that stopped recently (the matchmaker's stop recorder); absent: their listing answers 404. */
   readonly stoppedLobbies?: StoppedLobbies;
+  /** The dashboard's simulator (`sim/dashboard.ts`, handed in by the composition root); absent: `POST /dashboard/sim` answers 404. */
+  readonly simulator?: Simulator;
 }
 
 /** The parts `createApp` makes when they are not given (a token issuer, a log book, a silent logger, no health details). */

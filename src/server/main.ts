@@ -37,6 +37,7 @@ import { createLogger } from './logger.js';
 import { listenOr } from './ports.js';
 import { createServerRuntime } from './runtime.js';
 import { openStores } from './stores.js';
+import { builtinSimulator } from '../sim/dashboard.js';
 import { TokenIssuer } from '../services/tokens.js';
 
 const systemClock: Clock = { now: () => Date.now() };
@@ -168,7 +169,7 @@ async function main(): Promise<void> {
       });
   recorder?.attach(matchmaker.hub);
   const started = createApp({
-    catalog, matchmaker, clock, random, timers: systemTimers, regions: env.regions, tokens, logBook, uploads, logger, stoppedLobbies,
+    catalog, matchmaker, clock, random, timers: systemTimers, regions: env.regions, tokens, logBook, uploads, logger, stoppedLobbies, simulator: builtinSimulator,
     health: () => ({ runtime: hosted.status(), proxy: proxy.status() }),
     metrics: () => proxyMetrics(proxy),
     demand: { store: stores.demand, ...(recorder === undefined ? {} : { recorder }) },

@@ -20,7 +20,7 @@ import type { CatalogStore } from '../io/catalog.js';
 import type { Clock, Runtime, RuntimeListener, Timers } from '../io/index.js';
 import type { Logger } from '../io/log.js';
 import type { RuntimeHealth } from '../io/runtime.js';
-import { createStream, sample } from '../sim/engine/random.js';
+import { createStream, sample } from '../core/distribution.js';
 import { StoredBuildArchives } from '../services/build-archives.js';
 import { tailLogs } from '../services/cloud-lobbies.js';
 import type { LogBook } from '../services/lobby-logs.js';

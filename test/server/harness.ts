@@ -26,6 +26,7 @@ import { DemandRecorder } from '../../src/services/demand-recorder.js';
 import { LogBook } from '../../src/services/lobby-logs.js';
 import { Matchmaker } from '../../src/services/matchmaker.js';
 import { StoppedLobbies } from '../../src/services/stopped-lobbies.js';
+import { builtinSimulator } from '../../src/sim/dashboard.js';
 import { Uploads, type UploadLimits } from '../../src/services/uploads.js';
 
 export const ADMIN = 'test-admin-token';
@@ -175,7 +176,7 @@ export function harness(options: HarnessOptions = {}) {
   recorder?.attach(matchmaker.hub);
   const demand = { store: demandStore, ...(recorder === undefined ? {} : { recorder }) };
   const app: App = createApp({
-    catalog, matchmaker, clock, random, timers, regions, tokens, logBook, uploads, stoppedLobbies,
+    catalog, matchmaker, clock, random, timers, regions, tokens, logBook, uploads, stoppedLobbies, simulator: builtinSimulator,
     ...(recorder === undefined ? {} : { demand }),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
