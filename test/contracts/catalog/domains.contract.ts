@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
 import type { DomainStore, GameStore, NamespaceStore } from '../../../src/io/catalog.js';
-import { contractSuite, game, namespace, nextTurn, type UnderTest } from './fixtures.js';
+import { contractSuite, createdNamespace, game, namespace, nextTurn, type UnderTest } from './fixtures.js';
 
 export const domainsContract = (name: string, open: () => Promise<UnderTest<GameStore & NamespaceStore & DomainStore>>): void =>
   contractSuite(`DomainStore contract: ${name}`, open, (fresh) => {
@@ -46,12 +46,10 @@ export const domainsContract = (name: string, open: () => Promise<UnderTest<Game
       expect((await catalog.namespaceByDomain('play.example.com'))?.id).toBe(b.id);
       expect((await catalog.getNamespace(a.id))?.domains.map((d) => d.domain)).toEqual(['b.example.com', 'c.example.com']);
     });
+
     it('what one store writes, the other reads from the next turn of the event loop: domains', async () => {
       const { catalog, twin } = await fresh();
-      const g = game();
-      await catalog.createGame(g);
-      const ns = namespace(g.id);
-      await catalog.createNamespace(ns);
+      const ns = await createdNamespace(catalog);
       // Both read (and may keep) the current record first.
       for (const store of [catalog, twin]) expect((await store.getNamespace(ns.id))?.domains).toEqual([]);
       await catalog.addDomain(ns.id, { domain: 'play.example.com', createdAt: 5 });

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe } from 'vitest';
 import { DEFAULT_NAMESPACE_SETTINGS } from '../../../src/core/world.js';
-import type { GameRecord, NamespaceRecord, UploadRecord } from '../../../src/io/catalog.js';
+import type { GameRecord, GameStore, NamespaceRecord, NamespaceStore, UploadRecord } from '../../../src/io/catalog.js';
 
 /** A fresh, empty store, and a second store on the same database (another process's view). */
 export interface UnderTest<S> {
@@ -45,6 +45,15 @@ export const upload = (gameId: string, over: Partial<UploadRecord> = {}): Upload
   expiresAt: 4_000,
   ...over,
 });
+
+/** A game and a namespace of it, created in `catalog`: the namespace. */
+export const createdNamespace = async (catalog: GameStore & NamespaceStore): Promise<NamespaceRecord> => {
+  const g = game();
+  await catalog.createGame(g);
+  const ns = namespace(g.id);
+  await catalog.createNamespace(ns);
+  return ns;
+};
 
 /** A later turn of the event loop: the SQLite catalog looks for other connections' commits once per turn. */
 export const nextTurn = (): Promise<unknown> => new Promise((resolve) => setImmediate(resolve));

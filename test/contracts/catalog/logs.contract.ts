@@ -37,6 +37,7 @@ export const logsContract = (name: string, open: () => Promise<UnderTest<LogStor
         expect(page.lines.map((l) => l.line)).toEqual(batches[b]?.map((l) => l.line));
       }
     });
+
     it('logs: the newest lines of a stream, old to new, with its last number; tavern is a stream like the others', async () => {
       const { catalog, twin } = await fresh();
       const lobby = randomUUID();

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
 import { DEFAULT_NAMESPACE_SETTINGS } from '../../../src/core/world.js';
 import type { GameStore, NamespaceStore } from '../../../src/io/catalog.js';
-import { contractSuite, game, namespace, nextTurn, type UnderTest } from './fixtures.js';
+import { contractSuite, createdNamespace, game, namespace, nextTurn, type UnderTest } from './fixtures.js';
 
 export const namespacesContract = (name: string, open: () => Promise<UnderTest<GameStore & NamespaceStore>>): void =>
   contractSuite(`NamespaceStore contract: ${name}`, open, (fresh) => {
@@ -34,12 +34,10 @@ export const namespacesContract = (name: string, open: () => Promise<UnderTest<G
       expect(await catalog.updateNamespace(prod.id, { displayName: 'Again' })).toEqual({ ...updated, displayName: 'Again' });
       expect(await catalog.updateNamespace(randomUUID(), { displayName: 'x' })).toBeUndefined();
     });
+
     it('what one store writes, the other reads from the next turn of the event loop: namespace changes', async () => {
       const { catalog, twin } = await fresh();
-      const g = game();
-      await catalog.createGame(g);
-      const ns = namespace(g.id);
-      await catalog.createNamespace(ns);
+      const ns = await createdNamespace(catalog);
       // Both read (and may keep) the current record first.
       for (const store of [catalog, twin]) expect((await store.getNamespace(ns.id))?.displayName).toBe(ns.displayName);
       await twin.updateNamespace(ns.id, { displayName: 'Renamed' });

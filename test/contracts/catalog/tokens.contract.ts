@@ -21,6 +21,7 @@ export const tokensContract = (name: string, open: () => Promise<UnderTest<Token
       expect(await catalog.getToken(cloud.jti)).toEqual(cloud);
       expect(await catalog.revokeToken(randomUUID(), 15)).toBeUndefined();
     });
+
     it('what one store writes, the other reads from the next turn of the event loop: revocations and new tokens', async () => {
       const { catalog, twin } = await fresh();
       const gameId = randomUUID();

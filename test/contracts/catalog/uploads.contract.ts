@@ -27,6 +27,7 @@ export const uploadsContract = (name: string, open: () => Promise<UnderTest<Uplo
       expect([1, 2, 3]).toContain(at);
       expect(raced.map((r) => r?.completedAt)).toEqual([at, at, at]);
     });
+
     it('uploads: expiredUploads lists the open ones past expiry, oldest first; abandonUpload marks once and blocks completion', async () => {
       const { catalog, twin } = await fresh();
       const g = randomUUID();
