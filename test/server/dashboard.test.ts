@@ -4,7 +4,8 @@
  * origin is not refused on /cloud as a cross-origin caller would be.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ADMIN, ORIGIN, harness, str, type Harness } from './harness.js';
+import { createApp } from '../../src/server/app.js';
+import { ADMIN, ORIGIN, REGIONS, harness, str, type Harness } from './harness.js';
 
 let h: Harness;
 afterEach(() => h.cleanup());
@@ -41,6 +42,15 @@ describe('/dashboard', () => {
     expect(run.status).toBe(200);
     expect(str(run.body['summary'])).toContain('Tavern sim: steady');
     expect(Object.keys(run.body['charts'] ?? {})).toContain('ccu-lobbies.svg');
+  });
+
+  it('answers 404 to a simulation when the server was given no simulator', async () => {
+    h = harness();
+    const { catalog, matchmaker, clock, random, timers, tokens } = h;
+    const app = createApp({ catalog, matchmaker, clock, random, timers, tokens, regions: REGIONS, config: { publicOrigin: ORIGIN, adminToken: ADMIN } });
+    const res = await app.handle(new Request(`${ORIGIN}/dashboard/sim`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify({ scenario: 'steady', minutes: 1 }) }));
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as Record<string, unknown>)['code']).toBe('API_NOT_FOUND');
   });
 
   it('lets the page call /cloud from its own origin while other origins stay refused', async () => {
