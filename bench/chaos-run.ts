@@ -17,7 +17,7 @@ import pg from 'pg';
 import { createRng, type Rng } from '../src/core/rng.js';
 import type { World } from '../src/core/world.js';
 import type { CatalogStore } from '../src/io/catalog.js';
-import { TokenIssuer } from '../src/server/tokens.js';
+import { TokenIssuer } from '../src/services/tokens.js';
 import { addViolations, historyViolations, noViolations, worldViolations, type Op, type Outcome, type Sent, type Violations } from './chaos-check.js';
 import { spawnServer, type ServerChild } from './http-child.js';
 import { listeningPort } from './http-tavern.js';

@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { SqliteDemandStore } from '../src/adapters/sqlite/demand-store.js';
 import { openDatabase } from '../src/adapters/sqlite/schema.js';
 import type { DemandFact } from '../src/io/demand.js';
-import { createStream, sample, type NumericDistribution, type Stream } from '../src/sim/engine/random.js';
+import { createStream, sample, type NumericDistribution, type Stream } from '../src/core/distribution.js';
 import { ValueCounts } from '../src/sim/engine/stats.js';
 import { calibrateScenario, lognormalParams, type Observed, type RegionDescription } from '../src/sim/scenario/calibrate.js';
 import { parseScenario } from '../src/sim/scenario/parse.js';

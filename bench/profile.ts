@@ -52,7 +52,7 @@ export const STAGES: readonly (readonly [stage: string, pattern: RegExp])[] = [
   ['auth + tokens (verify the caller, sign the player)', /^src\/server\/(auth|tokens|jwt)\.ts$/],
   ['body parse + validation', /^src\/server\/(body|validate|client)\.ts$|^src\/server\/routes\//],
   ['rate limiting', /^src\/server\/rate-limit\.ts$/],
-  ['admission (admit, seat wait, answer)', /^src\/server\/(admit|seat-wait|join-response|render)\.ts$/],
+  ['admission (admit, seat wait, answer)', /^src\/(services\/(admit|seat-wait)|server\/(join-response|render))\.ts$/],
   ['matchmaker service', /^src\/services\/(matchmaker|perform|hub|publish|namespaces)\.ts$/],
   ['core decision', /^src\/core\//],
   ['persistence (SQLite, group commit)', /^src\/adapters\/(sqlite|group-commit|memory)/],

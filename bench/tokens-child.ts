@@ -10,7 +10,7 @@
 import { createSecretKey, randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { jwtVerify, SignJWT } from 'jose';
-import { signJwt, verifyJwt } from '../src/server/jwt.js';
+import { signJwt, verifyJwt } from '../src/services/jwt.js';
 
 const [impl, warmupArg, nArg] = process.argv.slice(2);
 const warmup = Number(warmupArg);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { parseEnv } from '../server/env.js';
 import { openStores } from '../server/stores.js';
-import { ADMIN_TOKEN_SETTING } from '../server/tokens.js';
+import { ADMIN_TOKEN_SETTING } from '../services/tokens.js';
 import type { CommandIo } from './commands.js';
 import { UsageError } from './errors.js';
 

@@ -178,29 +178,40 @@ export const created = <T>(value: T): Created<T> => ({ ok: true, value });
 /** The fields of a namespace that can change after creation. */
 export type NamespacePatch = Partial<Pick<NamespaceRecord, 'displayName' | 'versionId' | 'settings' | 'cdn'>>;
 
-export interface CatalogStore {
+/** Games (one port per aggregate: a caller takes the ports it uses, the adapters implement them all as {@link CatalogStore}). */
+export interface GameStore {
   createGame(game: GameRecord): Promise<Created<GameRecord>>;
   getGame(id: string): Promise<GameRecord | undefined>;
   /** In creation order. */
   listGames(): Promise<readonly GameRecord[]>;
+}
 
+export interface NamespaceStore {
   createNamespace(ns: NamespaceRecord): Promise<Created<NamespaceRecord>>;
   getNamespace(id: string): Promise<NamespaceRecord | undefined>;
   /** In creation order. */
   listNamespaces(gameId: string): Promise<readonly NamespaceRecord[]>;
   /** The updated namespace, or undefined if there is none with this id. */
   updateNamespace(id: string, patch: NamespacePatch): Promise<NamespaceRecord | undefined>;
+}
+
+/** A namespace's custom domains (kept on its record). */
+export interface DomainStore {
   /** Adds a domain (`domain` conflict if any namespace has it); undefined if the namespace is unknown. */
   addDomain(namespaceId: string, domain: DomainRecord): Promise<Created<NamespaceRecord> | undefined>;
   removeDomain(namespaceId: string, domain: string): Promise<NamespaceRecord | undefined>;
   /** The namespace that owns `domain` (origin auth). */
   namespaceByDomain(domain: string): Promise<NamespaceRecord | undefined>;
+}
 
+export interface VersionStore {
   createVersion(version: VersionRecord): Promise<Created<VersionRecord>>;
   getVersion(id: string): Promise<VersionRecord | undefined>;
   /** In creation order. */
   listVersions(gameId: string): Promise<readonly VersionRecord[]>;
+}
 
+export interface BuildStore {
   createBuild(build: BuildRecord): Promise<Created<BuildRecord>>;
   getBuild(id: string): Promise<BuildRecord | undefined>;
   listBuilds(gameId: string): Promise<readonly BuildRecord[]>;
@@ -210,10 +221,16 @@ export interface CatalogStore {
    * undefined if there is no such build.
    */
   recordBuildImage(id: string, image: string): Promise<BuildRecord | undefined>;
+}
+
+/** CDN sites. */
+export interface SiteStore {
   createCdnSite(site: CdnSiteRecord): Promise<Created<CdnSiteRecord>>;
   getCdnSite(id: string): Promise<CdnSiteRecord | undefined>;
   listCdnSites(gameId: string): Promise<readonly CdnSiteRecord[]>;
+}
 
+export interface UploadStore {
   createUpload(upload: UploadRecord): Promise<Created<UploadRecord>>;
   getUpload(id: string): Promise<UploadRecord | undefined>;
   /** Marks it complete at `at` (once: a second call, or one after it was abandoned, returns the record unchanged). */
@@ -222,23 +239,33 @@ export interface CatalogStore {
   expiredUploads(before: number, limit: number): Promise<readonly UploadRecord[]>;
   /** Marks it abandoned at `at` unless it completed (then, or if already abandoned, the record is returned unchanged). */
   abandonUpload(id: string, at: number): Promise<UploadRecord | undefined>;
+}
 
+export interface TokenStore {
   putToken(token: TokenRecord): Promise<Created<TokenRecord>>;
   getToken(jti: string): Promise<TokenRecord | undefined>;
   revokeToken(jti: string, at: number): Promise<TokenRecord | undefined>;
+}
 
-  /** A server setting (the token signing key, the generated admin token): set once, then read. */
+/** Server settings (the token signing key, the generated admin token): set once, then read. */
+export interface SettingStore {
   getSetting(key: string): Promise<string | undefined>;
   /** Stores `value` unless the key already has one; returns the value that is now stored. */
   putSettingIfAbsent(key: string, value: string): Promise<string>;
+}
 
+/** Which instance hosts which lobby's container. */
+export interface LobbyHostStore {
   /** Records who hosts a lobby; an `id` conflict when the lobby is claimed already (by any instance). */
   claimLobbyHost(host: LobbyHostRecord): Promise<Created<LobbyHostRecord>>;
   /** The lobbies an instance hosts, oldest first. */
   lobbyHosts(instanceId: string): Promise<readonly LobbyHostRecord[]>;
   /** Forgets a lobby's host (its container is gone); nothing if there is none. */
   releaseLobbyHost(lobbyId: string): Promise<void>;
+}
 
+/** Lobby log streams. */
+export interface LogStore {
   /** Appends lines (in order) to a lobby stream; returns the sequence number of the last one. */
   appendLogs(lobbyId: string, stream: LogStream, lines: readonly LogLine[]): Promise<number>;
   /** Lines with a sequence number above `after` (0: from the start), at most `limit`, old to new. */
@@ -246,3 +273,10 @@ export interface CatalogStore {
   /** The newest `limit` lines of a stream, old to new; `last` is the stream's last sequence number (0 when it has none). */
   lastLogs(lobbyId: string, stream: LogStream, limit: number): Promise<LogPage>;
 }
+
+/**
+ * Every aggregate's port: what one database (memory, SQLite, PostgreSQL) implements, and what the
+ * composition root hands out. Services and routes name only the ports they use.
+ */
+export interface CatalogStore
+  extends GameStore, NamespaceStore, DomainStore, VersionStore, BuildStore, SiteStore, UploadStore, TokenStore, SettingStore, LobbyHostStore, LogStore {}

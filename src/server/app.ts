@@ -13,9 +13,10 @@ import { errorMessage, matchError } from '../core/errors.js';
 import { LogBook } from '../services/lobby-logs.js';
 import { resolveAgent, type Agent } from './auth.js';
 import { MAX_BODY_BYTES, readJsonBody } from './body.js';
-import type { Ctx, Handler, Services, Settings } from './context.js';
+import type { Ctx, Handler } from './context.js';
 import { corsFor, preflightHeaders } from './cors.js';
-import type { AppConfig, AppDeps, Logger } from './deps.js';
+import type { Logger } from '../io/log.js';
+import type { AppConfig, AppDeps, Services, Settings } from './deps.js';
 import { StorageUnavailableError } from '../io/blobs.js';
 import { errorResponse, HttpError, json, JsonText, SECURITY_HEADERS } from './errors.js';
 import { fromRequest, toResponse, type Incoming, type Outgoing } from './incoming.js';
@@ -24,7 +25,7 @@ import { rateLimitGate } from './rate-limit.js';
 import { canonicalPath, type Router } from './router.js';
 import { RawAnswer } from './routes/dashboard.js';
 import { buildRouter, isLobbyRoute } from './routes/table.js';
-import { TokenIssuer } from './tokens.js';
+import { TokenIssuer } from '../services/tokens.js';
 
 export interface App {
   /** Answers one request. Never rejects. */
@@ -94,6 +95,7 @@ const servicesOf = (deps: AppDeps): Services => ({
   ...(deps.demand === undefined ? {} : { demand: deps.demand }),
   ...(deps.stoppedLobbies === undefined ? {} : { stoppedLobbies: deps.stoppedLobbies }),
   ...(deps.history === undefined ? {} : { history: deps.history }),
+  ...(deps.simulator === undefined ? {} : { simulator: deps.simulator }),
 });
 
 /**

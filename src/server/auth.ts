@@ -8,7 +8,7 @@ import type { GameRecord, NamespaceRecord } from '../io/catalog.js';
 import type { Ctx } from './context.js';
 import type { Incoming } from './incoming.js';
 import { fail, failWith } from './errors.js';
-import type { Admin, Grant, TokenIssuer, Verified } from './tokens.js';
+import type { Admin, Grant, TokenIssuer, Verified } from '../services/tokens.js';
 
 export type Agent = Admin | Verified;
 

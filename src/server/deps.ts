@@ -1,5 +1,6 @@
 /**
- * What the HTTP edge is built from ({@link AppDeps}) and its settings ({@link AppConfig}).
+ * What the HTTP edge is built from ({@link AppDeps}, resolved as {@link Services}) and its settings
+ * ({@link AppConfig}, resolved as {@link Settings}).
  */
 import type { PortProtocol } from '../core/config/types.js';
 import type { RegionInfo } from '../core/world.js';
@@ -8,13 +9,14 @@ import type { DemandStore } from '../io/demand.js';
 import type { Clock, Random, Timers } from '../io/index.js';
 import type { Logger } from '../io/log.js';
 import type { AnalyticsHistory } from '../services/analytics-history.js';
+import type { Simulator } from '../io/simulator.js';
 import type { DemandRecorder } from '../services/demand-recorder.js';
 import type { LogBook } from '../services/lobby-logs.js';
 import type { Matchmaker } from '../services/matchmaker.js';
 import type { StoppedLobbies } from '../services/stopped-lobbies.js';
 import type { Uploads } from '../services/uploads.js';
+import type { TokenIssuer } from '../services/tokens.js';
 import type { RateLimitTable } from './rate-limit.js';
-import type { TokenIssuer } from './tokens.js';
 
 /** The uploads service (`src/services/uploads.ts`), as the edge uses it. */
 export type UploadsPort = Pick<Uploads, 'prepare' | 'put' | 'complete'>;
@@ -24,9 +26,6 @@ export interface DemandPort {
   readonly store: DemandStore;
   readonly recorder?: Pick<DemandRecorder, 'request'>;
 }
-
-/** The edge writes to the one logger interface (`io/log.ts`). */
-export type { Logger } from '../io/log.js';
 
 export interface AppConfig {
   /** The origin clients and lobbies reach the API at (`RIVET_API_ENDPOINT`), e.g. `http://127.0.0.1:8080`. */
@@ -88,7 +87,45 @@ export interface AppConfig {
   readonly rateLimits?: RateLimitTable;
 }
 
-export interface AppDeps {
+/** The `AppConfig` with every default applied. */
+export interface Settings {
+  readonly publicOrigin: string;
+  readonly jobDomain: string;
+  readonly regionHosts: Readonly<Record<string, string>>;
+  /** The game proxy's ports for http/https (absent: the core's 80/443). */
+  readonly proxyPorts?: { readonly http: number; readonly https?: number };
+  /** The protocols the game proxy serves (absent: no check at publish). */
+  readonly proxyProtocols?: ReadonlySet<PortProtocol>;
+  /** Why each protocol outside `proxyProtocols` is refused, in words (what to install or set). */
+  readonly protocolRefusals?: Readonly<Partial<Record<PortProtocol, string>>>;
+  readonly cdnDomain?: string;
+  readonly cdnPort?: number;
+  /** Whether the CDN has a TLS certificate for a domain now; absent: no TLS (every domain over HTTP). */
+  readonly cdnTls?: { covers(domain: string): boolean };
+  /** The CDN's HTTPS port (absent: no HTTPS listener). */
+  readonly cdnTlsPort?: number;
+  readonly hubOrigins?: RegExp;
+  readonly trustProxyHeaders: boolean;
+  readonly seatWaitMs: number;
+  readonly seatPollMs: number;
+  readonly logWatchMs: number;
+  readonly logPollMs: number;
+  readonly maxBodyBytes: number;
+  /** How many bytes of lobby states `lobbies/list?include_state=true` carries at most. */
+  readonly listStateBytes: number;
+  /** Non-public verification hosts the operator allows (version validation and the egress guard). */
+  readonly egressAllow: readonly string[];
+  /** Whether a version may ask for host networking (absent: no check at publish). */
+  readonly hostNetworkAllowed?: boolean;
+  /** The token that reads `/metrics` besides the admin token. */
+  readonly metricsToken?: string;
+}
+
+/**
+ * The edge's services, each part resolved: what a handler sees as `ctx.services`. {@link AppDeps}
+ * is the same list as `createApp` takes it.
+ */
+export interface Services {
   readonly catalog: CatalogStore;
   readonly matchmaker: Matchmaker;
   readonly clock: Clock;
@@ -96,16 +133,16 @@ export interface AppDeps {
   readonly timers: Timers;
   /** The operator's regions, in order (the matchmaker world's). */
   readonly regions: readonly RegionInfo[];
-  readonly config: AppConfig;
   /** Builds and CDN sites; absent: those endpoints answer `UPLOAD_INVALID`. */
   readonly uploads?: UploadsPort;
-  /** Shared with the lobby-env runtime hook; created when absent. */
-  readonly tokens?: TokenIssuer;
-  /** Shared with the runtime and the matchmaker's `logs`; created when absent (then only polling wakes long polls). */
-  readonly logBook?: LogBook;
-  readonly logger?: Logger;
-  /** What `/health` reports beside `status: ok` (the runtime's state); absent: nothing more. */
-  readonly health?: () => Readonly<Record<string, unknown>>;
+  /** Shared with the lobby-env runtime hook. */
+  readonly tokens: TokenIssuer;
+  /** Shared with the runtime and the matchmaker's `logs` (without them, only polling wakes long polls). */
+  readonly logBook: LogBook;
+  readonly logger: Logger;
+  readonly settings: Settings;
+  /** What `/health` reports beside `status: ok` (the runtime and whether it is reachable). */
+  readonly health: () => Readonly<Record<string, unknown>>;
   /** `GET /metrics` (Prometheus text); absent: 404. */
   readonly metrics?: () => Promise<string>;
   /** Recorded demand; absent: nothing is recorded and the export answers 404. */
@@ -114,4 +151,18 @@ export interface AppDeps {
   readonly stoppedLobbies?: StoppedLobbies;
   /** The dashboard's per-minute history (counts each answered request); absent: its endpoint answers 404. */
   readonly history?: Pick<AnalyticsHistory, 'request' | 'read'>;
+  /** The dashboard's simulator (`sim/dashboard.ts`, handed in by the composition root); absent: `POST /dashboard/sim` answers 404. */
+  readonly simulator?: Simulator;
 }
+
+/** The parts `createApp` makes when they are not given (a token issuer, a log book, a silent logger, no health details). */
+type Defaulted = 'tokens' | 'logBook' | 'logger' | 'health';
+
+/**
+ * What `createApp` takes: the {@link Services}, the {@link Defaulted} parts optional, and the
+ * config the settings are resolved from.
+ *
+ * @example
+ * createApp({ catalog, matchmaker, clock, random, timers, regions, config: { publicOrigin } });
+ */
+export type AppDeps = Omit<Services, Defaulted | 'settings'> & Partial<Pick<Services, Defaulted>> & { readonly config: AppConfig };

@@ -47,6 +47,9 @@ export function failWith(error: MatchError): never {
  */
 export const unwrap = <T>(r: Result<T, MatchError>): T => (r.ok ? r.value : failWith(r.error));
 
+/** A matchmaker result as a handler's answer (`{}`), or its error. */
+export const done = (r: { readonly ok: true } | { readonly ok: false; readonly error: MatchError }): unknown => (r.ok ? {} : failWith(r.error));
+
 /** The JSON body of an error. */
 export const errorBody = (e: MatchError): ErrorBody => ({
   code: e.code,

@@ -6,10 +6,10 @@ import { isIP } from 'node:net';
 import type { PortProtocol } from '../core/config/types.js';
 import type { Lobby } from '../core/lobby/lobby.js';
 import type { RegionInfo } from '../core/world.js';
-import type { Settings } from './context.js';
+import type { Settings } from './deps.js';
 import { isLocalName } from './local-tls.js';
 import { JsonText } from './errors.js';
-import type { DevTokenPort } from './tokens.js';
+import type { DevTokenPort } from '../services/tokens.js';
 
 export interface JoinPort {
   readonly host?: string;

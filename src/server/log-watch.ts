@@ -5,7 +5,7 @@
  * no bound). All waiting goes through the injected timers.
  */
 import type { LogPage, LogStream } from '../io/catalog.js';
-import type { Services } from './context.js';
+import type { Services } from './deps.js';
 
 /** Lines per watch answer (Rivet: 64 per tick). */
 export const WATCH_LINES = 64;

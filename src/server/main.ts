@@ -38,7 +38,8 @@ import { createLogger } from './logger.js';
 import { listenOr } from './ports.js';
 import { createServerRuntime } from './runtime.js';
 import { openStores } from './stores.js';
-import { TokenIssuer } from './tokens.js';
+import { builtinSimulator } from '../sim/dashboard.js';
+import { TokenIssuer } from '../services/tokens.js';
 
 const systemClock: Clock = { now: () => Date.now() };
 const systemTimers: Timers = {
@@ -176,7 +177,7 @@ async function main(): Promise<void> {
   });
   history.attach(matchmaker.hub);
   const started = createApp({
-    catalog, matchmaker, clock, random, timers: systemTimers, regions: env.regions, tokens, logBook, uploads, logger, stoppedLobbies, history,
+    catalog, matchmaker, clock, random, timers: systemTimers, regions: env.regions, tokens, logBook, uploads, logger, stoppedLobbies, history, simulator: builtinSimulator,
     health: () => ({ runtime: hosted.status(), proxy: proxy.status() }),
     metrics: () => proxyMetrics(proxy),
     demand: { store: stores.demand, ...(recorder === undefined ? {} : { recorder }) },

@@ -6,7 +6,8 @@ import { createHash } from 'node:crypto';
 import type { LobbySummary } from '../core/analytics.js';
 import type { RegionInfo } from '../core/world.js';
 import type { GameRecord, NamespaceRecord, VersionRecord } from '../io/catalog.js';
-import { ts, type Settings } from './context.js';
+import { ts } from './context.js';
+import type { Settings } from './deps.js';
 
 /**
  * The stable UUID of a region name id (the cloud API's `region_id` is a UUID; the player-facing

@@ -19,7 +19,7 @@ import type { CatalogStore } from '../io/catalog.js';
 import type { Clock, Runtime, RuntimeListener, Timers } from '../io/index.js';
 import type { Logger } from '../io/log.js';
 import type { RuntimeHealth } from '../io/runtime.js';
-import { createStream, sample } from '../sim/engine/random.js';
+import { createStream, sample } from '../core/distribution.js';
 import { tailLogs } from '../services/cloud-lobbies.js';
 import type { LogBook } from '../services/lobby-logs.js';
 import type { Matchmaker } from '../services/matchmaker.js';
@@ -27,8 +27,8 @@ import { reconcileRuntime } from '../services/reconcile.js';
 import type { Uploads } from '../services/uploads.js';
 import { serverImages } from './build-images.js';
 import type { ServerEnv } from './env.js';
-import { lobbyEnv, withLobbyEnv } from './lobby-env.js';
-import type { TokenIssuer } from './tokens.js';
+import { lobbyEnv, withLobbyEnv } from '../services/lobby-env.js';
+import type { TokenIssuer } from '../services/tokens.js';
 
 export interface RuntimeDeps {
   readonly env: ServerEnv;

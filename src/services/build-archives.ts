@@ -5,7 +5,7 @@
  * uploads service, which serves completed uploads only.
  */
 import type { BuildArchive, BuildArchives } from '../io/build-archives.js';
-import type { CatalogStore } from '../io/catalog.js';
+import type { BuildStore, UploadStore } from '../io/catalog.js';
 import { buildFileName } from './builds.js';
 import type { Uploads } from './uploads.js';
 
@@ -18,10 +18,10 @@ const COMPRESSIONS: ReadonlySet<string> = new Set(['none', 'lz4']);
  * const archive = await archives.build(buildId); // undefined until its upload is complete
  */
 export class StoredBuildArchives implements BuildArchives {
-  readonly #catalog: Pick<CatalogStore, 'getBuild' | 'getUpload'>;
+  readonly #catalog: BuildStore & UploadStore;
   readonly #uploads: Pick<Uploads, 'openFile'>;
 
-  constructor(deps: { readonly catalog: Pick<CatalogStore, 'getBuild' | 'getUpload'>; readonly uploads: Pick<Uploads, 'openFile'> }) {
+  constructor(deps: { readonly catalog: BuildStore & UploadStore; readonly uploads: Pick<Uploads, 'openFile'> }) {
     this.#catalog = deps.catalog;
     this.#uploads = deps.uploads;
   }
@@ -29,7 +29,7 @@ export class StoredBuildArchives implements BuildArchives {
   /**
    * The build's archive, or undefined when there is no such build or its upload is not complete.
    *
-   * @effects CatalogStore (getBuild, getUpload), Uploads (openFile, on `open`)
+   * @effects BuildStore (getBuild), UploadStore (getUpload), Uploads (openFile, on `open`)
    * @example
    * const archive = await archives.build(buildId); archive?.kind // 'oci_bundle'
    */

@@ -6,7 +6,7 @@
 import type { Problem } from '../core/config/index.js';
 import { matchError, validationError, type MatchError } from '../core/errors.js';
 import { err, ok, type Result } from '../core/result.js';
-import type { BuildRecord, CatalogStore, CdnSiteRecord, UploadRecord } from '../io/catalog.js';
+import type { BuildRecord, BuildStore, SiteStore, UploadStore, CdnSiteRecord, UploadRecord } from '../io/catalog.js';
 import type { Clock, Random } from '../io/index.js';
 import type { FileToUpload, PreparedUpload, PrepareUpload } from './uploads.js';
 
@@ -16,7 +16,7 @@ export interface UploadPreparer {
 }
 
 export interface UploadDeps {
-  readonly catalog: Pick<CatalogStore, 'listBuilds' | 'createBuild' | 'createCdnSite'>;
+  readonly catalog: BuildStore & SiteStore;
   readonly clock: Clock;
   readonly random: Random;
   /** Absent: the server stores no uploads, and creating a build or site is `UPLOAD_INVALID`. */
@@ -53,7 +53,7 @@ export type Prepared<R> = { readonly record: R } & PreparedUpload;
  * @example
  * await imageTagProblems({ catalog }, gameId, 'game:v1') // [{ path: ['image-tag', 'not-unique'] }] once a build has it
  */
-export async function imageTagProblems(deps: { readonly catalog: Pick<CatalogStore, 'listBuilds'> }, gameId: string, imageTag: string): Promise<readonly Problem[]> {
+export async function imageTagProblems(deps: { readonly catalog: BuildStore }, gameId: string, imageTag: string): Promise<readonly Problem[]> {
   const taken = (await deps.catalog.listBuilds(gameId)).some((b) => b.imageTag === imageTag);
   return taken ? [{ path: ['image-tag', 'not-unique'] }] : [];
 }
@@ -118,7 +118,7 @@ export interface Uploaded<R> {
   readonly complete: boolean;
 }
 
-type Listing = Pick<CatalogStore, 'getUpload'>;
+type Listing = UploadStore;
 
 const withUpload = async <R extends { readonly uploadId: string }>(catalog: Listing, records: readonly R[]): Promise<Uploaded<R>[]> => {
   const out: Uploaded<R>[] = [];
@@ -136,7 +136,7 @@ const withUpload = async <R extends { readonly uploadId: string }>(catalog: List
  * @example
  * (await listBuilds({ catalog }, gameId)).filter((b) => b.complete)
  */
-export async function listBuilds(deps: { readonly catalog: Listing & Pick<CatalogStore, 'listBuilds'> }, gameId: string): Promise<Uploaded<BuildRecord>[]> {
+export async function listBuilds(deps: { readonly catalog: Listing & BuildStore }, gameId: string): Promise<Uploaded<BuildRecord>[]> {
   return withUpload(deps.catalog, await deps.catalog.listBuilds(gameId));
 }
 
@@ -147,6 +147,6 @@ export async function listBuilds(deps: { readonly catalog: Listing & Pick<Catalo
  * @example
  * (await listSites({ catalog }, gameId))[0]?.record // the newest
  */
-export async function listSites(deps: { readonly catalog: Listing & Pick<CatalogStore, 'listCdnSites'> }, gameId: string): Promise<Uploaded<CdnSiteRecord>[]> {
+export async function listSites(deps: { readonly catalog: Listing & SiteStore }, gameId: string): Promise<Uploaded<CdnSiteRecord>[]> {
   return withUpload(deps.catalog, await deps.catalog.listCdnSites(gameId));
 }

@@ -6,7 +6,7 @@
  */
 import { cdnHost, compileRoutes, type CdnHost, type CompiledRoute } from '../core/cdn.js';
 import { parseVersionConfig } from '../core/config/index.js';
-import type { CatalogStore, NamespaceRecord, UploadFile } from '../io/catalog.js';
+import type { DomainStore, GameStore, NamespaceStore, SiteStore, UploadStore, VersionStore, NamespaceRecord, UploadFile } from '../io/catalog.js';
 
 /** A site as one request serves it: everything it reads comes from this one immutable upload. */
 export interface ServedSite {
@@ -17,7 +17,7 @@ export interface ServedSite {
   readonly routes: readonly CompiledRoute[];
 }
 
-type Catalog = Pick<CatalogStore, 'listGames' | 'listNamespaces' | 'getNamespace' | 'namespaceByDomain' | 'getVersion' | 'getCdnSite' | 'getUpload'>;
+type Catalog = GameStore & NamespaceStore & DomainStore & VersionStore & SiteStore & UploadStore;
 
 interface VersionSite {
   readonly uploadId: string;

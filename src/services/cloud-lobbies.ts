@@ -8,7 +8,7 @@ import { matchError, type MatchError } from '../core/errors.js';
 import { isActive } from '../core/lobby/flags.js';
 import type { Lobby } from '../core/lobby/lobby.js';
 import { err, ok, type Result } from '../core/result.js';
-import type { CatalogStore, LogPage, LogStream } from '../io/catalog.js';
+import type { LogStore, NamespaceStore, LogPage, LogStream } from '../io/catalog.js';
 import type { StoppedLobbyRecord } from '../io/stopped-lobbies.js';
 import type { Matchmaker } from './matchmaker.js';
 import type { StoppedLobbies } from './stopped-lobbies.js';
@@ -32,7 +32,7 @@ export async function liveLobbies(deps: { readonly matchmaker: Pick<Matchmaker, 
 }
 
 type FindDeps = {
-  readonly catalog: Pick<CatalogStore, 'listNamespaces'>;
+  readonly catalog: NamespaceStore;
   readonly matchmaker: Pick<Matchmaker, 'snapshot'>;
 };
 
@@ -62,7 +62,7 @@ export async function findGameLobby(deps: FindDeps, gameId: string, lobbyId: str
  * const r = await findStoppedGameLobby(deps, game.id, lobbyId, now);
  */
 export async function findStoppedGameLobby(
-  deps: { readonly catalog: Pick<CatalogStore, 'getNamespace'>; readonly stoppedLobbies?: Pick<StoppedLobbies, 'find'> },
+  deps: { readonly catalog: NamespaceStore; readonly stoppedLobbies?: Pick<StoppedLobbies, 'find'> },
   gameId: string,
   lobbyId: string,
   now: number,
@@ -119,6 +119,6 @@ export async function setGameLobbyClosed(
  * @example
  * const { lines, last } = await tailLogs({ catalog }, lobbyId, 'std_out');
  */
-export function tailLogs(deps: { readonly catalog: Pick<CatalogStore, 'lastLogs'> }, lobbyId: string, stream: LogStream): Promise<LogPage> {
+export function tailLogs(deps: { readonly catalog: LogStore }, lobbyId: string, stream: LogStream): Promise<LogPage> {
   return deps.catalog.lastLogs(lobbyId, stream, TAIL_LINES);
 }

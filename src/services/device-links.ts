@@ -6,7 +6,7 @@
  */
 import { matchError, type MatchError } from '../core/errors.js';
 import { err, ok, type Result } from '../core/result.js';
-import type { CatalogStore } from '../io/catalog.js';
+import type { SettingStore } from '../io/catalog.js';
 import type { Random } from '../io/index.js';
 
 const pendingKey = (token: string): string => `device-link:${token}`;
@@ -19,7 +19,7 @@ export interface CloudTokens {
   issue(grant: { readonly kind: 'cloud'; readonly gameId: string }): Promise<string>;
 }
 
-type Reads = { readonly catalog: Pick<CatalogStore, 'getSetting'> };
+type Reads = { readonly catalog: SettingStore };
 
 const unknownLink = (): MatchError => matchError('API_BAD_QUERY', { name: 'device_link_token', reason: 'unknown device link' });
 
@@ -32,7 +32,7 @@ const unknownLink = (): MatchError => matchError('API_BAD_QUERY', { name: 'devic
  * const { id, token } = await prepareDeviceLink({ catalog, random }, base64url(randomBytes(32)));
  */
 export async function prepareDeviceLink(
-  deps: { readonly catalog: Pick<CatalogStore, 'putSettingIfAbsent'>; readonly random: Random },
+  deps: { readonly catalog: SettingStore; readonly random: Random },
   secret: string,
 ): Promise<{ readonly id: string; readonly token: string }> {
   const id = deps.random.uuid();
@@ -76,7 +76,7 @@ export async function deviceLinkStatus(deps: Reads, token: string): Promise<Resu
  * await completeDeviceLink({ catalog, tokens }, token, gameId);
  */
 export async function completeDeviceLink(
-  deps: { readonly catalog: Pick<CatalogStore, 'getSetting' | 'putSettingIfAbsent'>; readonly tokens: CloudTokens },
+  deps: { readonly catalog: SettingStore; readonly tokens: CloudTokens },
   token: string,
   gameId: string,
 ): Promise<Result<undefined, MatchError>> {

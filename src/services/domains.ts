@@ -6,7 +6,7 @@
  */
 import { matchError, type MatchError } from '../core/errors.js';
 import { err, type Result } from '../core/result.js';
-import type { CatalogStore, NamespaceRecord } from '../io/catalog.js';
+import type { DomainStore, NamespaceRecord } from '../io/catalog.js';
 import type { Clock } from '../io/index.js';
 
 export const MAX_DOMAINS = 10;
@@ -54,7 +54,7 @@ export function domainProblem(domain: string, own: OwnDomains): string | undefin
  * const r = await addDomain({ catalog, clock, settings }, ns, 'play.example.com');
  */
 export async function addDomain(
-  deps: { readonly catalog: Pick<CatalogStore, 'addDomain'>; readonly clock: Clock; readonly settings: OwnDomains },
+  deps: { readonly catalog: DomainStore; readonly clock: Clock; readonly settings: OwnDomains },
   ns: NamespaceRecord,
   domain: string,
 ): Promise<Result<NamespaceRecord, MatchError>> {
@@ -73,6 +73,6 @@ export async function addDomain(
  * @example
  * await removeDomain({ catalog }, ns.id, 'Play.Example.com');
  */
-export async function removeDomain(deps: { readonly catalog: Pick<CatalogStore, 'removeDomain'> }, namespaceId: string, domain: string): Promise<void> {
+export async function removeDomain(deps: { readonly catalog: DomainStore }, namespaceId: string, domain: string): Promise<void> {
   await deps.catalog.removeDomain(namespaceId, domain.toLowerCase());
 }

@@ -5,7 +5,7 @@
 import type { Problem } from '../core/config/index.js';
 import { matchError, type MatchError } from '../core/errors.js';
 import { err, type Result } from '../core/result.js';
-import type { CatalogStore, GameRecord, NamespaceRecord, VersionRecord } from '../io/catalog.js';
+import type { GameStore, NamespaceStore, VersionStore, GameRecord, NamespaceRecord, VersionRecord } from '../io/catalog.js';
 import type { Clock, Random } from '../io/index.js';
 import type { Matchmaker } from './matchmaker.js';
 import { newNamespaceRecord } from './namespaces.js';
@@ -22,7 +22,7 @@ export interface NewGame {
 }
 
 export interface GameDeps extends PublishDeps {
-  readonly catalog: PublishDeps['catalog'] & Pick<CatalogStore, 'createGame' | 'createVersion' | 'createNamespace'>;
+  readonly catalog: PublishDeps['catalog'] & GameStore & VersionStore & NamespaceStore;
   readonly clock: Clock;
   readonly random: Random;
 }
@@ -61,7 +61,7 @@ export async function createGame(deps: GameDeps, fields: NewGame): Promise<Resul
 }
 
 type ReadDeps = {
-  readonly catalog: Pick<CatalogStore, 'listNamespaces'>;
+  readonly catalog: NamespaceStore;
   readonly matchmaker: Pick<Matchmaker, 'snapshot'>;
 };
 
@@ -89,7 +89,7 @@ export interface GameSummary {
  * await listGames(deps, agent.gameId) // [{ game, playerCount: 3 }]
  */
 export async function listGames(
-  deps: ReadDeps & { readonly catalog: Pick<CatalogStore, 'listGames' | 'getGame'> },
+  deps: ReadDeps & { readonly catalog: GameStore },
   gameId?: string,
 ): Promise<readonly GameSummary[]> {
   let games: readonly GameRecord[];
@@ -116,7 +116,7 @@ export interface GameDetails extends GameSummary {
  * @example
  * (await gameDetails(deps, game)).versions[0] // the newest
  */
-export async function gameDetails(deps: ReadDeps & { readonly catalog: Pick<CatalogStore, 'listVersions'> }, game: GameRecord): Promise<GameDetails> {
+export async function gameDetails(deps: ReadDeps & { readonly catalog: VersionStore }, game: GameRecord): Promise<GameDetails> {
   const namespaces = await deps.catalog.listNamespaces(game.id);
   const versions = [...(await deps.catalog.listVersions(game.id))].reverse();
   return { game, namespaces, versions, playerCount: await playerCount(deps, game.id) };
@@ -129,7 +129,7 @@ export async function gameDetails(deps: ReadDeps & { readonly catalog: Pick<Cata
  * @example
  * await gameNameIdProblems({ catalog }, 'my-game') // [{ path: ['name-id', 'not-unique'] }] once it exists
  */
-export async function gameNameIdProblems(deps: { readonly catalog: Pick<CatalogStore, 'listGames'> }, nameId: string): Promise<readonly Problem[]> {
+export async function gameNameIdProblems(deps: { readonly catalog: GameStore }, nameId: string): Promise<readonly Problem[]> {
   const taken = (await deps.catalog.listGames()).some((g) => g.nameId === nameId);
   return taken ? [{ path: ['name-id', 'not-unique'] }] : [];
 }

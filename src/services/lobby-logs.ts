@@ -3,7 +3,7 @@
  * `getLobbyLogs` wakes as soon as a line arrives (other instances' lines are found by polling).
  */
 import type { AppendLog } from '../core/effects.js';
-import type { CatalogStore, LogLine, LogStream } from '../io/catalog.js';
+import type { LogLine, LogStore, LogStream } from '../io/catalog.js';
 import type { LobbyLogs } from '../io/index.js';
 
 type Listener = () => void;
@@ -15,10 +15,10 @@ type Listener = () => void;
  * await book.write(lobbyId, 'std_out', [{ at: now, line: 'hello' }]);
  */
 export class LogBook implements LobbyLogs {
-  readonly #catalog: CatalogStore;
+  readonly #catalog: LogStore;
   readonly #listeners = new Map<string, Set<Listener>>();
 
-  constructor(catalog: CatalogStore) {
+  constructor(catalog: LogStore) {
     this.#catalog = catalog;
   }
 

@@ -8,7 +8,7 @@ import type { Problem } from '../core/config/index.js';
 import { matchError, validationError, type MatchError } from '../core/errors.js';
 import { err, ok, type Result } from '../core/result.js';
 import { DEFAULT_NAMESPACE_SETTINGS } from '../core/world.js';
-import type { CatalogStore, NamespaceCdn, NamespaceRecord } from '../io/catalog.js';
+import type { NamespaceStore, VersionStore, NamespaceCdn, NamespaceRecord } from '../io/catalog.js';
 import type { Clock, Random } from '../io/index.js';
 import type { Matchmaker } from './matchmaker.js';
 import { publishNamespace, type PublishDeps } from './publish.js';
@@ -32,10 +32,10 @@ export interface NamespaceProblems {
   readonly versionId: readonly Problem[];
 }
 
-type Catalog = Pick<CatalogStore, 'listNamespaces' | 'getVersion'>;
+type Catalog = NamespaceStore & VersionStore;
 
 export interface NamespaceDeps extends PublishDeps {
-  readonly catalog: PublishDeps['catalog'] & Catalog & Pick<CatalogStore, 'createNamespace'>;
+  readonly catalog: PublishDeps['catalog'] & Catalog & NamespaceStore;
   readonly clock: Clock;
   readonly random: Random;
 }
@@ -93,7 +93,7 @@ export async function createNamespace(deps: NamespaceDeps, gameId: string, field
   return created;
 }
 
-type Update = Pick<CatalogStore, 'updateNamespace'>;
+type Update = NamespaceStore;
 
 /**
  * Deploys one of the game's versions to the namespace: the matchmaker makes it current and

@@ -4,12 +4,12 @@
  */
 import { parseVersionConfig, resolveVersion } from '../core/config/index.js';
 import { makeVersion, type Version } from '../core/world.js';
-import type { CatalogStore, NamespaceRecord, VersionRecord } from '../io/catalog.js';
+import type { GameStore, NamespaceStore, VersionStore, NamespaceRecord, VersionRecord } from '../io/catalog.js';
 import type { Matchmaker } from './matchmaker.js';
 
 /** What publishing reads and drives. */
 export interface PublishDeps {
-  readonly catalog: Pick<CatalogStore, 'getVersion' | 'listGames' | 'listNamespaces'>;
+  readonly catalog: VersionStore & GameStore & NamespaceStore;
   readonly matchmaker: Pick<Matchmaker, 'snapshot' | 'hasNamespace' | 'addNamespace' | 'publish'>;
 }
 

@@ -8,7 +8,7 @@
 import { isActive } from '../core/lobby/flags.js';
 import type { Lobby } from '../core/lobby/lobby.js';
 import type { World } from '../core/world.js';
-import type { CatalogStore, LobbyHostRecord } from '../io/catalog.js';
+import type { LobbyHostStore, LobbyHostRecord } from '../io/catalog.js';
 import type { HostedContainer, HostedRuntime } from '../io/runtime.js';
 import type { Matchmaker } from './matchmaker.js';
 
@@ -76,7 +76,7 @@ export interface ReconcileReport {
 
 export interface ReconcilerDeps {
   readonly runtime: HostedRuntime;
-  readonly hosts: Pick<CatalogStore, 'lobbyHosts' | 'releaseLobbyHost'>;
+  readonly hosts: LobbyHostStore;
   readonly matchmaker: Pick<Matchmaker, 'snapshot' | 'lobbyExited'>;
   readonly instanceId: string;
 }

@@ -6,7 +6,7 @@
 import { lastLines, STOPPED_LOG_LINES, STOPPED_MAX_AGE_MS, STOPPED_PER_NAMESPACE } from '../core/lobby/stopped.js';
 import { optional } from '../core/optional.js';
 import type { Decision } from '../core/tx.js';
-import { LOG_STREAMS, type CatalogStore } from '../io/catalog.js';
+import { LOG_STREAMS, type LogStore } from '../io/catalog.js';
 import type { LobbyStop, StopRecorder, StoppedLobbyRecord, StoppedLobbyStore } from '../io/stopped-lobbies.js';
 
 /** The most stops one listing returns. */
@@ -37,7 +37,7 @@ export const stopsIn = (decision: Decision<unknown>): LobbyStop[] => {
 
 export interface StoppedLobbiesDeps {
   readonly store: StoppedLobbyStore;
-  readonly catalog: Pick<CatalogStore, 'lastLogs'>;
+  readonly catalog: LogStore;
 }
 
 /**

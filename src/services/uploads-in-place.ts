@@ -12,7 +12,7 @@
 import { matchError, type MatchError } from '../core/errors.js';
 import { err, ok, type Result } from '../core/result.js';
 import type { PartWriter, StagedBlobs } from '../io/blobs.js';
-import type { CatalogStore } from '../io/catalog.js';
+import type { UploadStore } from '../io/catalog.js';
 import { copyBody } from './upload-body.js';
 import { stagedKey } from './upload-keys.js';
 import type { UploadLocks } from './upload-locks.js';
@@ -31,12 +31,12 @@ interface PartClaim {
  */
 export class InPlaceParts {
   readonly #staged: StagedBlobs;
-  readonly #catalog: Pick<CatalogStore, 'getUpload'>;
+  readonly #catalog: UploadStore;
   readonly #locks: UploadLocks;
   /** PUTs writing a part in place now, by `<upload id>/<file index>/<part>`. */
   readonly #writing = new Map<string, PartClaim>();
 
-  constructor(staged: StagedBlobs, catalog: Pick<CatalogStore, 'getUpload'>, locks: UploadLocks) {
+  constructor(staged: StagedBlobs, catalog: UploadStore, locks: UploadLocks) {
     this.#staged = staged;
     this.#catalog = catalog;
     this.#locks = locks;
@@ -56,7 +56,7 @@ export class InPlaceParts {
    * Streams one PUT into its part of the staged file of the file at `index`: the part is recorded
    * only once all its bytes are on disk, and only if no later PUT of it started.
    *
-   * @effects CatalogStore, Blobs
+   * @effects UploadStore, Blobs
    */
   async put(uploadId: string, index: number, { part, offset, length }: Chunk, body: AsyncIterable<Uint8Array>): Promise<Result<void, MatchError>> {
     const claimKey = `${uploadId}/${index}/${part}`;

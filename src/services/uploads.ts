@@ -8,7 +8,7 @@
 import { matchError, type MatchError } from '../core/errors.js';
 import { err, ok, type Result } from '../core/result.js';
 import { canStage, type Blobs, type DirectUploads, type StagedBlobs } from '../io/blobs.js';
-import type { CatalogStore, UploadFile, UploadRecord } from '../io/catalog.js';
+import type { UploadFile, UploadRecord, UploadStore } from '../io/catalog.js';
 import type { Clock, Random } from '../io/index.js';
 import { copyBody } from './upload-body.js';
 import { assemblyKey, partKey, partsKey, putKey, stagedKey, uploadFileKey, uploadKey } from './upload-keys.js';
@@ -28,7 +28,7 @@ export * from './upload-types.js';
  * { catalog, blobs: new FsBlobs(dir), clock, random, secret: randomBytes(32), publicOrigin: 'http://127.0.0.1:8080' }
  */
 export interface UploadsDeps {
-  readonly catalog: Pick<CatalogStore, 'createUpload' | 'getUpload' | 'completeUpload' | 'expiredUploads' | 'abandonUpload'>;
+  readonly catalog: UploadStore;
   readonly blobs: Blobs;
   readonly clock: Clock;
   readonly random: Random;
@@ -94,7 +94,7 @@ export class Uploads {
    * `['files']` for the count and the total, `['multipart_upload']`); the error is the first one
    * and its `metadata.errors` lists them all.
    *
-   * @effects CatalogStore, Clock, Random
+   * @effects UploadStore, Clock, Random
    * @example
    * const r = await uploads.prepare({ gameId, kind: 'build', files: [{ path: 'image.tar', contentLength: 3e8 }], multipart: true });
    * if (r.ok) r.value.presigned.map((p) => p.byteOffset) // [0, 104857600, 209715200]
@@ -140,7 +140,7 @@ export class Uploads {
    * stored) unless exactly the part's length arrives (UPLOAD_INVALID), and commits it, replacing
    * an earlier PUT of the same part.
    *
-   * @effects CatalogStore, Blobs, Clock
+   * @effects UploadStore, Blobs, Clock
    * @example
    * await uploads.put(new URL(presigned.url), request.body, Number(request.headers['content-length']))
    */
@@ -178,7 +178,7 @@ export class Uploads {
    * multipart files first. Idempotent: a completed upload is returned as it is. Unknown, or
    * belonging to another game than `gameId`: UPLOAD_NOT_FOUND.
    *
-   * @effects CatalogStore, Blobs, Clock
+   * @effects UploadStore, Blobs, Clock
    * @example
    * const r = await uploads.complete(uploadId, gameId); if (r.ok) r.value.completedAt // now
    */
@@ -195,7 +195,7 @@ export class Uploads {
    * A file of a completed upload, opened (undefined if the upload is unknown or incomplete, or has
    * no such path). Only the upload's own paths resolve, so no request path can escape it.
    *
-   * @effects CatalogStore, Blobs
+   * @effects UploadStore, Blobs
    * @example
    * const f = await uploads.openFile(site.uploadId, 'index.html'); if (f) for await (const c of f.body) res.write(c);
    */
@@ -213,7 +213,7 @@ export class Uploads {
    * aborted, what it stored is deleted, and it is marked so that it can never complete. Returns
    * how many it abandoned. Run it now and then (the server does, every minute).
    *
-   * @effects CatalogStore, Blobs
+   * @effects UploadStore, Blobs
    * @example
    * await uploads.sweepExpired() // 0 when every upload completed in time
    */

@@ -8,12 +8,12 @@ import type { PortProtocol } from '../core/config/types.js';
 import { matchError, validationError, type MatchError } from '../core/errors.js';
 import { err, ok, type Result } from '../core/result.js';
 import type { RegionInfo } from '../core/world.js';
-import type { CatalogStore, VersionRecord } from '../io/catalog.js';
+import type { BuildStore, SiteStore, UploadStore, VersionStore, VersionRecord } from '../io/catalog.js';
 import type { Clock, Random } from '../io/index.js';
 
 /** What validating a version reads: the game's versions, builds, sites and uploads, and the operator's settings. */
 export interface VersionCheckDeps {
-  readonly catalog: Pick<CatalogStore, 'listVersions' | 'getBuild' | 'getCdnSite' | 'getUpload'>;
+  readonly catalog: VersionStore & BuildStore & SiteStore & UploadStore;
   /** The operator's regions (a game mode may only use these). */
   readonly regions: readonly RegionInfo[];
   /** Verification hosts the operator allows although they are not public (`TAVERN_EGRESS_ALLOW`). */
@@ -29,7 +29,7 @@ export interface VersionCheckDeps {
 }
 
 export interface VersionDeps extends VersionCheckDeps {
-  readonly catalog: VersionCheckDeps['catalog'] & Pick<CatalogStore, 'createVersion'>;
+  readonly catalog: VersionCheckDeps['catalog'] & VersionStore;
   readonly clock: Clock;
   readonly random: Random;
 }
@@ -129,7 +129,7 @@ export async function versionProblems(deps: VersionCheckDeps, gameId: string, re
  * @example
  * if ((await gameVersion(catalog, game.id, versionId)) === undefined) problems.push(notFound)
  */
-export async function gameVersion(catalog: Pick<CatalogStore, 'getVersion'>, gameId: string, versionId: string): Promise<VersionRecord | undefined> {
+export async function gameVersion(catalog: VersionStore, gameId: string, versionId: string): Promise<VersionRecord | undefined> {
   const version = await catalog.getVersion(versionId);
   return version !== undefined && version.gameId === gameId ? version : undefined;
 }
@@ -141,7 +141,7 @@ export async function gameVersion(catalog: Pick<CatalogStore, 'getVersion'>, gam
  * @example
  * const r = await findVersion({ catalog }, gameId, versionId); if (r.ok) r.value.config
  */
-export async function findVersion(deps: { readonly catalog: Pick<CatalogStore, 'getVersion'> }, gameId: string, versionId: string): Promise<Result<VersionRecord, MatchError>> {
+export async function findVersion(deps: { readonly catalog: VersionStore }, gameId: string, versionId: string): Promise<Result<VersionRecord, MatchError>> {
   const version = await gameVersion(deps.catalog, gameId, versionId);
   return version === undefined ? err(matchError('VERSION_NOT_FOUND')) : ok(version);
 }

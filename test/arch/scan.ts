@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, join, posix, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 
 /**
@@ -55,9 +55,55 @@ export const scanImports = (dir: string, allow: (spec: string, file: string) => 
   const out: Violation[] = [];
   for (const file of tsFiles(dir)) {
     const text = readFileSync(file, 'utf8');
-    const { importedFiles } = ts.preProcessFile(text, true, true);
-    for (const ref of importedFiles) {
+    for (const ref of importsOf(text)) {
       if (!allow(ref.fileName, file)) out.push({ file: relative(dir, file), line: lineOf(text, ref.pos), what: ref.fileName });
+    }
+  }
+  return out;
+};
+
+/** Every import specifier of a source text (static, type-only, side-effect, re-export, dynamic). */
+const importsOf = (text: string): readonly ts.FileReference[] => ts.preProcessFile(text, true, true).importedFiles;
+
+/** A source file: its path relative to `src/` with `/` separators (its first folder is its layer), and its text. */
+export interface SourceFile {
+  readonly path: string;
+  readonly text: string;
+}
+
+/** Every `.ts` file under `root` as a {@link SourceFile}. */
+export const sourceFiles = (root: string): SourceFile[] =>
+  tsFiles(root).map((file) => ({ path: relative(root, file).split(sep).join('/'), text: readFileSync(file, 'utf8') }));
+
+/**
+ * One layer's imports rule: the layers it may not import (`mayNotImport`), or the only ones it
+ * may (`mayImportOnly`: any other relative import, one leaving `src/` included, is a violation).
+ * Packages are not layers (the purity test keeps the core's). `except` names files the rule
+ * does not hold for.
+ */
+export type LayerRule = { readonly layer: string; readonly except?: readonly string[] } & (
+  | { readonly mayNotImport: readonly string[] }
+  | { readonly mayImportOnly: readonly string[] }
+);
+
+/**
+ * The relative imports of `rule.layer`'s files that break the rule (`file` is the importing
+ * file's path relative to `src/`).
+ *
+ * @example
+ * layerViolations([{ path: 'adapters/x.ts', text: "import '../server/app.js';" }], { layer: 'adapters', mayNotImport: ['server'] });
+ * // [{ file: 'adapters/x.ts', line: 1, what: '../server/app.js' }]
+ */
+export const layerViolations = (files: readonly SourceFile[], rule: LayerRule): Violation[] => {
+  const out: Violation[] = [];
+  const refused = (layer: string): boolean => ('mayNotImport' in rule ? rule.mayNotImport.includes(layer) : !rule.mayImportOnly.includes(layer));
+  for (const { path, text } of files) {
+    if (!path.startsWith(`${rule.layer}/`) || rule.except?.includes(path) === true) continue;
+    for (const ref of importsOf(text)) {
+      const spec = ref.fileName;
+      if (!spec.startsWith('./') && !spec.startsWith('../')) continue;
+      const layer = posix.normalize(posix.join(posix.dirname(path), spec)).split('/')[0] ?? '';
+      if (refused(layer)) out.push({ file: path, line: lineOf(text, ref.pos), what: spec });
     }
   }
   return out;

@@ -71,7 +71,7 @@ describe('auth', () => {
   it('a token signed by one instance works on another sharing the catalog', async () => {
     h = harness();
     const { gameId, cloud } = await h.setup();
-    const { TokenIssuer } = await import('../../src/server/tokens.js');
+    const { TokenIssuer } = await import('../../src/services/tokens.js');
     const other = new TokenIssuer({ catalog: h.catalog, clock: h.clock, random: h.random });
     const verified = await other.verify(cloud);
     expect(verified).toMatchObject({ ok: true, value: { kind: 'cloud', gameId } });
@@ -81,7 +81,7 @@ describe('auth', () => {
 
   it('generates an admin token once and keeps it in the catalog when none is configured', async () => {
     h = harness();
-    const { TokenIssuer } = await import('../../src/server/tokens.js');
+    const { TokenIssuer } = await import('../../src/services/tokens.js');
     const first = await new TokenIssuer({ catalog: h.catalog, clock: h.clock, random: h.random }).adminToken();
     const second = await new TokenIssuer({ catalog: h.catalog, clock: h.clock, random: h.random }).adminToken();
     expect(first.generated).toBe(true);

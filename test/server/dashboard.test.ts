@@ -5,8 +5,9 @@
  */
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/server/app.js';
 import { createHttpServer } from '../../src/server/http.js';
-import { ADMIN, ORIGIN, harness, str, type Harness } from './harness.js';
+import { ADMIN, ORIGIN, REGIONS, harness, str, type Harness } from './harness.js';
 
 let h: Harness;
 afterEach(() => h.cleanup());
@@ -62,6 +63,15 @@ describe('/dashboard', () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
+  });
+
+  it('answers 404 to a simulation when the server was given no simulator', async () => {
+    h = harness();
+    const { catalog, matchmaker, clock, random, timers, tokens } = h;
+    const app = createApp({ catalog, matchmaker, clock, random, timers, tokens, regions: REGIONS, config: { publicOrigin: ORIGIN, adminToken: ADMIN } });
+    const res = await app.handle(new Request(`${ORIGIN}/dashboard/sim`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify({ scenario: 'steady', minutes: 1 }) }));
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as Record<string, unknown>)['code']).toBe('API_NOT_FOUND');
   });
 
   it('lets the page call /cloud from its own origin while other origins stay refused', async () => {

@@ -21,13 +21,14 @@ import type { Clock, ProxyRoutes, Random, Timers } from '../../src/io/index.js';
 import type { Logger } from '../../src/io/log.js';
 import { createApp, type App } from '../../src/server/app.js';
 import type { AppConfig } from '../../src/server/deps.js';
-import { withLobbyEnv } from '../../src/server/lobby-env.js';
-import { TokenIssuer } from '../../src/server/tokens.js';
+import { withLobbyEnv } from '../../src/services/lobby-env.js';
+import { TokenIssuer } from '../../src/services/tokens.js';
 import { AnalyticsHistory } from '../../src/services/analytics-history.js';
 import { DemandRecorder } from '../../src/services/demand-recorder.js';
 import { LogBook } from '../../src/services/lobby-logs.js';
 import { Matchmaker } from '../../src/services/matchmaker.js';
 import { StoppedLobbies } from '../../src/services/stopped-lobbies.js';
+import { builtinSimulator } from '../../src/sim/dashboard.js';
 import { Uploads, type UploadLimits } from '../../src/services/uploads.js';
 
 export const ADMIN = 'test-admin-token';
@@ -182,7 +183,7 @@ export function harness(options: HarnessOptions = {}) {
   const history = new AnalyticsHistory({ store: historyStore, world: matchmaker, clock, timers, instanceId: 'test-instance' });
   history.attach(matchmaker.hub);
   const app: App = createApp({
-    catalog, matchmaker, clock, random, timers, regions, tokens, logBook, uploads, stoppedLobbies, history,
+    catalog, matchmaker, clock, random, timers, regions, tokens, logBook, uploads, stoppedLobbies, history, simulator: builtinSimulator,
     ...(recorder === undefined ? {} : { demand }),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),

@@ -12,7 +12,7 @@ import type Dockerode from 'dockerode';
 import { HOST_NETWORK_REFUSED } from '../../core/config/host-network.js';
 import type { NetworkMode } from '../../core/config/types.js';
 import type { StartLobby, StopLobby } from '../../core/effects.js';
-import type { CatalogStore, LogStream } from '../../io/catalog.js';
+import type { LobbyHostStore, LogStream } from '../../io/catalog.js';
 import type { BuildImageResolver } from '../../io/build-images.js';
 import type { Clock, ExitReason, RuntimeListener } from '../../io/index.js';
 import type { Logger } from '../../io/log.js';
@@ -30,7 +30,7 @@ export interface DockerRuntimeOptions {
   readonly images: BuildImageResolver;
   /** This Tavern's id: its containers carry it (`tavern.instance`), and its lobby host records. */
   readonly instanceId: string;
-  readonly hosts: Pick<CatalogStore, 'claimLobbyHost' | 'releaseLobbyHost'>;
+  readonly hosts: LobbyHostStore;
   readonly logs: LogSink;
   /** When a lobby's log was last written (adoption after a restart asks the engine for what came after). */
   readonly lastLogAt?: (lobbyId: string, stream: LogStream) => Promise<number | undefined>;

@@ -1,19 +1,14 @@
 /**
  * The dashboard (`/dashboard`, and `/` sends a browser there): static files from the package's `src/dashboard/` folder (plain HTML,
  * CSS and one ES module, no build step, nothing fetched from elsewhere), and `POST /dashboard/sim`
- * running a built-in simulator scenario for its charts (any cloud or admin token; at most an hour
- * of virtual time, so one run costs the server well under a second).
+ * running a built-in simulator scenario for its charts through the simulator the composition root
+ * hands in (any cloud or admin token; at most an hour of virtual time, so one run costs the server
+ * well under a second; no simulator: 404).
  */
 import { readFile } from 'node:fs/promises';
-import { runCharts, summaryTable } from '../../sim/report.js';
-import { builtinScenarioJson, isBuiltinName } from '../../sim/scenario/builtin.js';
-import { applyOverrides } from '../../sim/scenario/overrides.js';
-import { parseScenario } from '../../sim/scenario/parse.js';
-import { runScenario } from '../../sim/world/run.js';
 import { requireAgent } from '../auth.js';
 import { param, type Ctx, type Handler } from '../context.js';
-import { validationError } from '../../core/errors.js';
-import { fail, failWith } from '../errors.js';
+import { fail, unwrap } from '../errors.js';
 import type { Outgoing } from '../incoming.js';
 import type { Router } from '../router.js';
 import { int, object, parse, req, str } from '../validate.js';
@@ -51,12 +46,9 @@ async function sim(ctx: Ctx): Promise<unknown> {
   const agent = await requireAgent(ctx);
   if (agent.kind !== 'admin' && agent.kind !== 'cloud') fail('CLAIMS_MISSING_ENTITLEMENT', { entitlement: 'GameCloud' });
   const body = parse(await ctx.body(), simBody);
-  if (!isBuiltinName(body.scenario)) return failWith(validationError([{ path: ['scenario', 'not-builtin'] }]));
-  const json = applyOverrides(builtinScenarioJson(body.scenario), [`duration_ms=${body.minutes * 60_000}`]);
-  const scenario = json.ok ? parseScenario(json.value) : undefined;
-  if (scenario === undefined || !scenario.ok) return failWith(validationError([{ path: ['scenario', 'invalid'] }]));
-  const result = await runScenario(scenario.value);
-  return { summary: summaryTable(result), charts: runCharts(result) };
+  const { simulator } = ctx.services;
+  if (simulator === undefined) return fail('API_NOT_FOUND', { method: 'POST', path: '/dashboard/sim' });
+  return unwrap(await simulator.runBuiltin(body.scenario, body.minutes));
 }
 
 /** `GET /`: a person who opens the server's address in a browser lands on the dashboard. */

@@ -4,13 +4,13 @@
  * (mock answers, §4.3).
  */
 import type { CaptchaResponse } from '../../core/admission/captcha.js';
-import { admit, type Asked } from '../admit.js';
 import { requireMatchmakerNamespace, type MatchmakerAgent } from '../auth.js';
 import { clientOf } from '../client.js';
 import type { Ctx, Handler } from '../context.js';
-import { fail } from '../errors.js';
-import { devJoinResponse } from '../join-response.js';
+import { fail, failWith } from '../errors.js';
+import { devJoinResponse, joinResponse } from '../join-response.js';
 import type { Router } from '../router.js';
+import { admit, type AdmitResult } from '../../services/admit.js';
 import type { FindRequest } from '../../services/matchmaker.js';
 import { anyJson, arrayOf, bool, int, isUuid, mapOf, object, oneOf, opt, parse, req, str } from '../validate.js';
 
@@ -56,6 +56,10 @@ const credentials = (body: { captcha?: CaptchaBody; verification_data?: unknown 
   };
 };
 
+/** An admission as the JoinResponse, or its refusal. */
+const joined = (ctx: Ctx, admitted: AdmitResult): unknown =>
+  admitted.ok ? joinResponse(admitted.lobby, ctx.services.regions, ctx.services.settings, admitted.token) : failWith(admitted.error);
+
 async function devAnswer(ctx: Ctx, agent: Extract<MatchmakerAgent, { kind: 'dev' }>): Promise<unknown> {
   const { grant, ns } = agent;
   const playerId = ctx.services.random.uuid();
@@ -72,9 +76,6 @@ async function find(ctx: Ctx): Promise<unknown> {
   if (agent.kind === 'dev') return devAnswer(ctx, agent);
   const client = clientOf(ctx);
   const ns = agent.ns;
-  const asked: Writable<Asked> = { kind: 'find' };
-  if (body.game_modes[0] !== undefined) asked.gameMode = body.game_modes[0];
-  if (body.regions?.[0] !== undefined) asked.region = body.regions[0];
   // Written field by field: V8 (Node 20) builds an object of conditional spreads slowly, and this is every find's.
   const request: Writable<FindRequest> = { namespaceId: ns.id, gameModes: body.game_modes, client };
   if (body.regions !== undefined) request.regions = body.regions;
@@ -82,7 +83,7 @@ async function find(ctx: Ctx): Promise<unknown> {
   if (body.tags !== undefined) request.tags = body.tags;
   if (body.max_players !== undefined) request.maxPlayers = body.max_players;
   if (body.captcha !== undefined || body.verification_data !== undefined) Object.assign(request, credentials(body));
-  return admit(ctx, ns, asked, (mm) => mm.find(request));
+  return joined(ctx, await admit(ctx.services, ns, { kind: 'find', request }, ctx.signal));
 }
 
 type Writable<T> = { -readonly [K in keyof T]: T[K] };
@@ -97,9 +98,8 @@ async function join(ctx: Ctx): Promise<unknown> {
   const client = clientOf(ctx);
   const state = await ctx.services.matchmaker.lobbyState(lobbyId);
   const ns = agent.ns;
-  return admit(ctx, ns, { kind: 'join' }, (mm) =>
-    mm.join({ namespaceId: ns.id, lobbyId, client, ...(state === undefined ? {} : { lobbyState: JSON.parse(state) as unknown }), ...credentials(body) }),
-  );
+  const request = { namespaceId: ns.id, lobbyId, client, ...(state === undefined ? {} : { lobbyState: JSON.parse(state) as unknown }), ...credentials(body) };
+  return joined(ctx, await admit(ctx.services, ns, { kind: 'join', request }, ctx.signal));
 }
 
 async function create(ctx: Ctx): Promise<unknown> {
@@ -108,19 +108,18 @@ async function create(ctx: Ctx): Promise<unknown> {
   if (agent.kind === 'dev') return devAnswer(ctx, agent);
   const client = clientOf(ctx);
   const ns = agent.ns;
-  return admit(ctx, ns, { kind: 'create', gameMode: body.game_mode, ...(body.region === undefined ? {} : { region: body.region }) }, (mm) =>
-    mm.create({
-      namespaceId: ns.id,
-      gameMode: body.game_mode,
-      client,
-      ...(body.region === undefined ? {} : { region: body.region }),
-      ...(body.publicity === undefined ? {} : { publicity: body.publicity }),
-      ...(body.tags === undefined ? {} : { tags: body.tags }),
-      ...(body.max_players === undefined ? {} : { maxPlayers: body.max_players }),
-      ...(body.lobby_config === undefined ? {} : { lobbyConfig: body.lobby_config }),
-      ...credentials(body),
-    }),
-  );
+  const request = {
+    namespaceId: ns.id,
+    gameMode: body.game_mode,
+    client,
+    ...(body.region === undefined ? {} : { region: body.region }),
+    ...(body.publicity === undefined ? {} : { publicity: body.publicity }),
+    ...(body.tags === undefined ? {} : { tags: body.tags }),
+    ...(body.max_players === undefined ? {} : { maxPlayers: body.max_players }),
+    ...(body.lobby_config === undefined ? {} : { lobbyConfig: body.lobby_config }),
+    ...credentials(body),
+  };
+  return joined(ctx, await admit(ctx.services, ns, { kind: 'create', request }, ctx.signal));
 }
 
 export function registerMatchmakerLobbies(router: Router<Handler>): void {

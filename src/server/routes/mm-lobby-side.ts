@@ -4,12 +4,11 @@
  * development token gets mock answers.
  */
 import type { PlayerRef } from '../../core/lobby/lifecycle.js';
-import { done } from '../admit.js';
 import { requireLobby } from '../auth.js';
 import { param, type Ctx, type Handler } from '../context.js';
-import { fail, JsonText } from '../errors.js';
+import { done, fail, JsonText } from '../errors.js';
 import type { Router } from '../router.js';
-import type { Verified } from '../tokens.js';
+import type { Verified } from '../../services/tokens.js';
 import { bool, object, parse, req, str } from '../validate.js';
 
 type LobbyCaller = { readonly namespaceId: string; readonly lobbyId: string };

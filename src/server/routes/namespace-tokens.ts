@@ -8,7 +8,7 @@ import { requireNamespace } from '../auth.js';
 import { param, type Ctx, type Handler } from '../context.js';
 import { fail, failWith } from '../errors.js';
 import type { Router } from '../router.js';
-import type { DevTokenPort } from '../tokens.js';
+import type { DevTokenPort } from '../../services/tokens.js';
 import { isRecord, object, parse, req, text } from '../validate.js';
 
 async function createPublicToken(ctx: Ctx): Promise<unknown> {

@@ -2,7 +2,7 @@
  * Arrival-rate curves (arrivals per minute over virtual ms) and arrivals drawn from them as a
  * non-homogeneous Poisson process by thinning (Lewis–Shedler).
  */
-import type { Stream } from './random.js';
+import type { Stream } from '../../core/distribution.js';
 
 /** One knot of a piecewise-linear curve: `perMinute` at `at` ms (since start, or of the period). */
 export interface RatePoint {

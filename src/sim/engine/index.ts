@@ -22,7 +22,7 @@ export {
   type Distribution,
   type NumericDistribution,
   type ChoiceDistribution,
-} from './random.js';
+} from '../../core/distribution.js';
 export { rateAt, peakRate, nextArrival, type RateCurve, type RatePoint } from './curve.js';
 export {
   percentiles,

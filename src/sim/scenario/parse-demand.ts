@@ -6,8 +6,9 @@
 import type { Problem, ResolvedVersion } from '../../core/config/types.js';
 import type { Demand, RegionDemand, RequestMix } from './types.js';
 import { defined, named, problem } from '../../core/config/path.js';
-import { distribution, partySize, rateCurve } from './parse-distribution.js';
-import { isObject, mapOf, num, str, strictObject, type Parser } from './parse-reader.js';
+import { distribution } from '../../core/config/parse-distribution.js';
+import { partySize, rateCurve } from './parse-arrivals.js';
+import { isObject, mapOf, num, str, strictObject, type Parser } from '../../core/config/strict-reader.js';
 
 export const REGION_DEMAND_KEYS: readonly string[] = Object.freeze([
   'arrivals', 'party_size', 'mix', 'session_ms', 'no_show_share', 'dynamic_max_players', 'tags',

@@ -5,8 +5,8 @@
 import type { RegionInfo } from '../../core/world.js';
 import type { CaptchaModel, Infrastructure, InfrastructureRegion, RuntimeOutageSpec, VerifierModel } from './types.js';
 import { defined, problem } from '../../core/config/path.js';
-import { distribution } from './parse-distribution.js';
-import { num, safeInt, str, strictObject, u32, type Parser } from './parse-reader.js';
+import { distribution } from '../../core/config/parse-distribution.js';
+import { num, safeInt, str, strictObject, u32, type Parser } from '../../core/config/strict-reader.js';
 
 export const INFRASTRUCTURE_KEYS: readonly string[] = Object.freeze(['regions', 'lobby_count_max', 'answer_ms', 'runtime_outages', 'verifier', 'captcha']);
 export const OUTAGE_KEYS: readonly string[] = Object.freeze(['at_ms', 'duration_ms', 'noticed_after_ms']);

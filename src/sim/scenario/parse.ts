@@ -8,7 +8,7 @@ import { err, ok, type Result } from '../../core/result.js';
 import { dedupeProblems, deepFreeze, defined, problem } from '../../core/config/path.js';
 import { checkDemandModes, checkDemandNames, demand } from './parse-demand.js';
 import { infrastructure } from './parse-infrastructure.js';
-import { isObject, num, str, strictObject, u32, type Parser } from './parse-reader.js';
+import { isObject, num, str, strictObject, u32, type Parser } from '../../core/config/strict-reader.js';
 import { parseScenarioVersion } from './parse-version.js';
 
 /** 31 days, the longest simulated run. */

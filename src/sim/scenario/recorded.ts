@@ -10,7 +10,7 @@ import type { Problem } from '../../core/config/types.js';
 import type { RecordedRequest, Scenario } from './types.js';
 import { err, ok, type Result } from '../../core/result.js';
 import { named, problem } from '../../core/config/path.js';
-import { bool, int, oneOf, safeInt, str, strictObject, u32, type Parser } from './parse-reader.js';
+import { bool, int, oneOf, safeInt, str, strictObject, u32, type Parser } from '../../core/config/strict-reader.js';
 
 export const RECORDED_KEYS: readonly string[] = Object.freeze(['at_ms', 'kind', 'game_mode', 'region', 'party', 'session_ms', 'connects', 'connect_ms', 'refused']);
 

@@ -3,7 +3,7 @@
  * stream) and the scenario with every arrival curve scaled, e.g. to a target peak CCU.
  */
 import { rateAt, type RateCurve } from '../engine/curve.js';
-import { Z95, type Distribution } from '../engine/random.js';
+import { Z95, type Distribution } from '../../core/distribution.js';
 import type { RegionDemand, Scenario } from './types.js';
 
 /**

@@ -9,7 +9,7 @@
 import type { ResolvedVersion, VersionConfig } from '../../core/config/types.js';
 import type { RegionInfo } from '../../core/world.js';
 import type { RateCurve } from '../engine/curve.js';
-import type { ChoiceDistribution, Distribution, NumericDistribution } from '../engine/random.js';
+import type { ChoiceDistribution, Distribution, NumericDistribution } from '../../core/distribution.js';
 
 export type { ChoiceDistribution, Distribution, NumericDistribution, RateCurve };
 export type { RatePoint } from '../engine/curve.js';

@@ -8,7 +8,7 @@ import type { CaptchaCheck, CaptchaVerdict } from '../../core/admission/captcha.
 import type { VerificationCheck, VerificationResponse } from '../../core/admission/verification.js';
 import { FakeRuntime, type FakeRuntimeEvent } from '../../adapters/fake/runtime.js';
 import type { CaptchaVerifier, Random, Timers, Verifier } from '../../io/index.js';
-import { type Stream, sample } from '../engine/random.js';
+import { type Stream, sample } from '../../core/distribution.js';
 import { jsonString as q } from '../trace/trace.js';
 import type { CaptchaModel, Infrastructure, InfrastructureRegion, VerifierModel } from '../scenario/types.js';
 

@@ -13,7 +13,7 @@ import { TICK_INTERVAL_MS } from '../../core/tick.js';
 import { Matchmaker, type MatchOutcome } from '../../services/matchmaker.js';
 import { Simulation } from '../engine/clock.js';
 import { nextArrival } from '../engine/curve.js';
-import { createStream, sample, split, type Stream } from '../engine/random.js';
+import { createStream, sample, split, type Stream } from '../../core/distribution.js';
 import type { Histogram } from '../engine/stats.js';
 import { jsonString as q, Trace, type TraceRecord } from '../trace/trace.js';
 import type { RecordedRequest, RegionDemand, Scenario } from '../scenario/types.js';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { nextArrival, rateAt, type RateCurve } from '../../../src/sim/engine/curve.js';
-import { createStream } from '../../../src/sim/engine/random.js';
+import { createStream } from '../../../src/core/distribution.js';
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;

@@ -1,6 +1,6 @@
 /** Calibration: fits from the server's observation, the defaults kept for thin data, and a scenario that parses. */
 import { describe, expect, it } from 'vitest';
-import { createStream, sample } from '../../../src/sim/engine/random.js';
+import { createStream, sample } from '../../../src/core/distribution.js';
 import { CALIBRATED_REGION_CAPACITY, CALIBRATION_DEFAULTS, calibrateScenario, fitCrashRate, fitQuantiles, lognormalParams, MIN_SAMPLES, type Observed } from '../../../src/sim/scenario/calibrate.js';
 import { parseScenario } from '../../../src/sim/scenario/parse.js';
 

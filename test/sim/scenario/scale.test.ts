@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createStream, sample } from '../../../src/sim/engine/random.js';
+import { createStream, sample } from '../../../src/core/distribution.js';
 import { builtinScenario } from '../../../src/sim/scenario/builtin.js';
 import { expectedPeakCcu, meanOf, scaleDemand } from '../../../src/sim/scenario/scale.js';
 import { runScenario } from '../../../src/sim/world/run.js';

@@ -14,7 +14,7 @@
 import { createHash, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto';
 import { matchError, type MatchError } from '../core/errors.js';
 import { err, ok, type Result } from '../core/result.js';
-import type { CatalogStore, TokenKind, TokenRecord } from '../io/catalog.js';
+import type { SettingStore, TokenKind, TokenRecord, TokenStore } from '../io/catalog.js';
 import type { Clock, Random } from '../io/index.js';
 import { signJwt, signJwtText, verifyJwt } from './jwt.js';
 
@@ -189,7 +189,7 @@ const playerClaims = (g: PlayerGrant, iatS: number, expS: number): string =>
   `{"kind":"player","namespace_id":${JSON.stringify(g.namespaceId)},"lobby_id":${JSON.stringify(g.lobbyId)},"player_id":${JSON.stringify(g.playerId)}${g.dev === true ? ',"dev":true' : ''},"iat":${iatS},"exp":${expS}}`;
 
 export interface TokenIssuerDeps {
-  readonly catalog: CatalogStore;
+  readonly catalog: TokenStore & SettingStore;
   readonly clock: Clock;
   readonly random: Random;
   /** `TAVERN_ADMIN_TOKEN`; when absent one is generated once and kept in the catalog. */

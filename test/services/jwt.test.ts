@@ -4,8 +4,8 @@ import fc from 'fast-check';
 import { jwtVerify } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { MemoryCatalogStore } from '../../src/adapters/memory/catalog.js';
-import { HEADER, signJwt, verifyJwt } from '../../src/server/jwt.js';
-import { TokenIssuer } from '../../src/server/tokens.js';
+import { HEADER, signJwt, verifyJwt } from '../../src/services/jwt.js';
+import { TokenIssuer } from '../../src/services/tokens.js';
 
 describe('HS256 JWTs', () => {
   it('sign as createHmac does, for keys shorter and longer than a block and inputs of any length; jose verifies them', async () => {

@@ -7,7 +7,7 @@
 import type { MatchError } from '../core/errors.js';
 import type { MatchEvent } from '../core/events.js';
 import type { Timers } from '../io/index.js';
-import type { EventHub } from '../services/hub.js';
+import type { EventHub } from './hub.js';
 
 type SeatEvent = Extract<MatchEvent, { type: 'seat-ready' | 'seat-failed' }>;
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createStream, sample, split, type Distribution, type Stream } from '../../../src/sim/engine/random.js';
-import { percentiles } from '../../../src/sim/engine/stats.js';
+import { createStream, sample, split, type Distribution, type Stream } from '../../src/core/distribution.js';
+import { percentiles } from '../../src/sim/engine/stats.js';
 
 const N = 20_000;
 const seed = fc.integer({ min: 0, max: 0xffffffff });

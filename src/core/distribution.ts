@@ -3,7 +3,7 @@
  * the core's `createRng`; {@link split} derives child streams from the parent's seed and a label
  * only, so adding draws to one component never shifts another's.
  */
-import { createRng, type Rng } from '../../core/rng.js';
+import { createRng, type Rng } from './rng.js';
 
 /** A seeded random stream: the core's {@link Rng} plus the seed it was built from. */
 export interface Stream extends Rng {

@@ -1,14 +1,14 @@
 /**
- * Scenario parsing primitives on top of the core's readers: objects whose unknown members are
+ * Strict parsing primitives on top of the core's readers (scenarios and their distributions): objects whose unknown members are
  * problems (a typo in a scenario must not silently fall back to a default) and real numbers with
  * bounds. Every parser pushes its problems and returns the value or `undefined`; none throws.
  */
-import type { Fields, Parser } from '../../core/config/parse-reader.js';
-import { kebab, problem } from '../../core/config/path.js';
-import { unknownKey } from '../../core/config/stray-keys.js';
+import type { Fields, Parser } from './parse-reader.js';
+import { kebab, problem } from './path.js';
+import { unknownKey } from './stray-keys.js';
 
 export type { Fields, Parser };
-export { mapOf, oneOf, safeInt, str, u32, bool, int } from '../../core/config/parse-reader.js';
+export { mapOf, oneOf, safeInt, str, u32, bool, int } from './parse-reader.js';
 
 type JsonObject = Readonly<Record<string, unknown>>;
 

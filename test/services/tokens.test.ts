@@ -3,7 +3,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { MemoryCatalogStore } from '../../src/adapters/memory/catalog.js';
-import { TokenIssuer } from '../../src/server/tokens.js';
+import { TokenIssuer } from '../../src/services/tokens.js';
 
 const NOW = Date.UTC(2026, 10, 23, 12, 0, 0, 123);
 

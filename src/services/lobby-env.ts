@@ -4,13 +4,13 @@
  * and version names. Wrap the real runtime with it before handing it to the matchmaker.
  */
 import type { StartLobby } from '../core/effects.js';
-import type { CatalogStore } from '../io/catalog.js';
+import type { NamespaceStore, VersionStore } from '../io/catalog.js';
 import type { Runtime } from '../io/index.js';
 import type { TokenIssuer } from './tokens.js';
 
 export interface LobbyEnvDeps {
   readonly tokens: TokenIssuer;
-  readonly catalog: CatalogStore;
+  readonly catalog: NamespaceStore & VersionStore;
   /** `RIVET_API_ENDPOINT`, e.g. `http://127.0.0.1:8080`. */
   readonly publicOrigin: string;
 }
