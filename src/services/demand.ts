@@ -98,6 +98,19 @@ export interface ExportOptions {
 }
 
 /**
+ * How long a request waits in the export for its seats' sessions to end: one still open this long
+ * after its request (by the facts' time) is counted as still open (up to now). A player's session
+ * is minutes to hours; the bound keeps the export's memory to this much of the recording.
+ */
+export const OPEN_SESSION_HORIZON_MS = LOBBY_LOOKBACK_MS;
+
+interface Waiting {
+  readonly request: DemandRequestFact;
+  /** Its seats not removed yet. */
+  open: number;
+}
+
+/**
  * The namespace's requests in the window as the simulator's recorded-demand JSONL, one line each
  * (with its `\n`), in time order; `at_ms` counts from the window's start. `session_ms` is how long
  * the request's seats stayed connected (the longest of a party; still connected: until now),
@@ -106,18 +119,57 @@ export interface ExportOptions {
  * and region. Left out: a join to an unknown lobby (no game mode) and refusals for
  * a game mode or region the version lacks.
  *
+ * One pass over the facts: a request is written once its seats are removed (or
+ * {@link OPEN_SESSION_HORIZON_MS} after it), so the export holds only the sessions open at a time,
+ * whatever the window's length.
+ *
  * @effects demand store (read)
  * @example
  * for await (const l of exportDemand(store, ns.id, { from, to }, { now, regionOf })) res.write(l);
  */
 export async function* exportDemand(store: DemandStore, namespaceId: string, window: DemandWindow, options: ExportOptions): AsyncGenerator<string> {
   if (window.to <= window.from) return;
-  const seats = await sessions(store, namespaceId, window.from, Math.max(window.to, options.now + 1));
-  for await (const f of facts(store, namespaceId, window)) {
-    if (f.type !== 'request') continue;
-    const l = line(f, window.from, seats, options.now, options.regionOf);
-    if (l !== undefined) yield `${l}\n`;
+  const seats = new Map<string, Session>();
+  const queue: Waiting[] = [];
+  const bySeat = new Map<string, Waiting>();
+  let head = 0;
+  function* ready(until: number): Generator<string> {
+    for (; head < queue.length; head += 1) {
+      const w = queue[head] as Waiting;
+      if (w.open > 0 && w.request.at + OPEN_SESSION_HORIZON_MS > until) break;
+      const l = line(w.request, window.from, seats, options.now, options.regionOf);
+      for (const k of w.request.seats) {
+        seats.delete(k);
+        bySeat.delete(k);
+      }
+      if (l !== undefined) yield `${l}\n`;
+    }
+    if (head > 1024 && head * 2 > queue.length) {
+      queue.splice(0, head);
+      head = 0;
+    }
   }
+  for await (const f of facts(store, namespaceId, { from: window.from, to: Math.max(window.to, options.now + 1) })) {
+    if (f.type === 'request' && f.at < window.to) {
+      const w: Waiting = { request: f, open: f.seats.length };
+      queue.push(w);
+      for (const k of f.seats) {
+        seats.set(k, {});
+        bySeat.set(k, w);
+      }
+    } else if (f.type === 'seat') {
+      const s = seats.get(f.seat);
+      const w = bySeat.get(f.seat);
+      if (s === undefined || w === undefined) continue;
+      if (f.step === 'connected') s.connectedAt ??= f.at;
+      else if (s.removedAt === undefined) {
+        s.removedAt = f.at;
+        w.open -= 1;
+      }
+    }
+    yield* ready(f.at);
+  }
+  yield* ready(Number.POSITIVE_INFINITY);
 }
 
 /** How many values a summary came from, and their median and 95th percentile (nearest rank). */
