@@ -47,6 +47,8 @@ export interface Settings {
   readonly hostNetworkAllowed?: boolean;
   /** The token that reads `/metrics` besides the admin token. */
   readonly metricsToken?: string;
+  /** The price of a lobby-hour per tier (absent: previews show no cost). */
+  readonly tierPrices?: Readonly<Record<string, number>>;
 }
 
 export interface Services {
