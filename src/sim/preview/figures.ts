@@ -120,7 +120,7 @@ export function describeFigure(name: string): { label: string; kind: FigureKind 
   const parent = parentOf(name);
   const sub = name.slice(parent.length + 1);
   if (!SUB_FIGURES.has(parent) || sub === '') return undefined;
-  return parent === 'refused' ? { label: `  refused ${sub} (players)`, kind: 'count' } : { label: `  ${FIGURES[parent]?.label ?? parent} in ${sub}`, kind: 'count' };
+  return parent === 'refused' ? { label: `refused ${sub} (players)`, kind: 'count' } : { label: `${FIGURES[parent]?.label ?? parent} in ${sub}`, kind: 'count' };
 }
 
 /**

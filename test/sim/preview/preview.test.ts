@@ -50,7 +50,7 @@ describe('deploy preview', () => {
     expect(row(p.rows, 'peak_lobbies.local').next).toBeGreaterThan(row(p.rows, 'peak_lobbies.local').live);
     expect(p.runs.live.violations).toEqual([]);
     expect(p.runs.next.violations).toEqual([]);
-    const lines = previewLines(p);
+    const lines = previewLines(previewJson(p));
     expect(lines.join('\n')).toMatch(/lobby-hours\s+[\d.,]+\s+[\d.,]+\s+\+[\d.]+ %/);
     expect(lines.join('\n')).toContain('error bound: each column is within ±5 %');
   });
