@@ -72,10 +72,11 @@ describe('tavern deploy --preview, tavern version preview, tavern deploy --gate'
 
   it('a gate that fails exits 1 with the table: no version created, no build uploaded, the live version stays', async () => {
     const before = await holdings();
-    const ran = await tavern(dir, env, 'deploy', '--gate', 'lobby_hours<=+5%,refused<=+0.5pp');
+    // The README's gate.
+    const ran = await tavern(dir, env, 'deploy', '--gate', 'wait_p95<=+10%,refused<=+0.5pp,lobby_hours<=+25%');
     expect(ran.code).toBe(1);
     expect(ran.stderr).toContain('the preview gate failed: the new config does not hold the gate, so nothing was built or published');
-    expect(ran.stderr).toMatch(/gate lobby_hours<=\+5%: [\d.]+ % — FAILS/);
+    expect(ran.stderr).toMatch(/gate lobby_hours<=\+25%: [\d.]+ % — FAILS/);
     // Parties of 4 no longer fit lobbies of 2: they are refused.
     expect(ran.stderr).toMatch(/gate refused<=\+0\.5pp: [\d.]+ pp — FAILS/);
     expect(ran.stderr).toMatch(/refused MATCHMAKER_LOBBY_FULL \(players\) +0 +\d+ +new/);

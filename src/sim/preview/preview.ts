@@ -154,7 +154,7 @@ export async function previewDeploy(input: PreviewInput): Promise<PreviewResult>
   const from = Math.max(askedFrom, first[0]?.fact.at ?? askedFrom);
   const notes: string[] = [];
   if (first.length === 0) notes.push(`nothing is recorded since ${new Date(askedFrom).toISOString()}: the preview shows both versions without players (idle lobbies only)`);
-  else if (from > askedFrom) notes.push(`the recording starts at ${new Date(from).toISOString()}: the preview covers ${hours(to - from)}, not the ${hours(to - askedFrom)} asked for`);
+  else if (from - askedFrom > (to - askedFrom) / 100) notes.push(`the recording starts at ${new Date(from).toISOString()}: the preview covers ${hours(to - from)}, not the ${hours(to - askedFrom)} asked for`);
   if (first.length > 0 && to - from < SHORT_RECORDING_MS) notes.push(`the recording is short (${hours(to - from)}; a day at least holds a daily cycle): the figures speak for this window only`);
 
   const liveVersion = resolved(input.live, 'live');
