@@ -17,6 +17,7 @@ const benches: Record<string, () => Promise<Bench>> = {
   http: async () => (await import('./http.js')).httpBench,
   images: async () => (await import('./images.js')).imagesBench,
   limits: async () => (await import('./limits.js')).limitsBench,
+  preview: async () => (await import('./preview.js')).previewBench,
   profile: async () => (await import('./profile.js')).profileBench,
   proxy: async () => (await import('./proxy.js')).proxyBench,
   tokens: async () => (await import('./tokens.js')).tokensBench,

@@ -7,6 +7,8 @@ import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import { createApi, type Api } from './api.js';
 import { UsageError } from './errors.js';
+import { previewOnly } from './deploy.js';
+import { previewFlags, printPreview } from './preview.js';
 import { findNamespace, getGame, resolveGameId } from './game.js';
 import { registerLobbies } from './lobbies.js';
 import { readSaved, requireToken, resolveApi, resolveToken, saveLogin, type GlobalOptions } from './settings.js';
@@ -123,6 +125,22 @@ export function parsePort(spec: string): [string, { port: number; protocol: stri
 
 function registerVersions(program: Command, io: CommandIo): void {
   const version = program.command('version').description("a game's versions");
+  version.command('preview <config>').description('preview a config (rivet.toml, or a version config in JSON) on the recorded demand of a namespace against its live version; nothing is created')
+    .option('-n, --namespace <ns>', 'namespace whose demand and live version to compare with', 'prod')
+    .option('-o, --override <key=json...>', 'override a config value, e.g. -o matchmaker.max_players=16', [])
+    .option('--since <duration>', 'the window (default 7d, or whatever is recorded)')
+    .option('--seed <n>', 'the seed (default 1)')
+    .option('--json', 'print the preview as one JSON object')
+    .action(async (file: string, options: { namespace: string; override: string[]; since?: string; seed?: string; json?: boolean }, cmd: Command) => {
+      const flags = previewFlags({ ...options, preview: true });
+      const { api, globals } = await apiFor(cmd, io);
+      const preview = await previewOnly(api, { namespace: options.namespace, overrides: options.override, configPath: file, ...flags, ...(globals.game === undefined ? {} : { game: globals.game }) }, {
+        cwd: io.cwd, log: io.err, commandOutput: process.stderr, now: () => new Date(),
+        docker: () => { throw new Error('a preview builds nothing'); },
+        progress: { start: () => undefined, add: () => undefined, stop: () => undefined },
+      });
+      printPreview(preview, options.json === true, io);
+    });
   version.command('list').action(async (_o: unknown, cmd: Command) => {
     const { api, globals } = await apiFor(cmd, io);
     const g = await getGame(api, await resolveGameId(api, globals.game));

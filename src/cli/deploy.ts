@@ -10,6 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { produce } from 'immer';
+import { checkGate, type GateCondition } from '../sim/preview/gate.js';
+import { gateLines, previewLines, wireRows, type PreviewWire } from '../sim/preview/report.js';
 import type { Api, Json } from './api.js';
 import { checkConfigKeys } from './config-keys.js';
 import { StepError } from './errors.js';
@@ -29,6 +31,11 @@ export interface DeployOptions {
   readonly game?: string;
   readonly name?: string;
   readonly concurrency?: number;
+  /** Publish only when the preview holds every condition (`--gate`); otherwise nothing is built. */
+  readonly gate?: readonly GateCondition[];
+  /** The preview's window (`--since`, default the server's 7 days) and seed. */
+  readonly since?: string;
+  readonly seed?: number;
 }
 
 export interface DeployIo {
@@ -88,19 +95,27 @@ async function step<T>(name: string, done: readonly string[], fn: () => Promise<
   }
 }
 
-/**
- * @example
- * const r = await deploy(api, { namespace: 'prod', overrides: [] }, io);
- */
-export async function deploy(api: Api, options: DeployOptions, io: DeployIo): Promise<DeployResult> {
-  const done: string[] = [];
+/** What a deploy will do, checked by the server before anything is built. */
+interface Plan {
+  readonly project: Awaited<ReturnType<typeof loadProjectConfig>>;
+  readonly gameId: string;
+  readonly gameName: string;
+  readonly ns: NamespaceSummary;
+  readonly blocks: readonly DockerBlock[];
+  readonly cdn: Json | undefined;
+  readonly buildsSite: boolean;
+  readonly displayName: string;
+  /** The config as it will be sent, placeholders where builds and the site will go. */
+  readonly checked: Json;
+}
+
+async function plan(api: Api, options: DeployOptions, io: DeployIo, done: string[]): Promise<Plan> {
   const project = await loadProjectConfig(io.cwd, { namespace: options.namespace, overrides: options.overrides, ...(options.configPath === undefined ? {} : { configPath: options.configPath }) });
   cliOnlyProblems(project.config, project.files[0] ?? 'config');
   checkConfigKeys(project.config, project.sources);
   const gameId = await step('finding the game', done, () => resolveGameId(api, options.game));
   const game = await step('reading the game', done, () => getGame(api, gameId));
   const ns = findNamespace(game, options.namespace);
-  io.log(`deploying ${project.files.join(' + ')} to ${game.name_id}/${ns.name_id}`);
 
   const blocks = dockerBlocks(project.config);
   const cdn = project.config['cdn'] as Json | undefined;
@@ -109,8 +124,48 @@ export async function deploy(api: Api, options: DeployOptions, io: DeployIo): Pr
   // The whole config checked by the server before anything is built or uploaded.
   const toBuild = blocks.filter((b) => sourceOf(b.value) !== undefined);
   const placeholders = new Map(toBuild.map((b) => [JSON.stringify(sourceOf(b.value)), PLACEHOLDER_ID]));
-  await step('checking the config with the server', done, () =>
-    preflight(api, gameId, finalConfig(project.config, blocks, placeholders, buildsSite ? PLACEHOLDER_ID : undefined), { built: toBuild, site: buildsSite, displayName }));
+  const checked = finalConfig(project.config, blocks, placeholders, buildsSite ? PLACEHOLDER_ID : undefined);
+  await step('checking the config with the server', done, () => preflight(api, gameId, checked, { built: toBuild, site: buildsSite, displayName }));
+  return { project, gameId, gameName: game.name_id, ns, blocks, cdn, buildsSite, displayName, checked };
+}
+
+/** The server's preview of the planned config against the namespace's live version. */
+async function askPreview(api: Api, p: Plan, options: DeployOptions, done: string[]): Promise<PreviewWire> {
+  const query = new URLSearchParams({ ...(options.since === undefined ? {} : { since: options.since }), ...(options.seed === undefined ? {} : { seed: String(options.seed) }) }).toString();
+  const path = `/cloud/games/${p.gameId}/namespaces/${p.ns.namespace_id}/preview${query === '' ? '' : `?${query}`}`;
+  return (await step('previewing on recorded demand', done, () => api.call<{ preview: PreviewWire }>('POST', path, p.checked))).preview;
+}
+
+/**
+ * `tavern deploy --preview`: the config checked by the server and previewed on the namespace's
+ * recorded demand against its live version; nothing is built, uploaded or created.
+ *
+ * @example
+ * const preview = await previewOnly(api, { namespace: 'prod', overrides: [] }, io);
+ */
+export async function previewOnly(api: Api, options: DeployOptions, io: DeployIo): Promise<PreviewWire> {
+  const done: string[] = [];
+  const p = await plan(api, options, io, done);
+  io.log(`previewing ${p.project.files.join(' + ')} against the live version of ${p.gameName}/${p.ns.name_id} (nothing is built)`);
+  return askPreview(api, p, options, done);
+}
+
+/**
+ * @example
+ * const r = await deploy(api, { namespace: 'prod', overrides: [] }, io);
+ */
+export async function deploy(api: Api, options: DeployOptions, io: DeployIo): Promise<DeployResult> {
+  const done: string[] = [];
+  const planned = await plan(api, options, io, done);
+  const { project, gameId, ns, blocks, cdn, buildsSite, displayName } = planned;
+  io.log(`deploying ${project.files.join(' + ')} to ${planned.gameName}/${ns.name_id}`);
+  if (options.gate !== undefined) {
+    const preview = await askPreview(api, planned, options, done);
+    const checks = checkGate(options.gate, wireRows(preview));
+    const lines = [...previewLines(preview), ...gateLines(checks)];
+    if (checks.some((c) => !c.holds)) throw new StepError('the preview gate', new Error(`the new config does not hold the gate, so nothing was built or published:\n${lines.join('\n')}`), []);
+    for (const line of lines) io.log(line);
+  }
 
   const tmp = await mkdtemp(join(tmpdir(), 'tavern-deploy-'));
   try {
@@ -124,7 +179,7 @@ export async function deploy(api: Api, options: DeployOptions, io: DeployIo): Pr
       imageIds.set(key, await step(`the image of ${block.path} (${label})`, done, () => uploadImage(api, gameId, source, project.root, join(tmp, `image-${imageIds.size}.tar`), options, io, done)));
     }
     let siteId: string | undefined;
-    if (buildsSite) {
+    if (buildsSite && cdn !== undefined) {
       const site = { api, gameId, namespace: ns };
       siteId = await step('the cdn site', done, () => uploadSite(site, cdn, project.root, options, io, done));
     }

@@ -10,7 +10,8 @@ import { simCommand } from '../sim/cli.js';
 import { registerAdmin } from './admin.js';
 import { registerCloudCommands, apiFor, type CommandIo } from './commands.js';
 import { calibrateCommand, registerDemand } from './demand.js';
-import { deploy } from './deploy.js';
+import { deploy, previewOnly } from './deploy.js';
+import { previewFlags, printPreview, type DeployFlags } from './preview.js';
 import { createProgress } from './progress.js';
 
 /** This package's version (package.json is two folders up from both src/cli and dist/cli). */
@@ -54,6 +55,12 @@ export function createProgram(io: CommandIo): Command {
     });
 
   program.command('deploy').description('build and upload the images and site of rivet.toml, create a version and publish it')
+    .addHelpText('after', `
+Preview before publishing (nothing built): the namespace's recorded demand replayed under the live
+version and under this config, side by side (docs/simulator.md#deploy-preview):
+  tavern deploy --preview [--since 7d] [--json]
+Publish only if the preview holds (otherwise exit 1 with the table, nothing built):
+  tavern deploy --gate 'wait_p95<=+10%,refused<=+0.5pp,lobby_hours<=+20%'`)
     .option('-n, --namespace <ns>', 'namespace to publish to (also picks the overlay rivet.<ns>.toml)', 'prod')
     .option('-c, --config <file>', 'config file (default: rivet.toml/.yaml/.json or tavern.toml in this folder)')
     .option('-o, --override <key=json...>', 'override a config value, e.g. -o matchmaker.max_players=16', [])
@@ -62,17 +69,29 @@ export function createProgram(io: CommandIo): Command {
       if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 64) throw new InvalidArgumentError('expected a whole number from 1 to 64');
       return Number(v);
     }, 8)
-    .action(async (options: { namespace: string; config?: string; override: string[]; name?: string; concurrency: number }, cmd: Command) => {
+    .option('--preview', 'only preview the config on recorded demand against the live version: nothing is built or published')
+    .option('--gate <conditions>', "publish only if the preview holds, e.g. 'wait_p95<=+10%,refused<=+0.5pp'")
+    .option('--since <duration>', "the preview's window (default 7d, or whatever is recorded)")
+    .option('--seed <n>', "the preview's seed (default 1)")
+    .option('--json', 'with --preview: print the preview as one JSON object')
+    .action(async (options: DeployFlags, cmd: Command) => {
       const { api, globals } = await apiFor(cmd, io);
-      const result = await deploy(api, {
+      const deployOptions = {
         namespace: options.namespace, overrides: options.override, concurrency: options.concurrency,
         ...(options.config === undefined ? {} : { configPath: options.config }),
         ...(options.name === undefined ? {} : { name: options.name }),
         ...(globals.game === undefined ? {} : { game: globals.game }),
-      }, {
+        ...previewFlags(options),
+      };
+      const deployIo = {
         cwd: io.cwd, docker: () => new Docker(), progress: createProgress(process.stderr, () => performance.now()),
         log: io.err, commandOutput: process.stderr, now: () => new Date(),
-      });
+      };
+      if (options.preview === true) {
+        printPreview(await previewOnly(api, deployOptions, deployIo), options.json === true, io);
+        return;
+      }
+      const result = await deploy(api, deployOptions, deployIo);
       io.out(`version ${result.versionId} is live in ${options.namespace}`);
       for (const b of result.buildIds) io.out(`build ${b}`);
       if (result.siteId !== undefined) io.out(`site ${result.siteId}`);

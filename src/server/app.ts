@@ -72,6 +72,7 @@ const settingsOf = (config: AppConfig): Settings => {
     egressAllow: config.egressAllow ?? [],
     ...(config.hostNetworkAllowed === undefined ? {} : { hostNetworkAllowed: config.hostNetworkAllowed }),
     ...(config.metricsToken === undefined ? {} : { metricsToken: config.metricsToken }),
+    ...(config.tierPrices === undefined ? {} : { tierPrices: config.tierPrices }),
   };
 };
 

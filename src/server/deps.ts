@@ -80,6 +80,8 @@ export interface AppConfig {
   readonly hostNetworkAllowed?: boolean;
   /** `TAVERN_METRICS_TOKEN`: a bearer token that reads `/metrics` (a scraper's), besides the admin token. */
   readonly metricsToken?: string;
+  /** `TAVERN_TIER_PRICES`: the price of a lobby-hour per tier (the deploy preview's cost); absent: no cost. */
+  readonly tierPrices?: Readonly<Record<string, number>>;
   /**
    * Request rate limits per client address and endpoint (`TAVERN_RATE_LIMITS`, see
    * `rate-limit.ts`); absent: none (in-process apps and tests; the server passes the defaults).
@@ -119,6 +121,8 @@ export interface Settings {
   readonly hostNetworkAllowed?: boolean;
   /** The token that reads `/metrics` besides the admin token. */
   readonly metricsToken?: string;
+  /** The price of a lobby-hour per tier (absent: previews show no cost). */
+  readonly tierPrices?: Readonly<Record<string, number>>;
 }
 
 /**

@@ -9,6 +9,7 @@ import { parseDuration } from '../core/duration.js';
 import { LOCAL_REGION, type RegionInfo } from '../core/world.js';
 import type { Problem } from '../core/config/types.js';
 import { distribution } from '../core/config/parse-distribution.js';
+import { tierResources } from '../core/config/tiers.js';
 import type { NumericDistribution } from '../core/distribution.js';
 import { parseDockerEnv, type DockerEnv } from './docker-env.js';
 import { parseCdn, type CdnListenEnv } from './cdn/listen-env.js';
@@ -98,6 +99,8 @@ export interface ServerEnv extends DockerEnv {
   readonly demandRetentionMs?: number;
   /** `TAVERN_ANALYTICS_RETENTION`: how long the dashboard's per-minute history is kept (`7d` by default). */
   readonly analyticsRetentionMs: number;
+  /** `TAVERN_TIER_PRICES`: the price of a lobby-hour per tier, for the deploy preview's cost (absent: no cost). */
+  readonly tierPrices?: Readonly<Record<string, number>>;
 }
 
 /** `TAVERN_S3_*`: the S3 adapter's options (its request timeout left at its default). */
@@ -214,6 +217,32 @@ function parseAnalyticsRetention(raw: string | undefined): number {
   return ms;
 }
 
+/**
+ * `TAVERN_TIER_PRICES`: a JSON object of tier → price of one lobby-hour (a number ≥ 0, in the
+ * operator's currency), e.g. `{"basic-1d1": 0.12, "basic-1d4": 0.03}`; undefined when unset.
+ */
+export function parseTierPrices(raw: string | undefined): Readonly<Record<string, number>> | undefined {
+  const text = opt(raw);
+  if (text === undefined) return undefined;
+  const fail = (why: string): never => {
+    throw new Error(`TAVERN_TIER_PRICES ${why}; e.g. {"basic-1d1": 0.12, "basic-1d4": 0.03}`);
+  };
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return fail('is not JSON');
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) return fail('must be a JSON object of tier → price per lobby-hour');
+  const prices: Record<string, number> = Object.create(null) as Record<string, number>;
+  for (const [tier, price] of Object.entries(json)) {
+    if (tierResources(tier) === undefined) fail(`names ${JSON.stringify(tier.slice(0, 64))}, which is not a tier (basic-<n>d<d>)`);
+    if (typeof price !== 'number' || !Number.isFinite(price) || price < 0) fail(`gives ${tier} ${JSON.stringify(price)}: a price is a number ≥ 0`);
+    prices[tier] = price as number;
+  }
+  return Object.freeze(prices);
+}
+
 /** `TAVERN_FAKE_READY_DELAY`, `TAVERN_FAKE_SEED`, `TAVERN_FAKE_LOBBY_DIR` (see {@link ServerEnv.fake}). */
 function parseFakeEnv(env: Readonly<Record<string, string | undefined>>): ServerEnv['fake'] {
   const text = opt(env['TAVERN_FAKE_READY_DELAY']);
@@ -280,6 +309,7 @@ export function parseEnv(env: Readonly<Record<string, string | undefined>>): Ser
   const s3 = parseS3(env);
   const demandRetentionMs = parseRetention(env['TAVERN_DEMAND_RETENTION']);
   const analyticsRetentionMs = parseAnalyticsRetention(env['TAVERN_ANALYTICS_RETENTION']);
+  const tierPrices = parseTierPrices(env['TAVERN_TIER_PRICES']);
   const fake = parseFakeEnv(env);
   const registry = parseRegistryEnv(env);
   if (registry !== undefined && (runtime === 'fake' || runtime === 'none')) {
@@ -311,6 +341,7 @@ export function parseEnv(env: Readonly<Record<string, string | undefined>>): Ser
     ...(registry === undefined ? {} : { registry }),
     ...(demandRetentionMs === undefined ? {} : { demandRetentionMs }),
     analyticsRetentionMs,
+    ...(tierPrices === undefined ? {} : { tierPrices }),
     ...Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)),
   };
 }

@@ -185,6 +185,7 @@ async function main(): Promise<void> {
       publicOrigin,
       trustProxyHeaders: env.trustProxyHeaders,
       egressAllow: env.egressAllow,
+      ...(env.tierPrices === undefined ? {} : { tierPrices: env.tierPrices }),
       ...(env.rateLimits === undefined ? {} : { rateLimits: env.rateLimits }),
       ...(env.adminToken === undefined ? {} : { adminToken: env.adminToken }),
       ...(env.metricsToken === undefined ? {} : { metricsToken: env.metricsToken }),

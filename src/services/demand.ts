@@ -51,19 +51,6 @@ interface Session {
   removedAt?: number;
 }
 
-/** Each seat's connection and removal times, from facts at or after `from` (until `until`). */
-async function sessions(store: DemandStore, namespaceId: string, from: number, until: number): Promise<Map<string, Session>> {
-  const seats = new Map<string, Session>();
-  for await (const f of facts(store, namespaceId, { from, to: until })) {
-    if (f.type !== 'seat') continue;
-    const s = seats.get(f.seat) ?? {};
-    if (f.step === 'connected') s.connectedAt ??= f.at;
-    else s.removedAt ??= f.at;
-    seats.set(f.seat, s);
-  }
-  return seats;
-}
-
 /** How long a seat stayed connected (until `now` if it still is), or undefined if it never connected. */
 const sessionMs = (s: Session | undefined, now: number): number | undefined =>
   s?.connectedAt === undefined ? undefined : Math.max(0, (s.removedAt ?? now) - s.connectedAt);
@@ -98,6 +85,19 @@ export interface ExportOptions {
 }
 
 /**
+ * How long a request waits in the export for its seats' sessions to end: one still open this long
+ * after its request (by the facts' time) is counted as still open (up to now). A player's session
+ * is minutes to hours; the bound keeps the export's memory to this much of the recording.
+ */
+export const OPEN_SESSION_HORIZON_MS = LOBBY_LOOKBACK_MS;
+
+interface Waiting {
+  readonly request: DemandRequestFact;
+  /** Its seats not removed yet. */
+  open: number;
+}
+
+/**
  * The namespace's requests in the window as the simulator's recorded-demand JSONL, one line each
  * (with its `\n`), in time order; `at_ms` counts from the window's start. `session_ms` is how long
  * the request's seats stayed connected (the longest of a party; still connected: until now),
@@ -106,18 +106,68 @@ export interface ExportOptions {
  * and region. Left out: a join to an unknown lobby (no game mode) and refusals for
  * a game mode or region the version lacks.
  *
+ * One pass over the facts: a request is written once its seats are removed (or
+ * {@link OPEN_SESSION_HORIZON_MS} after it), so the export holds only the sessions open at a time,
+ * whatever the window's length.
+ *
  * @effects demand store (read)
  * @example
  * for await (const l of exportDemand(store, ns.id, { from, to }, { now, regionOf })) res.write(l);
  */
 export async function* exportDemand(store: DemandStore, namespaceId: string, window: DemandWindow, options: ExportOptions): AsyncGenerator<string> {
-  if (window.to <= window.from) return;
-  const seats = await sessions(store, namespaceId, window.from, Math.max(window.to, options.now + 1));
-  for await (const f of facts(store, namespaceId, window)) {
-    if (f.type !== 'request') continue;
-    const l = line(f, window.from, seats, options.now, options.regionOf);
+  for await (const { request, seats } of withSessions(store, namespaceId, window, options.now)) {
+    const l = line(request, window.from, seats, options.now, options.regionOf);
     if (l !== undefined) yield `${l}\n`;
   }
+}
+
+/**
+ * The requests of the window in time order, each with its seats' sessions as the facts up to
+ * `now` tell them: one pass, a request handed over once its seats are removed (or
+ * {@link OPEN_SESSION_HORIZON_MS} after it), so only the sessions open at a time are held.
+ */
+async function* withSessions(store: DemandStore, namespaceId: string, window: DemandWindow, now: number): AsyncGenerator<{ request: DemandRequestFact; seats: ReadonlyMap<string, Session> }> {
+  if (window.to <= window.from) return;
+  const seats = new Map<string, Session>();
+  const queue: Waiting[] = [];
+  const bySeat = new Map<string, Waiting>();
+  let head = 0;
+  function* ready(until: number): Generator<{ request: DemandRequestFact; seats: ReadonlyMap<string, Session> }> {
+    for (; head < queue.length; head += 1) {
+      const w = queue[head] as Waiting;
+      if (w.open > 0 && w.request.at + OPEN_SESSION_HORIZON_MS > until) break;
+      yield { request: w.request, seats };
+      for (const k of w.request.seats) {
+        seats.delete(k);
+        bySeat.delete(k);
+      }
+    }
+    if (head > 1024 && head * 2 > queue.length) {
+      queue.splice(0, head);
+      head = 0;
+    }
+  }
+  for await (const f of facts(store, namespaceId, { from: window.from, to: Math.max(window.to, now + 1) })) {
+    if (f.type === 'request' && f.at < window.to) {
+      const w: Waiting = { request: f, open: f.seats.length };
+      queue.push(w);
+      for (const k of f.seats) {
+        seats.set(k, {});
+        bySeat.set(k, w);
+      }
+    } else if (f.type === 'seat') {
+      const s = seats.get(f.seat);
+      const w = bySeat.get(f.seat);
+      if (s === undefined || w === undefined) continue;
+      if (f.step === 'connected') s.connectedAt ??= f.at;
+      else if (s.removedAt === undefined) {
+        s.removedAt = f.at;
+        w.open -= 1;
+      }
+    }
+    yield* ready(f.at);
+  }
+  yield* ready(Number.POSITIVE_INFINITY);
 }
 
 /** How many values a summary came from, and their median and 95th percentile (nearest rank). */
@@ -254,7 +304,6 @@ function foldRequest(r: DemandRequestFact, seats: ReadonlyMap<string, Session>, 
  * seen.regions['eu']?.crashes;
  */
 export async function observeDemand(store: DemandStore, namespaceId: string, window: DemandWindow, now: number): Promise<Observation> {
-  const seats = await sessions(store, namespaceId, window.from, Math.max(window.to, now + 1));
   const lobbies = new Map<string, LobbyTrace>();
   const regions = new Map<string, RegionAcc>();
   const modes = new Map<string, Map<string, ModeAcc>>();
@@ -264,9 +313,9 @@ export async function observeDemand(store: DemandStore, namespaceId: string, win
     regions.set(id, found);
     return found;
   };
-  for await (const f of facts(store, namespaceId, { from: window.from - LOBBY_LOOKBACK_MS, to: window.to })) {
-    if (f.type === 'lobby') lobbyStep(lobbies, f);
-    if (f.type !== 'request' || f.at < window.from || f.gameMode === undefined || f.region === undefined) continue;
+  for await (const f of facts(store, namespaceId, { from: window.from - LOBBY_LOOKBACK_MS, to: window.to })) if (f.type === 'lobby') lobbyStep(lobbies, f);
+  for await (const { request: f, seats } of withSessions(store, namespaceId, window, now)) {
+    if (f.gameMode === undefined || f.region === undefined) continue;
     const byRegion = modes.get(f.gameMode) ?? new Map<string, ModeAcc>();
     modes.set(f.gameMode, byRegion);
     const mode = byRegion.get(f.region) ?? { find: 0, join: 0, create: 0, parties: {}, seats: 0, connected: 0, sessions: [] };

@@ -1,14 +1,17 @@
 /**
- * The simulator the dashboard runs (`io/simulator.ts`): a built-in scenario, cut to the minutes
- * asked for, run on virtual time, and reported as its summary table and charts.
+ * The simulator the server runs (`io/simulator.ts`): for the dashboard, a built-in scenario, cut to
+ * the minutes asked for, run on virtual time, and reported as its summary table and charts; for the
+ * deploy preview, the recorded demand replayed under two configs (`preview/preview.ts`).
  */
 import { validationError } from '../core/errors.js';
 import { err, ok } from '../core/result.js';
-import type { Simulator } from '../io/simulator.js';
+import type { PreviewRequest, Simulator } from '../io/simulator.js';
+import { previewDeploy } from './preview/preview.js';
+import { previewJson } from './preview/report.js';
 import { runCharts, summaryTable } from './report.js';
 import { builtinScenarioJson, isBuiltinName } from './scenario/builtin.js';
 import { applyOverrides } from './scenario/overrides.js';
-import { parseScenario } from './scenario/parse.js';
+import { MAX_DURATION_MS, parseScenario } from './scenario/parse.js';
 import { runScenario } from './world/run.js';
 
 /**
@@ -16,6 +19,8 @@ import { runScenario } from './world/run.js';
  * const report = await builtinSimulator.runBuiltin('steady', 5); // ok({ summary, charts })
  */
 export const builtinSimulator: Simulator = Object.freeze({
+  maxPreviewWindowMs: MAX_DURATION_MS,
+  preview: async (request: PreviewRequest) => previewJson(await previewDeploy(request)),
   async runBuiltin(name: string, minutes: number) {
     if (!isBuiltinName(name)) return err(validationError([{ path: ['scenario', 'not-builtin'] }]));
     const json = applyOverrides(builtinScenarioJson(name), [`duration_ms=${minutes * 60_000}`]);

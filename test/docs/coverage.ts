@@ -31,6 +31,7 @@ const must = (ok: boolean, what: string): void => {
 const ci = read('.ci/run');
 const HELLO = 'test/examples/hello-game.test.ts';
 const DEMAND = 'test/cli/demand.test.ts';
+const PREVIEW = 'test/cli/preview.test.ts';
 /** The README's CA file: the default data folder's local CA, which the sample-game test's certutil line reads after a real start. */
 const CA_FILE = '.tavern/tls/ca.crt';
 
@@ -145,6 +146,9 @@ export const COVERAGE: Readonly<Record<string, Coverage>> = {
   },
   'npx tavern demand export -n prod --since 24h -o traffic.jsonl': { by: 'test', file: DEMAND, argv: true },
   'npx tavern sim calibrate -n prod --since 24h -o scenario.json': { by: 'test', file: DEMAND, argv: true },
+  'npx tavern version preview rivet.json --json': { by: 'test', file: PREVIEW, argv: true },
+  'npx tavern deploy --preview': { by: 'test', file: PREVIEW, argv: true },
+  "npx tavern deploy --gate 'wait_p95<=+10%,refused<=+0.5pp,lobby_hours<=+25%'": { by: 'test', file: PREVIEW, argv: true },
   'npx tavern sim scenario.json --recorded traffic.jsonl --json': { by: 'test', file: DEMAND, argv: true },
 };
 

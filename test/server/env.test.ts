@@ -132,6 +132,15 @@ describe('parseEnv', () => {
       expect(() => parseEnv({ TAVERN_ANALYTICS_RETENTION: bad })).toThrow(`TAVERN_ANALYTICS_RETENTION must be a duration of at least an hour (e.g. 24h, 7d, 30d); got ${bad}`);
     }
   });
+
+  it('TAVERN_TIER_PRICES prices a lobby-hour per tier (the deploy preview\'s cost); unset: no prices', () => {
+    expect(parseEnv({}).tierPrices).toBeUndefined();
+    expect(parseEnv({ TAVERN_TIER_PRICES: '{"basic-1d1": 0.12, "basic-1d4": 0}' }).tierPrices).toEqual({ 'basic-1d1': 0.12, 'basic-1d4': 0 });
+    expect(() => parseEnv({ TAVERN_TIER_PRICES: '{"basic-1d1": ' })).toThrow('TAVERN_TIER_PRICES is not JSON; e.g. {"basic-1d1": 0.12, "basic-1d4": 0.03}');
+    expect(() => parseEnv({ TAVERN_TIER_PRICES: '[0.1]' })).toThrow(/must be a JSON object of tier → price per lobby-hour/);
+    expect(() => parseEnv({ TAVERN_TIER_PRICES: '{"huge": 1}' })).toThrow(/names "huge", which is not a tier/);
+    expect(() => parseEnv({ TAVERN_TIER_PRICES: '{"basic-1d1": -1}' })).toThrow(/gives basic-1d1 -1: a price is a number ≥ 0/);
+  });
 });
 
 describe('the CDN and S3 variables', () => {

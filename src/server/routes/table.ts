@@ -21,6 +21,7 @@ import { registerMatchmakerLobbySide } from './mm-lobby-side.js';
 import { registerNamespaceTokens } from './namespace-tokens.js';
 import { registerNamespaces } from './namespaces.js';
 import { registerOps } from './ops.js';
+import { registerPreview } from './preview.js';
 import { registerUploads } from './uploads.js';
 import { registerVersions } from './versions.js';
 
@@ -35,7 +36,7 @@ export const buildRouter = (): Router<Handler> => {
   for (const register of [
     registerOps, registerGames, registerNamespaces, registerNamespaceTokens, registerDomains, registerVersions, registerCloudLobbies,
     registerUploads, registerDevices, registerMatchmakerLobbies, registerMatchmakerLobbySide, registerMatchmakerInfo, registerDashboard,
-    registerDemand,
+    registerDemand, registerPreview,
   ]) register(router);
   return router;
 };

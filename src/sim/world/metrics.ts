@@ -10,17 +10,22 @@ import { binOf, emptyHistogram, percentiles, ValueCounts, type Histogram, type H
 
 const HOUR_MS = 3_600_000;
 
-/** Per region: lobbies running and idle now, and their lobby-milliseconds so far. */
+/** Per region (or game mode): lobbies running and idle now, and their lobby-milliseconds so far. */
 interface RegionTrack {
   readonly region: string;
   running: number;
   idle: number;
   lobbyMs: number;
   idleMs: number;
+  /** Most lobbies running at once, ports in use now and at most. */
+  peakRunning: number;
+  ports: number;
+  peakPorts: number;
 }
 
 interface LobbyTrack {
   readonly region: RegionTrack;
+  readonly mode: RegionTrack;
   readonly maxNormal: number;
   readonly limit: number;
   readonly ports: number;
@@ -44,6 +49,20 @@ export interface Sample {
   readonly waitP50: number;
   readonly waitP95: number;
   readonly waitP99: number;
+}
+
+/** One region's or game mode's share of a run: its peaks and its lobby-hours. */
+export interface GroupFigures {
+  readonly peakLobbies: number;
+  readonly peakPorts: number;
+  readonly lobbyHours: number;
+  readonly idleLobbyHours: number;
+}
+
+/** The run's lobbies by region, and by game mode then region (kept apart from {@link RunMetrics}, whose JSON golden files hold). */
+export interface RunBreakdown {
+  readonly regions: Readonly<Record<string, GroupFigures>>;
+  readonly gameModes: Readonly<Record<string, Readonly<Record<string, GroupFigures>>>>;
 }
 
 export interface Percentiles {
@@ -107,6 +126,9 @@ export class MetricsCollector {
   /** In the order their first lobby appeared (the order the totals are summed in). */
   readonly #regions: RegionTrack[] = [];
   readonly #regionByName = new Map<string, RegionTrack>();
+  /** By game mode and region (keyed `mode\u0001region`). */
+  readonly #modes: RegionTrack[] = [];
+  readonly #modeByName = new Map<string, RegionTrack>();
   #last: number;
   #active = 0;
   #idle = 0;
@@ -151,15 +173,19 @@ export class MetricsCollector {
       r.lobbyMs += r.running * dt;
       r.idleMs += r.idle * dt;
     }
+    for (const r of this.#modes) {
+      r.lobbyMs += r.running * dt;
+      r.idleMs += r.idle * dt;
+    }
     this.#last = now;
   }
 
-  #region(name: string): RegionTrack {
-    let r = this.#regionByName.get(name);
+  #group(name: string, byName: Map<string, RegionTrack>, list: RegionTrack[]): RegionTrack {
+    let r = byName.get(name);
     if (r === undefined) {
-      r = { region: name, running: 0, idle: 0, lobbyMs: 0, idleMs: 0 };
-      this.#regionByName.set(name, r);
-      this.#regions.push(r);
+      r = { region: name, running: 0, idle: 0, lobbyMs: 0, idleMs: 0, peakRunning: 0, ports: 0, peakPorts: 0 };
+      byName.set(name, r);
+      list.push(r);
     }
     return r;
   }
@@ -167,6 +193,17 @@ export class MetricsCollector {
   #idleDelta(lobby: LobbyTrack, delta: number): void {
     this.#idle += delta;
     lobby.region.idle += delta;
+    lobby.mode.idle += delta;
+  }
+
+  /** A lobby starts (+1) or stops (−1) running with `ports` ports, in its region and game mode. */
+  #runningDelta(lobby: LobbyTrack, delta: number): void {
+    for (const g of [lobby.region, lobby.mode]) {
+      g.running += delta;
+      g.ports += delta * lobby.ports;
+      g.peakRunning = Math.max(g.peakRunning, g.running);
+      g.peakPorts = Math.max(g.peakPorts, g.ports);
+    }
   }
 
   /** Fold committed events (in commit order) at virtual time `now`. */
@@ -180,13 +217,15 @@ export class MetricsCollector {
       case 'lobby-created': {
         const { lobby } = e;
         const limit = Math.max(lobby.maxPlayers.normal, lobby.maxPlayers.direct, lobby.maxPlayers.party);
-        const track: LobbyTrack = { region: this.#region(lobby.region), maxNormal: lobby.maxPlayers.normal, limit, ports: lobby.ports.length, players: 0, active: true, ready: false };
+        const region = this.#group(lobby.region, this.#regionByName, this.#regions);
+        const mode = this.#group(`${lobby.gameMode}\u0001${lobby.region}`, this.#modeByName, this.#modes);
+        const track: LobbyTrack = { region, mode, maxNormal: lobby.maxPlayers.normal, limit, ports: lobby.ports.length, players: 0, active: true, ready: false };
         this.#lobbies.set(lobby.id, track);
         this.created += 1;
         this.#active += 1;
         this.peakActive = Math.max(this.peakActive, this.#active);
         this.#idleDelta(track, 1);
-        track.region.running += 1;
+        this.#runningDelta(track, 1);
         this.#ports += track.ports;
         this.peakPorts = Math.max(this.peakPorts, this.#ports);
         return;
@@ -233,7 +272,7 @@ export class MetricsCollector {
         const track = this.#lobbies.get(e.lobbyId);
         if (track === undefined) return;
         this.#ports -= track.ports;
-        track.region.running -= 1;
+        this.#runningDelta(track, -1);
         this.#lobbies.delete(e.lobbyId);
         return;
       }
@@ -313,6 +352,19 @@ export class MetricsCollector {
       waitP95: w.p95,
       waitP99: w.p99,
     });
+  }
+
+  /** Each region's and game mode's peaks and lobby-hours (after {@link finish}, which counts time up to its end). */
+  breakdown(): RunBreakdown {
+    const figures = (g: RegionTrack): GroupFigures => ({ peakLobbies: g.peakRunning, peakPorts: g.peakPorts, lobbyHours: round(g.lobbyMs / HOUR_MS), idleLobbyHours: round(g.idleMs / HOUR_MS) });
+    const regions: Record<string, GroupFigures> = {};
+    for (const g of this.#regions) regions[g.region] = figures(g);
+    const gameModes: Record<string, Record<string, GroupFigures>> = {};
+    for (const g of this.#modes) {
+      const [mode = '', region = ''] = g.region.split('\u0001');
+      (gameModes[mode] ??= {})[region] = figures(g);
+    }
+    return { regions, gameModes };
   }
 
   /** The run's figures; `waiting` players were still in flight when it ended. */

@@ -21,7 +21,7 @@ import { FakeCaptcha, FakeVerifier, seededRandom, simRuntime, type SimHost } fro
 import { idleViolations, portViolations } from './checks.js';
 import type { DecisionLog } from './decisions.js';
 import { Driver } from './driver.js';
-import { MetricsCollector, type RunMetrics, type Sample } from './metrics.js';
+import { MetricsCollector, type RunBreakdown, type RunMetrics, type Sample } from './metrics.js';
 import { traceEventJson } from './trace-events.js';
 
 /** The services' clock reads this epoch plus virtual time (2026-01-01T00:00:00Z). */
@@ -39,6 +39,12 @@ export interface RunOptions {
   readonly keepTrace?: boolean;
   /** Replaces the synthetic demand. */
   readonly recorded?: readonly RecordedRequest[];
+  /**
+   * Replaces the synthetic demand, read as the run goes: batches of requests in time order, each
+   * batch pulled when the virtual clock reaches the previous one's last request, so only one batch
+   * is held at a time whatever the recording's length (the deploy preview's). Not with `recorded`.
+   */
+  readonly recordedBatches?: AsyncIterable<readonly RecordedRequest[]>;
   /** Called with the fraction of virtual time done, at most every 1% of it. */
   readonly onProgress?: (fraction: number) => void;
   /** Receives the trace as JSONL text while the run goes (`--trace FILE`), in chunks of whole lines. */
@@ -53,6 +59,8 @@ export interface RunResult {
   readonly scenario: string;
   readonly seed: number;
   readonly metrics: RunMetrics;
+  /** Lobbies by region and by game mode: peaks and lobby-hours. */
+  readonly breakdown: RunBreakdown;
   readonly samples: readonly Sample[];
   readonly fillHistogram: Histogram;
   /** Queue events handled (arrivals, timers, runtime and network replies). */
@@ -134,7 +142,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   const root = createStream(seed);
   const sim = new Simulation<() => void>(0);
   const trace = new Trace({ keep: options.keepTrace === true, sink: options.traceSink });
-  const driver = new Driver(sim, scenario.durationMs, options.onProgress);
+  const driver = new Driver(sim, scenario.durationMs, options.onProgress, options.recordedBatches !== undefined);
   const log = options.decisions;
   const virtualClock = { now: () => SIM_EPOCH + sim.now() };
   const clock = log === undefined ? virtualClock : log.clock(virtualClock);
@@ -325,19 +333,39 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   };
 
   // Demand: one arrival stream per (game mode, region), or the recorded requests.
+  // A request the server refused tells nothing of its players' sessions: seated here, they play
+  // as the scenario's demand for that mode and region says (a calibrated scenario has one).
+  const unknown = split(root, 'recorded/refused');
+  const replayed = (r: RecordedRequest): Arrival => {
+    const d = r.refused ? scenario.demand[r.gameMode]?.[r.region] : undefined;
+    // A recorded client replays as it behaved: its connection delay and session as the server saw them.
+    return d === undefined
+      ? { kind: r.kind, gameMode: r.gameMode, region: r.region, party: r.party, sessionMs: Math.max(1, r.sessionMs), connects: Array.from({ length: r.party }, () => r.connects), ...(r.connectMs === undefined ? {} : { connectMs: r.connectMs }) }
+      : { kind: r.kind, gameMode: r.gameMode, region: r.region, party: r.party, sessionMs: Math.max(1, Math.round(sample(d.sessionMs, unknown))), connects: Array.from({ length: r.party }, () => unknown.float() >= d.noShowShare) };
+  };
   if (options.recorded !== undefined) {
-    // A request the server refused tells nothing of its players' sessions: seated here, they play
-    // as the scenario's demand for that mode and region says (a calibrated scenario has one).
-    const unknown = split(root, 'recorded/refused');
     for (const r of options.recorded) {
       if (r.atMs >= scenario.durationMs) break;
-      const d = r.refused ? scenario.demand[r.gameMode]?.[r.region] : undefined;
-      // A recorded client replays as it behaved: its connection delay and session as the server saw them.
-      const arrival: Arrival = d === undefined
-        ? { kind: r.kind, gameMode: r.gameMode, region: r.region, party: r.party, sessionMs: Math.max(1, r.sessionMs), connects: Array.from({ length: r.party }, () => r.connects), ...(r.connectMs === undefined ? {} : { connectMs: r.connectMs }) }
-        : { kind: r.kind, gameMode: r.gameMode, region: r.region, party: r.party, sessionMs: Math.max(1, Math.round(sample(d.sessionMs, unknown))), connects: Array.from({ length: r.party }, () => unknown.float() >= d.noShowShare) };
+      const arrival = replayed(r);
       sim.schedule(r.atMs, () => arrive(arrival));
     }
+  } else if (options.recordedBatches !== undefined) {
+    const batches = options.recordedBatches[Symbol.asyncIterator]();
+    // Each batch's requests are scheduled as it comes; the next one is pulled at its last request's
+    // time, and the driver waits for it before time moves on (the first is awaited here, before
+    // anything else runs, so the outside world's timing never changes the order of events).
+    const take = async (next: IteratorResult<readonly RecordedRequest[]>): Promise<void> => {
+      if (next.done === true) return;
+      let last = sim.now();
+      for (const r of next.value) {
+        if (r.atMs >= scenario.durationMs) return void (await batches.return?.());
+        last = Math.max(last, r.atMs);
+        const arrival = replayed(r);
+        sim.schedule(Math.max(r.atMs, sim.now()), () => arrive(arrival));
+      }
+      sim.schedule(last, () => spawn(batches.next().then(take)));
+    };
+    await take(await batches.next());
   } else {
     for (const [mode, regions] of Object.entries(scenario.demand)) {
       for (const [region, demand] of Object.entries(regions)) {
@@ -399,6 +427,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     scenario: scenario.name ?? 'scenario',
     seed,
     metrics: result,
+    breakdown: metrics.breakdown(),
     samples: metrics.samples,
     fillHistogram: metrics.fillHistogram,
     events,
