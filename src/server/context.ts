@@ -20,6 +20,8 @@ export interface Settings {
   readonly publicOrigin: string;
   readonly jobDomain: string;
   readonly regionHosts: Readonly<Record<string, string>>;
+  /** Where a lobby's TCP and UDP ports answer when the runtime knows (the Swarm node it runs on); else the region's host. */
+  readonly lobbyAddress?: (lobbyId: string) => string | undefined;
   /** The game proxy's ports for http/https (absent: the core's 80/443). */
   readonly proxyPorts?: { readonly http: number; readonly https?: number };
   /** The protocols the game proxy serves (absent: no check at publish). */

@@ -42,6 +42,8 @@ export interface AppConfig {
   readonly protocolRefusals?: Readonly<Partial<Record<PortProtocol, string>>>;
   /** Host of the addresses of host-network ports (`proxy: none`), per region; default: the public origin's host name. */
   readonly regionHosts?: Readonly<Record<string, string>>;
+  /** Where a lobby's TCP and UDP ports answer when the runtime knows (the Swarm node it runs on). */
+  readonly lobbyAddress?: (lobbyId: string) => string | undefined;
   /** CDN sites answer at `<game>.<cdnDomain>` (prod) and `<game>--<ns>.<cdnDomain>`; used for origin auth and CNAME records. */
   readonly cdnDomain?: string;
   /** The port the CDN's HTTP listener took: a namespace's rendering then carries its site's URL. */

@@ -69,6 +69,8 @@ export interface ServerRuntime {
   readonly runtime?: Runtime;
   attach(listener: RuntimeListener & Pick<Matchmaker, 'lobbyReady' | 'snapshot' | 'lobbyExited'>): void;
   status(): RuntimeStatus;
+  /** Where a lobby's TCP and UDP ports answer, when the runtime places lobbies on several hosts (Swarm). */
+  lobbyAddress?(lobbyId: string): string | undefined;
   /** Starts the health checks and the reconciler (after the matchmaker is attached). */
   run(): Promise<void>;
   close(): void;

@@ -70,6 +70,7 @@ export function swarmServerRuntime(deps: RuntimeDeps, instanceId: string, images
       matchmaker = listener;
     },
     status: () => status,
+    lobbyAddress: (lobbyId) => runtime.addressOf(lobbyId),
     async run() {
       await check();
       upkeep.every(HEALTH_MS, check);

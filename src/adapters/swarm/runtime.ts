@@ -66,6 +66,8 @@ export class SwarmRuntime implements HostedRuntime {
   #health: RuntimeHealth = { runtime: 'swarm', reachable: false };
   #nodes: readonly SwarmNodeFacts[] = [];
   #startable: (region: string) => boolean = () => false;
+  /** The node each Tavern lobby's task runs on (this instance's and others'), as last seen. */
+  #placed = new Map<string, string>();
   #timer: ReturnType<typeof setInterval> | undefined;
   #polling = false;
 
@@ -91,6 +93,16 @@ export class SwarmRuntime implements HostedRuntime {
     return this.#nodes;
   }
 
+  /**
+   * Where players reach a lobby's TCP and UDP ports: the public address of the node its task runs
+   * on (known once its start returned here, or from the last look at the swarm for another
+   * instance's lobby); undefined when not known.
+   */
+  addressOf(lobbyId: string): string | undefined {
+    const nodeId = this.#placed.get(lobbyId);
+    return nodeId === undefined ? undefined : this.#nodes.find((n) => n.id === nodeId)?.address;
+  }
+
   /** Asks the manager for its swarm and nodes (bounded by the client's timeout) and remembers the answer. */
   async health(): Promise<RuntimeHealth> {
     try {
@@ -98,7 +110,9 @@ export class SwarmRuntime implements HostedRuntime {
       if (info.Swarm?.LocalNodeState !== 'active' || info.Swarm.ControlAvailable !== true) {
         throw new Error(`the engine is not a Swarm manager (swarm state ${info.Swarm?.LocalNodeState ?? 'unknown'}): point TAVERN_SWARM_HOST at a manager`);
       }
-      this.#setNodes(await listNodes(this.#o.docker));
+      const [nodes, tasks] = await Promise.all([listNodes(this.#o.docker), listTasks(this.#o.docker, { label: [LABELS.lobby], 'desired-state': ['running'] })]);
+      this.#setNodes(nodes);
+      this.#setPlaced(tasks);
       this.#health = { runtime: 'swarm', reachable: true, ...(info.ServerVersion === undefined ? {} : { version: info.ServerVersion }), regions: nodesByRegion(this.#nodes) };
     } catch (error) {
       this.#setNodes([]);
@@ -115,6 +129,14 @@ export class SwarmRuntime implements HostedRuntime {
       this.#warnedNodes.add(n.id);
       this.#o.log?.warn({ node: n.name }, `Swarm node ${n.name} does not say it runs containers with no-new-privileges (engine label tavern.no-new-privileges=true, set with dockerd --no-new-privileges --label tavern.no-new-privileges=true): no lobby is placed on it`);
     }
+  }
+
+  /** Which node each running Tavern task is on (tasks carry their service's labels). */
+  #setPlaced(tasks: readonly RawTask[]): void {
+    this.#placed = new Map(tasks.flatMap((t) => {
+      const lobbyId = t.Spec?.ContainerSpec?.Labels?.[LABELS.lobby];
+      return lobbyId !== undefined && t.NodeID !== undefined && t.Status?.State === 'running' ? [[lobbyId, t.NodeID] as const] : [];
+    }));
   }
 
   starting(lobbyId: string): boolean {
@@ -137,11 +159,14 @@ export class SwarmRuntime implements HostedRuntime {
       if (lobby.imageId === undefined) throw new Error("the version's container has no image_id (build)");
       const image = await this.#o.images.ensure(lobby.imageId);
       const env = { ...lobby.env, ...(await this.#o.lobbyEnv?.(lobby, this.#o.apiOrigin)), RIVET_API_ENDPOINT: this.#o.apiOrigin };
-      const spec = serviceSpec({ ...lobby, env }, { image, instanceId: this.#o.instanceId, hardening: this.#o.hardening ?? DEFAULT_HARDENING, stopGraceMs: this.#o.stopGraceMs });
+      // The nodes as they are now: a drain set a moment ago keeps this lobby off its node.
+      this.#setNodes(await listNodes(this.#o.docker));
+      const drained = this.#nodes.filter((n) => n.drained).map((n) => n.id);
+      const spec = serviceSpec({ ...lobby, env }, { image, instanceId: this.#o.instanceId, hardening: this.#o.hardening ?? DEFAULT_HARDENING, stopGraceMs: this.#o.stopGraceMs, drained });
       const created = (await this.#o.docker.createService(spec)) as { id?: string; ID?: string };
       service = this.#o.docker.getService(created.id ?? created.ID ?? containerName(lobby.lobbyId));
       const serviceId = service.id;
-      await this.#untilRunning(serviceId);
+      this.#placed.set(lobby.lobbyId, await this.#untilRunning(serviceId));
       await this.#watch({ lobbyId: lobby.lobbyId, namespaceId: lobby.namespaceId, versionId: lobby.versionId, containerId: serviceId, running: true }, 0);
     } catch (error) {
       if (service !== undefined) await service.remove().catch((e: unknown) => this.#warn(`removing the failed service of lobby ${lobby.lobbyId}`, e));
@@ -152,14 +177,14 @@ export class SwarmRuntime implements HostedRuntime {
     }
   }
 
-  /** Waits until the service's task runs; throws saying why when it ended or never ran in time. */
-  async #untilRunning(serviceId: string): Promise<void> {
+  /** Waits until the service's task runs (its node's id); throws saying why when it ended or never ran in time. */
+  async #untilRunning(serviceId: string): Promise<string> {
     const deadline = this.#o.clock.now() + (this.#o.startTimeoutMs ?? 120_000);
     let last: TaskOutcome = { kind: 'pending' };
     for (let wait = 50; this.#o.clock.now() < deadline; wait = Math.min(wait * 2, 250)) {
       const [tasks, nodes] = await Promise.all([listTasks(this.#o.docker, { service: [serviceId] }), this.#nodes.length === 0 ? listNodes(this.#o.docker) : this.#nodes]);
       last = taskOutcome(latestTask(tasks), nodes);
-      if (last.kind === 'running') return;
+      if (last.kind === 'running') return last.nodeId;
       if (last.kind === 'ended' || last.kind === 'lost') throw new Error(`the lobby's task did not start: ${last.why}`);
       await pause(wait);
     }
@@ -233,8 +258,9 @@ export class SwarmRuntime implements HostedRuntime {
     if (this.#polling) return;
     this.#polling = true;
     try {
-      const [nodes, tasks] = await Promise.all([listNodes(this.#o.docker), listTasks(this.#o.docker, { label: [`${LABELS.instance}=${this.#o.instanceId}`] })]);
+      const [nodes, tasks] = await Promise.all([listNodes(this.#o.docker), listTasks(this.#o.docker, { label: [LABELS.lobby] })]);
       this.#setNodes(nodes);
+      this.#setPlaced(tasks);
       for (const w of [...this.#watched.values()]) {
         const outcome = taskOutcome(latestTask(tasks.filter((t) => t.ServiceID === w.info.containerId)), nodes);
         if (outcome.kind === 'ended' || outcome.kind === 'lost') void this.#finish(w, outcome);
@@ -273,6 +299,7 @@ export class SwarmRuntime implements HostedRuntime {
     });
     await this.#o.hosts.releaseLobbyHost(info.lobbyId).catch((e: unknown) => this.#warn(`releasing lobby ${info.lobbyId}`, e));
     this.#watched.delete(info.lobbyId);
+    this.#placed.delete(info.lobbyId);
     this.#listener?.exited(info.namespaceId, info.lobbyId, reason, code);
   }
 

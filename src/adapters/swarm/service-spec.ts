@@ -35,20 +35,24 @@ export interface ServiceSpecOptions {
   readonly hardening: Hardening;
   /** SIGTERM, then SIGKILL this long after, when the service is scaled to 0 (Tavern's stop). */
   readonly stopGraceMs: number;
+  /** The ids of the nodes Tavern drains now: the lobby is placed on none of them. */
+  readonly drained?: readonly string[];
 }
 
 /**
- * The placement constraints of a lobby of `region`: its region's nodes, not drained for Tavern,
- * whose engine runs containers with no-new-privileges. A constraint `!=` holds on a node without
- * that label, so an undrained node needs no label.
+ * The placement constraints of a lobby of `region`: its region's nodes whose engine runs
+ * containers with no-new-privileges, and none of the nodes Tavern drains (`tavern.drain=true`,
+ * named by node id). The drain is not a label constraint: Swarm shuts down running tasks whose
+ * node stops meeting their service's constraints, so a label constraint would kill the lobbies
+ * the drain should let finish; a node id never changes, so a lobby placed before the drain runs on.
  *
  * @example
- * placement('lnd'); // ['node.labels.tavern.region == lnd', 'node.labels.tavern.drain != true', 'engine.labels.tavern.no-new-privileges == true']
+ * placement('lnd', ['n3']); // ['node.labels.tavern.region == lnd', 'engine.labels.tavern.no-new-privileges == true', 'node.id != n3']
  */
-export const placement = (region: string): string[] => [
+export const placement = (region: string, drained: readonly string[] = []): string[] => [
   `node.labels.${REGION_LABEL} == ${region}`,
-  `node.labels.${DRAIN_LABEL} != true`,
   `engine.labels.${NO_NEW_PRIVILEGES_LABEL} == true`,
+  ...drained.map((id) => `node.id != ${id}`),
 ];
 
 /**
@@ -83,7 +87,7 @@ export const serviceSpec = (lobby: StartLobby, options: ServiceSpecOptions): Doc
         Limits: { NanoCPUs: resources.cpuMillicores * 1_000_000, MemoryBytes: resources.memoryBytes, Pids: hardening.pidsLimit },
       },
       RestartPolicy: { Condition: 'none', MaxAttempts: 0 },
-      Placement: { Constraints: placement(lobby.region) },
+      Placement: { Constraints: placement(lobby.region, options.drained) },
       LogDriver: { Name: 'json-file', Options: { 'max-size': '10m', 'max-file': '2' } },
     },
     Mode: { Replicated: { Replicas: 1 } },

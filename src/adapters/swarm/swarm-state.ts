@@ -59,6 +59,7 @@ export interface RawTask {
   readonly ServiceID: string;
   readonly NodeID?: string;
   readonly CreatedAt?: string;
+  readonly Spec?: { readonly ContainerSpec?: { readonly Labels?: Readonly<Record<string, string>> } };
   readonly Status?: {
     readonly State?: string;
     readonly Err?: string;

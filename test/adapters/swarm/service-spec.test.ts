@@ -39,9 +39,10 @@ describe('serviceSpec', () => {
     ]);
   });
 
-  it('places a lobby in its region, off drained nodes, on nodes whose engine sets no-new-privileges', () => {
-    expect(serviceSpec(lobby({ region: 'fra' }), options).TaskTemplate?.Placement?.Constraints).toEqual(placement('fra'));
-    expect(placement('fra')).toEqual(['node.labels.tavern.region == fra', 'node.labels.tavern.drain != true', 'engine.labels.tavern.no-new-privileges == true']);
+  it('places a lobby in its region, on nodes whose engine sets no-new-privileges, never on a node Tavern drains (by id, so a drain never kills a running lobby)', () => {
+    expect(serviceSpec(lobby({ region: 'fra' }), { ...options, drained: ['n3'] }).TaskTemplate?.Placement?.Constraints).toEqual(placement('fra', ['n3']));
+    expect(placement('fra', ['n3'])).toEqual(['node.labels.tavern.region == fra', 'engine.labels.tavern.no-new-privileges == true', 'node.id != n3']);
+    expect(placement('fra')).toEqual(['node.labels.tavern.region == fra', 'engine.labels.tavern.no-new-privileges == true']);
   });
 
   it('refuses host networking', () => {
