@@ -39,6 +39,8 @@ export interface SwarmRuntimeOptions extends HostingOptions {
 
 interface Watched {
   readonly info: HostedContainer;
+  /** The node its task runs on, when known (its start returned, or a look at the swarm saw it). */
+  nodeId?: string;
   readonly pump: LogPump;
   stopRequested: boolean;
   logs?: NodeJS.ReadableStream;
@@ -50,7 +52,8 @@ interface Watched {
 const listNodes = async (docker: Dockerode): Promise<SwarmNodeFacts[]> => nodeFacts((await docker.listNodes()) as RawNode[]);
 const listTasks = async (docker: Dockerode, filters: Record<string, string[]>): Promise<RawTask[]> => (await docker.listTasks({ filters })) as RawTask[];
 
-const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref());
+// Not unref'd: a start waiting for its task keeps the process alive (it is bounded).
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * @example
@@ -99,7 +102,7 @@ export class SwarmRuntime implements HostedRuntime {
    * instance's lobby); undefined when not known.
    */
   addressOf(lobbyId: string): string | undefined {
-    const nodeId = this.#placed.get(lobbyId);
+    const nodeId = this.#watched.get(lobbyId)?.nodeId ?? this.#placed.get(lobbyId);
     return nodeId === undefined ? undefined : this.#nodes.find((n) => n.id === nodeId)?.address;
   }
 
@@ -166,8 +169,8 @@ export class SwarmRuntime implements HostedRuntime {
       const created = (await this.#o.docker.createService(spec)) as { id?: string; ID?: string };
       service = this.#o.docker.getService(created.id ?? created.ID ?? containerName(lobby.lobbyId));
       const serviceId = service.id;
-      this.#placed.set(lobby.lobbyId, await this.#untilRunning(serviceId));
-      await this.#watch({ lobbyId: lobby.lobbyId, namespaceId: lobby.namespaceId, versionId: lobby.versionId, containerId: serviceId, running: true }, 0);
+      const nodeId = await this.#untilRunning(serviceId);
+      await this.#watch({ lobbyId: lobby.lobbyId, namespaceId: lobby.namespaceId, versionId: lobby.versionId, containerId: serviceId, running: true }, 0, nodeId);
     } catch (error) {
       if (service !== undefined) await service.remove().catch((e: unknown) => this.#warn(`removing the failed service of lobby ${lobby.lobbyId}`, e));
       if (claimed) await this.#o.hosts.releaseLobbyHost(lobby.lobbyId).catch((e: unknown) => this.#warn(`releasing lobby ${lobby.lobbyId}`, e));
@@ -244,11 +247,11 @@ export class SwarmRuntime implements HostedRuntime {
     this.#watched.clear();
   }
 
-  async #watch(info: HostedContainer, sinceSeconds: number): Promise<void> {
+  async #watch(info: HostedContainer, sinceSeconds: number, nodeId?: string): Promise<void> {
     const pump = new LogPump(info.lobbyId, this.#o.logs, this.#o.logLimits ?? DEFAULT_LOG_LIMITS, () => this.#o.clock.now());
     const logs = await this.#o.docker.getService(info.containerId).logs({ follow: true, stdout: true, stderr: true, timestamps: true, since: sinceSeconds });
     const logsEnded = followLogs(this.#o.docker.modem, logs, pump);
-    this.#watched.set(info.lobbyId, { info, pump, stopRequested: false, logs, logsEnded, finishing: false });
+    this.#watched.set(info.lobbyId, { info, pump, stopRequested: false, logs, logsEnded, finishing: false, ...(nodeId === undefined ? {} : { nodeId }) });
     this.#timer ??= setInterval(() => void this.#poll(), this.#o.pollMs ?? 1_000);
     this.#timer.unref();
   }
