@@ -14,6 +14,13 @@
  *   gain (`dockerd --no-new-privileges`, or `"no-new-privileges": true` in daemon.json). A node
  *   says it does so with the engine label `tavern.no-new-privileges=true` (`dockerd --label`);
  *   lobbies are placed only on such nodes, and Tavern logs every node without it.
+ *
+ * Ports: each lobby's tcp/udp ports are published on the node at the proxied port the core
+ * allocated. The core allocates ports per region (one port space per region in the world), and a
+ * node serves exactly one region (its one `tavern.region` label), so a port unique in its region
+ * can never collide on a node, with no per-node state in the core and nothing to reconcile when a
+ * lobby moves to another node. The cost: a region's nodes share one range (26000..31999, 6,000
+ * ports per transport) instead of each node having its own.
  */
 import type Dockerode from 'dockerode';
 import type { StartLobby } from '../../core/effects.js';
