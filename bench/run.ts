@@ -24,6 +24,7 @@ const benches: Record<string, () => Promise<Bench>> = {
   routing: async () => (await import('./routing.js')).routingBench,
   runtime: async () => (await import('./runtime.js')).runtimeBench,
   sim: async () => (await import('./sim.js')).simBench,
+  swarm: async () => (await import('./swarm.js')).swarmBench,
 };
 
 const [name, ...args] = process.argv.slice(2);

@@ -9,7 +9,8 @@ import { createSocket } from 'node:dgram';
 import { readdir, readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import type Dockerode from 'dockerode';
-import { containerSpec, DEFAULT_HARDENING, LABELS } from '../src/adapters/docker/container-spec.js';
+import { containerSpec } from '../src/adapters/docker/container-spec.js';
+import { DEFAULT_HARDENING, LABELS } from '../src/adapters/docker/lobby-spec.js';
 import { LOBBY_NETWORK } from '../src/adapters/docker/lobby-network.js';
 import type { StartLobby } from '../src/core/effects.js';
 

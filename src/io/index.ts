@@ -85,6 +85,11 @@ export interface Runtime {
    * need a new lobby answer `MATCHMAKER_RUNTIME_UNAVAILABLE` and the idle pool waits.
    */
   available?(): boolean;
+  /**
+   * Where lobbies can start now, per region (a runtime of several hosts: Swarm), as a function that
+   * stays the same while its answers do. Absent: {@link available} answers for every region.
+   */
+  startableIn?(): (region: string) => boolean;
 }
 
 /** POSTs a verification request (wire.md §3.8) and reports what happened; never throws. */

@@ -13,14 +13,33 @@ export interface HostedContainer {
   readonly running: boolean;
 }
 
+/** A node of a runtime of several hosts (Swarm), as `/health` lists it under its region. */
+export interface RuntimeNode {
+  readonly name: string;
+  /** Where players reach its ports (`tavern.public-address`). */
+  readonly address?: string;
+  /** The manager's view of it (`ready`, `down`, …). */
+  readonly state: string;
+  /** The engine's own availability (`active`, `pause`, `drain`). */
+  readonly availability: string;
+  /** Drained for Tavern (`tavern.drain=true`): running lobbies finish there, no new one is placed. */
+  readonly drained: boolean;
+  /** Its engine vouches for the hardening the runtime cannot set itself (`tavern.no-new-privileges=true`). */
+  readonly hardened: boolean;
+  /** Whether a new lobby may be placed on it now. */
+  readonly accepting: boolean;
+}
+
 export interface RuntimeHealth {
-  /** `docker`, `fake`, or `none`. */
+  /** `docker`, `swarm`, `fake`, or `none`. */
   readonly runtime: string;
   readonly reachable: boolean;
   /** The engine's version, when it answered. */
   readonly version?: string;
   /** Why it is unreachable. */
   readonly error?: string;
+  /** The nodes of each region (a runtime of several hosts). */
+  readonly regions?: Readonly<Record<string, readonly RuntimeNode[]>>;
 }
 
 /**

@@ -54,6 +54,7 @@ const settingsOf = (config: AppConfig): Settings => {
     publicOrigin: config.publicOrigin.replace(/\/+$/, ''),
     jobDomain: config.jobDomain ?? host,
     regionHosts: config.regionHosts ?? {},
+    ...(config.lobbyAddress === undefined ? {} : { lobbyAddress: config.lobbyAddress }),
     ...(config.proxyPorts === undefined ? {} : { proxyPorts: config.proxyPorts }),
     ...(config.proxyProtocols === undefined ? {} : { proxyProtocols: config.proxyProtocols }),
     ...(config.protocolRefusals === undefined ? {} : { protocolRefusals: config.protocolRefusals }),

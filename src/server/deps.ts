@@ -42,6 +42,8 @@ export interface AppConfig {
   readonly protocolRefusals?: Readonly<Partial<Record<PortProtocol, string>>>;
   /** Host of the addresses of host-network ports (`proxy: none`), per region; default: the public origin's host name. */
   readonly regionHosts?: Readonly<Record<string, string>>;
+  /** Where a lobby's TCP and UDP ports answer when the runtime knows (the Swarm node it runs on). */
+  readonly lobbyAddress?: (lobbyId: string) => string | undefined;
   /** CDN sites answer at `<game>.<cdnDomain>` (prod) and `<game>--<ns>.<cdnDomain>`; used for origin auth and CNAME records. */
   readonly cdnDomain?: string;
   /** The port the CDN's HTTP listener took: a namespace's rendering then carries its site's URL. */
@@ -94,6 +96,8 @@ export interface Settings {
   readonly publicOrigin: string;
   readonly jobDomain: string;
   readonly regionHosts: Readonly<Record<string, string>>;
+  /** Where a lobby's TCP and UDP ports answer when the runtime knows (the Swarm node it runs on); else the region's host. */
+  readonly lobbyAddress?: (lobbyId: string) => string | undefined;
   /** The game proxy's ports for http/https (absent: the core's 80/443). */
   readonly proxyPorts?: { readonly http: number; readonly https?: number };
   /** The protocols the game proxy serves (absent: no check at publish). */

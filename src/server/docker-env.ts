@@ -4,7 +4,7 @@
  * `TAVERN_DOCKER_USER`), whether host networking is allowed (`TAVERN_DOCKER_ALLOW_HOST_NETWORK`)
  * and the network bridge lobbies join (`TAVERN_DOCKER_NETWORK`).
  */
-import type { Hardening } from '../adapters/docker/container-spec.js';
+import type { Hardening } from '../adapters/docker/lobby-spec.js';
 
 export interface DockerEnv {
   /** The sandbox of every lobby container. */

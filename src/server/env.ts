@@ -38,11 +38,12 @@ export interface ServerEnv extends DockerEnv {
   /** Hosts and CIDRs verification URLs may reach besides public addresses (local development). */
   readonly egressAllow: readonly string[];
   /**
-   * `docker`: lobbies run as Docker containers; `fake`: lobbies "start" without running anything
-   * and report ready at once (demos and tests); `none`: no lobby starts. Absent: Docker when its
-   * socket answers, and until then no lobby starts.
+   * `docker`: lobbies run as Docker containers; `swarm`: as Docker Swarm services across the nodes
+   * of a swarm (`TAVERN_SWARM_HOST`); `fake`: lobbies "start" without running anything and report
+   * ready at once (demos and tests); `none`: no lobby starts. Absent: Docker when its socket
+   * answers, and until then no lobby starts.
    */
-  readonly runtime?: 'docker' | 'fake' | 'none';
+  readonly runtime?: 'docker' | 'swarm' | 'fake' | 'none';
   /**
    * The fake runtime's behaviour: each lobby is ready after a delay drawn from `readyDelayMs`
    * (`TAVERN_FAKE_READY_DELAY`, a scenario distribution as JSON; default at once) with a seeded
@@ -53,6 +54,8 @@ export interface ServerEnv extends DockerEnv {
   readonly fake: { readonly readyDelayMs?: NumericDistribution; readonly seed: number; readonly lobbyDir?: string };
   /** `DOCKER_HOST`: the engine (`unix:///path` or `tcp://host:port`); default the local socket. */
   readonly dockerHost?: string;
+  /** `TAVERN_SWARM_HOST`: a Swarm manager's engine (`unix:///path` or `tcp://host:port`); default `DOCKER_HOST`. */
+  readonly swarmHost?: string;
   /** Where lobby ports are published (`TAVERN_PUBLISH_HOST`, default 127.0.0.1). */
   readonly publishHost: string;
   /** This instance's id (`TAVERN_INSTANCE_ID`); default one kept in the data dir. */
@@ -271,7 +274,7 @@ export function parseEnv(env: Readonly<Record<string, string | undefined>>): Ser
   const port = Number(env['TAVERN_PORT'] ?? 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error('TAVERN_PORT must be a port number');
   const runtime = opt(env['TAVERN_RUNTIME']);
-  if (runtime !== undefined && runtime !== 'docker' && runtime !== 'fake' && runtime !== 'none') throw new Error('TAVERN_RUNTIME must be "docker", "fake" or "none"');
+  if (runtime !== undefined && runtime !== 'docker' && runtime !== 'swarm' && runtime !== 'fake' && runtime !== 'none') throw new Error('TAVERN_RUNTIME must be "docker", "swarm", "fake" or "none"');
   const lobbyLogMaxBytes = Number(opt(env['TAVERN_LOBBY_LOG_MAX_BYTES']) ?? 8 * 1024 * 1024);
   if (!Number.isInteger(lobbyLogMaxBytes) || lobbyLogMaxBytes < 1024) throw new Error('TAVERN_LOBBY_LOG_MAX_BYTES must be a whole number of bytes, at least 1024');
   const reconcileMs = Number(opt(env['TAVERN_RECONCILE_MS']) ?? 30_000);
@@ -302,6 +305,7 @@ export function parseEnv(env: Readonly<Record<string, string | undefined>>): Ser
     hcaptchaVerifyUrl: opt(env['TAVERN_HCAPTCHA_VERIFY_URL']),
     turnstileVerifyUrl: opt(env['TAVERN_TURNSTILE_VERIFY_URL']),
     dockerHost: opt(env['DOCKER_HOST']),
+    swarmHost: opt(env['TAVERN_SWARM_HOST']),
     instanceId,
     lobbyApiOrigin: opt(env['TAVERN_LOBBY_API_ORIGIN']),
   };

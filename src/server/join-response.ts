@@ -31,10 +31,11 @@ const regionHost = (settings: Settings, region: string): string =>
 
 /**
  * The game proxy hostname of a port: `<lobby>-<label>.lobby.<region>.<job domain>`. When the job
- * domain is an IP address (a local install), TCP/UDP ports are reached by that address directly.
+ * domain is an IP address (a local install), TCP/UDP ports are reached by that address directly;
+ * on a runtime of several hosts (Swarm), by the address of the node the lobby runs on.
  */
 const proxyHostname = (lobby: Lobby, label: string, protocol: PortProtocol, settings: Settings): string => {
-  const host = regionHost(settings, lobby.region);
+  const host = (protocol === 'tcp' || protocol === 'udp' ? settings.lobbyAddress?.(lobby.id) : undefined) ?? regionHost(settings, lobby.region);
   if (isIP(host) !== 0 && protocol !== 'http' && protocol !== 'https') return host;
   return `${lobby.id}-${label}.lobby.${lobby.region}.${settings.jobDomain}`;
 };

@@ -183,6 +183,7 @@ async function main(): Promise<void> {
     demand: { store: stores.demand, ...(recorder === undefined ? {} : { recorder }) },
     config: {
       publicOrigin,
+      ...(hosted.lobbyAddress === undefined ? {} : { lobbyAddress: (lobbyId: string) => hosted.lobbyAddress?.(lobbyId) }),
       trustProxyHeaders: env.trustProxyHeaders,
       egressAllow: env.egressAllow,
       ...(env.tierPrices === undefined ? {} : { tierPrices: env.tierPrices }),

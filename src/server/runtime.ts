@@ -1,6 +1,6 @@
 /**
- * The server's container runtime, composed: Docker (chosen, or found at its socket), the fake, or
- * none. For Docker it keeps the engine's health fresh (lobbies start only while it answers), makes
+ * The server's container runtime, composed: Docker (chosen, or found at its socket), Swarm
+ * (swarm-runtime.ts), the fake, or none. For Docker it keeps the engine's health fresh (lobbies start only while it answers), makes
  * the lobbies' network ready (Tavern's `tavern-lobbies`, inter-container communication off, or the
  * operator's `TAVERN_DOCKER_NETWORK`), gives bridge containers an API address they can reach (a
  * listener of the lobby endpoints only at that network's gateway), and runs the reconciler on
@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { connectDocker, detectUserlandProxy, engineAddress, type UserlandProxy } from '../adapters/docker/engine.js';
 import { DEFAULT_LOBBY_NETWORK, type LobbyNetwork, type LobbyNetworkChoice } from '../adapters/docker/lobby-network.js';
 import { DockerRuntime } from '../adapters/docker/runtime.js';
+import type { SwarmImageResolver } from '../adapters/swarm/runtime.js';
 import { FakeRuntime } from '../adapters/fake/runtime.js';
 import { STOP_GRACE_MS } from '../core/lobby/timers.js';
 import type { CatalogStore } from '../io/catalog.js';
@@ -29,6 +30,8 @@ import { serverImages } from './build-images.js';
 import type { ServerEnv } from './env.js';
 import { lobbyEnv, withLobbyEnv } from '../services/lobby-env.js';
 import type { TokenIssuer } from '../services/tokens.js';
+import { swarmServerRuntime } from './swarm-runtime.js';
+import { createUpkeep } from './upkeep.js';
 
 export interface RuntimeDeps {
   readonly env: ServerEnv;
@@ -50,6 +53,8 @@ export interface RuntimeDeps {
   readonly listenAlso: (host: string, port: number) => Promise<number>;
   /** Makes the API's public listener refuse connections from this subnet (the lobbies', when it listens on every address). */
   readonly refuseFrom: (subnet: string) => void;
+  /** Where the Swarm runtime's nodes pull builds from; absent: `TAVERN_REGISTRY`'s pushed builds, or, without it, a start says no build is in a registry. */
+  readonly swarmImages?: SwarmImageResolver;
 }
 
 /** What `/health` says of the runtime. */
@@ -63,6 +68,8 @@ export interface ServerRuntime {
   readonly runtime?: Runtime;
   attach(listener: RuntimeListener & Pick<Matchmaker, 'lobbyReady' | 'snapshot' | 'lobbyExited'>): void;
   status(): RuntimeStatus;
+  /** Where a lobby's TCP and UDP ports answer, when the runtime places lobbies on several hosts (Swarm). */
+  lobbyAddress?(lobbyId: string): string | undefined;
   /** Starts the health checks and the reconciler (after the matchmaker is attached). */
   run(): Promise<void>;
   close(): void;
@@ -118,6 +125,11 @@ export async function createServerRuntime(deps: RuntimeDeps): Promise<ServerRunt
       close: () => undefined,
     };
   }
+  if (env.runtime === 'swarm') {
+    // With TAVERN_REGISTRY, each build is loaded into the manager's engine, pushed, and run by its digest, which every node pulls.
+    const pushed = env.registry === undefined ? undefined : serverImages({ env, docker: connectDocker(env.swarmHost ?? env.dockerHost), catalog: deps.catalog, uploads: deps.uploads, logger: deps.logger, runsHere: false });
+    return swarmServerRuntime(deps, await instanceIdOf(env), deps.swarmImages ?? pushed);
+  }
   return dockerRuntime(deps, await instanceIdOf(env));
 }
 
@@ -169,7 +181,7 @@ function dockerRuntime(deps: RuntimeDeps, instanceId: string): ServerRuntime {
   let status: RuntimeStatus = { runtime: 'docker', reachable: false, instance: instanceId };
   let networkDone = false;
   let matchmaker: Pick<Matchmaker, 'snapshot' | 'lobbyExited'> | undefined;
-  const timers: ReturnType<typeof setInterval>[] = [];
+  const upkeep = createUpkeep(logger);
 
   const reconcile = async (): Promise<void> => {
     if (matchmaker === undefined || !runtime.available()) return;
@@ -201,7 +213,7 @@ function dockerRuntime(deps: RuntimeDeps, instanceId: string): ServerRuntime {
       await reconcile();
     } else if (!health.reachable) {
       status = { ...health, instance: instanceId };
-      if (was || timers.length === 0) {
+      if (was || !upkeep.started) {
         logger.warn({ engine: where, error: health.error }, 'Docker is not reachable: no lobby can start until it is (finds that need a new lobby answer 503 MATCHMAKER_RUNTIME_UNAVAILABLE); Tavern keeps checking');
       }
     } else {
@@ -219,16 +231,11 @@ function dockerRuntime(deps: RuntimeDeps, instanceId: string): ServerRuntime {
     status: () => status,
     async run() {
       await check();
-      const every = (ms: number, task: () => Promise<void>): void => {
-        const t = setInterval(() => void task().catch((error: unknown) => logger.error({ err: error }, 'runtime upkeep failed')), ms);
-        t.unref();
-        timers.push(t);
-      };
-      every(HEALTH_MS, check);
-      every(env.reconcileMs, reconcile);
+      upkeep.every(HEALTH_MS, check);
+      upkeep.every(env.reconcileMs, reconcile);
     },
     close: () => {
-      for (const t of timers) clearInterval(t);
+      upkeep.stop();
     },
   };
 }

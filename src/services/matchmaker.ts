@@ -171,12 +171,13 @@ export class Matchmaker implements RuntimeListener {
   }
 
   /**
-   * Where lobbies can start now, read from the runtime (configured, and its engine answers) and
-   * from this instance's back-off: the facts every decision gets in its context.
+   * Where lobbies can start now, read from the runtime (configured, its engine answers, and per
+   * region when it runs on several hosts) and from this instance's back-off: the facts every decision gets in its context.
    */
   #facts(): Hosting {
     const runtime = this.#deps.runtime;
-    const canStartIn = runtime !== undefined && (runtime.available?.() ?? true) ? ANYWHERE : NOWHERE;
+    const reachable = runtime !== undefined && (runtime.available?.() ?? true);
+    const canStartIn = reachable ? (runtime.startableIn?.() ?? ANYWHERE) : NOWHERE;
     if (canStartIn !== this.#hosting.canStartIn || this.#backoff !== this.#hosting.backoff) this.#hosting = { canStartIn, backoff: this.#backoff };
     return this.#hosting;
   }

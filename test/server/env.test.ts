@@ -69,6 +69,8 @@ describe('parseEnv', () => {
     });
     expect(parseEnv({ TAVERN_RUNTIME: 'docker' }).runtime).toBe('docker');
     expect(parseEnv({ TAVERN_RUNTIME: 'none' }).runtime).toBe('none');
+    expect(parseEnv({ TAVERN_RUNTIME: 'swarm', TAVERN_SWARM_HOST: 'tcp://10.0.0.1:2375' })).toMatchObject({ runtime: 'swarm', swarmHost: 'tcp://10.0.0.1:2375' });
+    expect(() => parseEnv({ TAVERN_RUNTIME: 'nomad' })).toThrow('TAVERN_RUNTIME must be "docker", "swarm", "fake" or "none"');
   });
 
   it('the fake runtime: a ready delay drawn from a scenario distribution, its seed, a directory for each lobby\'s environment', () => {

@@ -131,6 +131,19 @@ describe('Matchmaker service', () => {
     expect(runtime.started).toHaveLength(1);
   });
 
+  it('reads per region where a runtime of several hosts (Swarm) can start lobbies: a find in a region without a ready node is refused, another region admits', async () => {
+    const ready = new Set(['eu']);
+    const runtime = Object.assign(new RecordingRuntime(), { startableIn: () => (region: string) => ready.has(region) });
+    const { mm } = setup({ runtime });
+    await mm.addNamespace(NS);
+    const modes = [mode('default', { regions: ['eu', 'us'].map((name) => ({ name, tier: 'basic-1d1', idleLobbies: { min: 0, max: 0 } })) })];
+    await mm.publish(NS, makeVersion('v1', { gameModes: modes }));
+    const refused = await mm.find({ namespaceId: NS, gameModes: ['default'], regions: ['us'], client });
+    expect(refused.ok ? 'admitted' : refused.error.code).toBe('MATCHMAKER_RUNTIME_UNAVAILABLE');
+    expect((await mm.find({ namespaceId: NS, gameModes: ['default'], regions: ['eu'], client })).ok).toBe(true);
+    expect(runtime.started.map((l) => l.region)).toEqual(['eu']);
+  });
+
   it('stops a lobby whose container cannot start: the waiting seat fails and its ports come back', async () => {
     const { mm, runtime, store, events, logs } = setup();
     runtime.fail = true;

@@ -64,6 +64,8 @@ export const startDaemon = async (spec: DaemonSpec, ms = 60_000): Promise<number
     '--config-file', config, '--data-root', join(spec.dir, 'data'), '--exec-root', join(spec.dir, 'exec'),
     '--pidfile', join(spec.dir, 'dockerd.pid'), '-H', `unix://${socketOf(spec)}`,
     '--userland-proxy=false', '--insecure-registry', spec.registry,
+    // What a Tavern node sets because a service spec cannot (and says so with a label Tavern reads).
+    '--no-new-privileges', '--label', 'tavern.no-new-privileges=true',
   ];
   const log = await open(logOf(spec), 'a');
   // nsenter and unshare exec what follows, and sh execs dockerd: the child's pid is dockerd's.

@@ -4,30 +4,8 @@
  * runtime calls the engine with it.
  */
 import type Dockerode from 'dockerode';
-import { tierResources } from '../../core/config/tiers.js';
 import type { StartLobby } from '../../core/effects.js';
-
-/** Labels that mark Tavern's containers; `tavern.instance` tells which Tavern owns one. */
-export const LABELS = {
-  lobby: 'tavern.lobby',
-  namespace: 'tavern.namespace',
-  version: 'tavern.version',
-  instance: 'tavern.instance',
-} as const;
-
-/** Hardening every lobby container gets unless the operator relaxes it. */
-export interface Hardening {
-  /** Processes and threads the container may hold (fork bombs stop here). */
-  readonly pidsLimit: number;
-  /** Size of the writable tmpfs at /tmp, in MiB (the root filesystem is read-only). */
-  readonly tmpMiB: number;
-  /** Mount the image's root filesystem read-only. */
-  readonly readOnlyRoot: boolean;
-  /** The user lobby processes run as (`uid[:gid]` or a name of the image); absent: the image's own. */
-  readonly user?: string;
-}
-
-export const DEFAULT_HARDENING: Hardening = Object.freeze({ pidsLimit: 256, tmpMiB: 64, readOnlyRoot: true });
+import { containerName, type Hardening, lobbyEnvLines, lobbyLabels, lobbyResources, publishedPorts } from './lobby-spec.js';
 
 export interface ContainerSpecOptions {
   /** The image to run (the build's local image). */
@@ -43,34 +21,16 @@ export interface ContainerSpecOptions {
   readonly extraHosts?: readonly string[];
 }
 
-/**
- * The container name of a lobby: unique in the engine, so a lobby can never be started twice.
- *
- * @example
- * containerName('5b0c…'); // 'tavern-5b0c…'
- */
-export const containerName = (lobbyId: string): string => `tavern-${lobbyId}`;
-
 type PortMap = Record<string, { HostIp: string; HostPort: string }[]>;
 
-/**
- * Where each port is published. TCP and UDP ports through the game proxy are published on the
- * proxied port the client is given (26000..31999), so clients reach the game straight through the
- * kernel; HTTP, HTTPS and TCP+TLS ports on their host port, where the game proxy routes and
- * terminates them. Host-network containers publish nothing (they listen on those ports directly).
- */
+/** The ports to expose and their bindings on `host` (see {@link publishedPorts}). */
 const portBindings = (lobby: StartLobby, host: string): { exposed: Record<string, object>; bindings: PortMap } => {
   const exposed: Record<string, object> = {};
   const bindings: PortMap = {};
-  if (lobby.networkMode === 'host') return { exposed, bindings };
-  for (const p of lobby.ports) {
-    if (p.proxy !== 'game_guard' || p.containerPort === undefined) continue;
-    const direct = p.protocol === 'tcp' || p.protocol === 'udp';
-    const published = direct ? p.publicPort : p.hostPort;
-    if (published === undefined) continue;
+  for (const p of publishedPorts(lobby)) {
     const key = `${p.containerPort}/${p.transport}`;
     exposed[key] = {};
-    (bindings[key] ??= []).push({ HostIp: host, HostPort: String(published) });
+    (bindings[key] ??= []).push({ HostIp: host, HostPort: String(p.published) });
   }
   return { exposed, bindings };
 };
@@ -82,14 +42,7 @@ const portBindings = (lobby: StartLobby, host: string): { exposed: Record<string
  * await docker.createContainer(containerSpec(lobby, { image: 'tavern-build:…', instanceId, publishHost: '127.0.0.1', network: 'tavern-lobbies', hardening: DEFAULT_HARDENING }));
  */
 export const containerSpec = (lobby: StartLobby, options: ContainerSpecOptions): Dockerode.ContainerCreateOptions => {
-  const resources = tierResources(lobby.tier) ?? tierResources('basic-1d1');
-  if (resources === undefined) throw new Error('the default tier has no resources');
-  const env: Record<string, string> = {
-    ...lobby.env,
-    RIVET_CPU: String(resources.cpuMillicores),
-    RIVET_MEMORY: String(resources.memoryBytes),
-    RIVET_MEMORY_OVERSUBSCRIBE: String(resources.memoryBytes),
-  };
+  const resources = lobbyResources(lobby.tier);
   const { exposed, bindings } = portBindings(lobby, options.publishHost);
   const { hardening } = options;
   return {
@@ -97,13 +50,8 @@ export const containerSpec = (lobby: StartLobby, options: ContainerSpecOptions):
     Image: options.image,
     ...(lobby.args.length > 0 ? { Cmd: [...lobby.args] } : {}),
     ...(hardening.user === undefined ? {} : { User: hardening.user }),
-    Env: Object.entries(env).map(([k, v]) => `${k}=${v}`),
-    Labels: {
-      [LABELS.lobby]: lobby.lobbyId,
-      [LABELS.namespace]: lobby.namespaceId,
-      [LABELS.version]: lobby.versionId,
-      [LABELS.instance]: options.instanceId,
-    },
+    Env: lobbyEnvLines(lobby, resources),
+    Labels: lobbyLabels(lobby, options.instanceId),
     ExposedPorts: exposed,
     AttachStdin: false,
     OpenStdin: false,

@@ -4,6 +4,8 @@
  * neither exhaust memory nor fill the disk. What is dropped is said in the log itself, on the
  * lobby's `tavern` stream (Tavern's own lines, apart from the container's output).
  */
+import { PassThrough } from 'node:stream';
+import type Dockerode from 'dockerode';
 import type { GameStream, LogLine, LogStream } from '../../io/catalog.js';
 
 /** Where lines go (the server's `LogBook`, which also wakes long polls). */
@@ -147,3 +149,22 @@ export class LogPump {
     if (this.#failure !== undefined) throw this.#failure;
   }
 }
+
+/**
+ * Feeds an engine's multiplexed log stream (a container's, or a Swarm service's) into `pump`;
+ * resolves once the stream ends, closes or fails.
+ *
+ * @example
+ * const ended = followLogs(docker.modem, await container.logs({ follow: true, stdout: true, stderr: true, timestamps: true }), pump);
+ */
+export const followLogs = (modem: Dockerode['modem'], logs: NodeJS.ReadableStream, pump: LogPump): Promise<void> =>
+  new Promise<void>((resolve) => {
+    const out = new PassThrough();
+    const err = new PassThrough();
+    out.on('data', (chunk: Buffer) => pump.push('std_out', chunk));
+    err.on('data', (chunk: Buffer) => pump.push('std_err', chunk));
+    modem.demuxStream(logs, out, err);
+    logs.on('end', () => resolve());
+    logs.on('close', () => resolve());
+    logs.on('error', () => resolve());
+  });

@@ -7,40 +7,30 @@
  * lobby joins the lobby network (Tavern's own, inter-container communication off); a host-network
  * lobby is never started unless the operator allowed host networking.
  */
-import { PassThrough } from 'node:stream';
 import type Dockerode from 'dockerode';
 import { HOST_NETWORK_REFUSED } from '../../core/config/host-network.js';
 import type { NetworkMode } from '../../core/config/types.js';
 import type { StartLobby, StopLobby } from '../../core/effects.js';
-import type { LobbyHostStore, LogStream } from '../../io/catalog.js';
+import type { ExitReason, RuntimeListener } from '../../io/index.js';
 import type { BuildImageResolver } from '../../io/build-images.js';
-import type { Clock, ExitReason, RuntimeListener } from '../../io/index.js';
-import type { Logger } from '../../io/log.js';
 import type { HostedContainer, HostedRuntime, RuntimeHealth } from '../../io/runtime.js';
-import { containerName, containerSpec, DEFAULT_HARDENING, type Hardening, LABELS } from './container-spec.js';
+import { containerSpec } from './container-spec.js';
+import { containerName, DEFAULT_HARDENING, hostedOf, LABELS } from './lobby-spec.js';
 import { describeEngineError, isStatus } from './engine-errors.js';
 import { DEFAULT_LOBBY_NETWORK, ensureLobbyNetwork, type LobbyNetwork, type LobbyNetworkChoice } from './lobby-network.js';
-import { DEFAULT_LOG_LIMITS, type LogLimits, LogPump, type LogSink } from './log-pump.js';
+import { DEFAULT_LOG_LIMITS, followLogs, LogPump } from './log-pump.js';
+import type { HostingOptions } from './runtime-options.js';
 
 /** A build's image: `BuildImages` (this engine's) or `RegistryImages` (pushed, by digest). Its home is `io/build-images.ts`. */
 export type { BuildImageResolver } from '../../io/build-images.js';
 
-export interface DockerRuntimeOptions {
+export interface DockerRuntimeOptions extends HostingOptions {
   readonly docker: Dockerode;
   readonly images: BuildImageResolver;
-  /** This Tavern's id: its containers carry it (`tavern.instance`), and its lobby host records. */
-  readonly instanceId: string;
-  readonly hosts: LobbyHostStore;
-  readonly logs: LogSink;
-  /** When a lobby's log was last written (adoption after a restart asks the engine for what came after). */
-  readonly lastLogAt?: (lobbyId: string, stream: LogStream) => Promise<number | undefined>;
-  /** What the server adds to a lobby's environment (token, names), given the API origin the container reaches. */
-  readonly lobbyEnv?: (lobby: StartLobby, apiOrigin: string) => Promise<Readonly<Record<string, string>>>;
   /** The API origin a container reaches Tavern at, per network mode (`RIVET_API_ENDPOINT`). */
   readonly apiOrigin: Readonly<Record<NetworkMode, string>>;
   /** Where ports are published (default 127.0.0.1: nothing is exposed by accident). */
   readonly publishHost?: string;
-  readonly hardening?: Hardening;
   /** The network bridge lobbies join (default Tavern's own, `tavern-lobbies`, made when missing). */
   readonly network?: LobbyNetworkChoice;
   /**
@@ -53,12 +43,6 @@ export interface DockerRuntimeOptions {
    * before any lobby joins it: the server opens its lobby listener at the gateway then.
    */
   readonly networkReady?: (network: LobbyNetwork) => Promise<void>;
-  readonly logLimits?: LogLimits;
-  /** SIGTERM, then SIGKILL this long after (the core forces a stop after its own grace too). */
-  readonly stopGraceMs: number;
-  readonly clock: Clock;
-  /** Where something that went wrong and no caller waits for (a removal, a log stream) is said. */
-  readonly log?: Pick<Logger, 'warn'>;
   /** Extra /etc/hosts entries for bridge containers. */
   readonly extraHosts?: readonly string[];
 }
@@ -217,13 +201,7 @@ export class DockerRuntime implements HostedRuntime {
   /** This instance's containers (by label), running or not. */
   async inventory(): Promise<readonly HostedContainer[]> {
     const list = await this.#o.docker.listContainers({ all: true, filters: { label: [`${LABELS.instance}=${this.#o.instanceId}`] } });
-    return list.flatMap((c): HostedContainer[] => {
-      const lobbyId = c.Labels[LABELS.lobby];
-      const namespaceId = c.Labels[LABELS.namespace];
-      const versionId = c.Labels[LABELS.version];
-      if (lobbyId === undefined || namespaceId === undefined || versionId === undefined) return [];
-      return [{ lobbyId, namespaceId, versionId, containerId: c.Id, running: c.State === 'running' }];
-    });
+    return list.flatMap((c) => hostedOf(c.Labels, c.Id, c.State === 'running'));
   }
 
   /** Watches a container of this instance again (after a restart): its logs from where they stopped, and its exit. */
@@ -254,16 +232,7 @@ export class DockerRuntime implements HostedRuntime {
       this.#watched.delete(info.lobbyId);
       throw error;
     });
-    const ended = new Promise<void>((resolve) => {
-      const out = new PassThrough();
-      const err = new PassThrough();
-      out.on('data', (chunk: Buffer) => pump.push('std_out', chunk));
-      err.on('data', (chunk: Buffer) => pump.push('std_err', chunk));
-      this.#o.docker.modem.demuxStream(logs, out, err);
-      logs.on('end', () => resolve());
-      logs.on('close', () => resolve());
-      logs.on('error', () => resolve());
-    });
+    const ended = followLogs(this.#o.docker.modem, logs, pump);
     container.wait().then(
       (result: { StatusCode?: number }) => this.#exited(watched, container, result.StatusCode ?? -1, ended),
       (error: unknown) => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { containerName, containerSpec, DEFAULT_HARDENING } from '../../../src/adapters/docker/container-spec.js';
+import { containerSpec } from '../../../src/adapters/docker/container-spec.js';
+import { containerName, DEFAULT_HARDENING } from '../../../src/adapters/docker/lobby-spec.js';
 import type { StartLobby } from '../../../src/core/effects.js';
 
 const lobby = (over: Partial<StartLobby> = {}): StartLobby => ({
