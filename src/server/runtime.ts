@@ -24,14 +24,13 @@ import { createStream, sample } from '../core/distribution.js';
 import { tailLogs } from '../services/cloud-lobbies.js';
 import type { LogBook } from '../services/lobby-logs.js';
 import type { Matchmaker } from '../services/matchmaker.js';
-import { reconcileRuntime } from '../services/reconcile.js';
 import type { Uploads } from '../services/uploads.js';
 import { serverImages } from './build-images.js';
 import type { ServerEnv } from './env.js';
 import { lobbyEnv, withLobbyEnv } from '../services/lobby-env.js';
 import type { TokenIssuer } from '../services/tokens.js';
 import { swarmServerRuntime } from './swarm-runtime.js';
-import { createUpkeep } from './upkeep.js';
+import { createUpkeep, reconciler } from './upkeep.js';
 
 export interface RuntimeDeps {
   readonly env: ServerEnv;
@@ -183,11 +182,7 @@ function dockerRuntime(deps: RuntimeDeps, instanceId: string): ServerRuntime {
   let matchmaker: Pick<Matchmaker, 'snapshot' | 'lobbyExited'> | undefined;
   const upkeep = createUpkeep(logger);
 
-  const reconcile = async (): Promise<void> => {
-    if (matchmaker === undefined || !runtime.available()) return;
-    const report = await reconcileRuntime({ runtime, hosts: deps.catalog, matchmaker, instanceId });
-    if (report.adopted + report.discarded + report.gone > 0) logger.info({ ...report }, 'runtime reconciled');
-  };
+  const reconcile = reconciler(runtime, deps.catalog, () => matchmaker, instanceId, logger);
 
   /** The lobbies' network, made ready on the first checks (lobbies made it ready again when it went away); tried on each check until it is. */
   const prepareNetwork = async (): Promise<void> => {

@@ -10,9 +10,8 @@ import { connectDocker, engineAddress } from '../adapters/docker/engine.js';
 import { SwarmRuntime, type SwarmImageResolver } from '../adapters/swarm/runtime.js';
 import { STOP_GRACE_MS } from '../core/lobby/timers.js';
 import { tailLogs } from '../services/cloud-lobbies.js';
-import { reconcileRuntime } from '../services/reconcile.js';
 import { lobbyEnv } from '../services/lobby-env.js';
-import { createUpkeep } from './upkeep.js';
+import { createUpkeep, reconciler } from './upkeep.js';
 import type { RuntimeDeps, RuntimeStatus, ServerRuntime } from './runtime.js';
 
 const HEALTH_MS = 5_000;
@@ -45,11 +44,7 @@ export function swarmServerRuntime(deps: RuntimeDeps, instanceId: string, images
   let matchmaker: Parameters<ServerRuntime['attach']>[0] | undefined;
   const upkeep = createUpkeep(logger);
 
-  const reconcile = async (): Promise<void> => {
-    if (matchmaker === undefined || !runtime.available()) return;
-    const report = await reconcileRuntime({ runtime, hosts: deps.catalog, matchmaker, instanceId });
-    if (report.adopted + report.discarded + report.gone > 0) logger.info({ ...report }, 'runtime reconciled');
-  };
+  const reconcile = reconciler(runtime, deps.catalog, () => matchmaker, instanceId, logger);
 
   const check = async (): Promise<void> => {
     const was = status.reachable;

@@ -2,7 +2,9 @@
  * A runtime's periodic upkeep (health checks, the reconciler): each task every so often, a failure
  * logged and tried again on the next round, all stopped at once on close.
  */
+import type { HostedRuntime } from '../io/runtime.js';
 import type { Logger } from '../io/log.js';
+import { reconcileRuntime, type ReconcilerDeps } from '../services/reconcile.js';
 
 export interface Upkeep {
   /** Runs `task` every `ms` (unref'd: it never keeps the process alive). */
@@ -31,4 +33,25 @@ export const createUpkeep = (logger: Pick<Logger, 'error'>): Upkeep => {
       for (const t of timers.splice(0)) clearInterval(t);
     },
   };
+};
+
+/**
+ * One reconciler pass over `runtime`'s containers (adopt, discard orphans, report the missing),
+ * logged when it changed anything; nothing before a matchmaker is attached or while the runtime is
+ * unreachable.
+ *
+ * @example
+ * const reconcile = reconciler(runtime, deps.catalog, () => matchmaker, instanceId, logger);
+ */
+export const reconciler = (
+  runtime: HostedRuntime & { available(): boolean },
+  hosts: ReconcilerDeps['hosts'],
+  matchmaker: () => ReconcilerDeps['matchmaker'] | undefined,
+  instanceId: string,
+  logger: Pick<Logger, 'info'>,
+): (() => Promise<void>) => async () => {
+  const mm = matchmaker();
+  if (mm === undefined || !runtime.available()) return;
+  const report = await reconcileRuntime({ runtime, hosts, matchmaker: mm, instanceId });
+  if (report.adopted + report.discarded + report.gone > 0) logger.info({ ...report }, 'runtime reconciled');
 };

@@ -6,7 +6,9 @@
 import type { StartLobby } from '../../core/effects.js';
 import type { LobbyHostStore, LogStream } from '../../io/catalog.js';
 import type { Clock } from '../../io/index.js';
+import type { HostedContainer } from '../../io/runtime.js';
 import type { Logger } from '../../io/log.js';
+import { isStatus } from './engine-errors.js';
 import type { Hardening } from './lobby-spec.js';
 import type { LogLimits, LogSink } from './log-pump.js';
 
@@ -26,4 +28,27 @@ export interface HostingOptions {
   readonly clock: Clock;
   /** Where something that went wrong and no caller waits for (a removal, a log stream) is said. */
   readonly log?: Pick<Logger, 'warn'>;
+}
+
+/**
+ * Follows a container (service) of this instance again after a restart, unless it is followed
+ * already: its logs from just after the last line kept, and its end. One removed meanwhile (its
+ * end was just reported) has nothing to adopt.
+ *
+ * @example
+ * await adoptHosted(c, this.#o, this.#watched.has(c.lobbyId), (since) => this.#watch(c, since));
+ */
+export async function adoptHosted(
+  c: HostedContainer,
+  options: Pick<HostingOptions, 'lastLogAt'>,
+  followed: boolean,
+  watch: (sinceSeconds: number) => Promise<void>,
+): Promise<void> {
+  if (followed) return;
+  const since = options.lastLogAt === undefined ? undefined : await options.lastLogAt(c.lobbyId, 'std_out');
+  try {
+    await watch(since === undefined ? 0 : (since + 1) / 1000);
+  } catch (error) {
+    if (!isStatus(error, 404)) throw error;
+  }
 }

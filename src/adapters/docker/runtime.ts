@@ -19,7 +19,7 @@ import { containerName, DEFAULT_HARDENING, hostedOf, LABELS } from './lobby-spec
 import { describeEngineError, isStatus } from './engine-errors.js';
 import { DEFAULT_LOBBY_NETWORK, ensureLobbyNetwork, type LobbyNetwork, type LobbyNetworkChoice } from './lobby-network.js';
 import { DEFAULT_LOG_LIMITS, followLogs, LogPump } from './log-pump.js';
-import type { HostingOptions } from './runtime-options.js';
+import { adoptHosted, type HostingOptions } from './runtime-options.js';
 
 /** A build's image: `BuildImages` (this engine's) or `RegistryImages` (pushed, by digest). Its home is `io/build-images.ts`. */
 export type { BuildImageResolver } from '../../io/build-images.js';
@@ -206,14 +206,7 @@ export class DockerRuntime implements HostedRuntime {
 
   /** Watches a container of this instance again (after a restart): its logs from where they stopped, and its exit. */
   async adopt(c: HostedContainer): Promise<void> {
-    if (this.#watched.has(c.lobbyId)) return;
-    const since = this.#o.lastLogAt === undefined ? undefined : await this.#o.lastLogAt(c.lobbyId, 'std_out');
-    try {
-      await this.#watch(c, since === undefined ? 0 : (since + 1) / 1000);
-    } catch (error) {
-      // Removed meanwhile (its exit was just reported): nothing to adopt.
-      if (!isStatus(error, 404)) throw error;
-    }
+    await adoptHosted(c, this.#o, this.#watched.has(c.lobbyId), (since) => this.#watch(c, since));
   }
 
   /** Removes a container no lobby needs (an orphan). */

@@ -16,7 +16,7 @@ import type { HostedContainer, HostedRuntime, RuntimeHealth } from '../../io/run
 import { describeEngineError, isStatus } from '../docker/engine-errors.js';
 import { containerName, DEFAULT_HARDENING, hostedOf, LABELS } from '../docker/lobby-spec.js';
 import { DEFAULT_LOG_LIMITS, followLogs, LogPump } from '../docker/log-pump.js';
-import type { HostingOptions } from '../docker/runtime-options.js';
+import { adoptHosted, type HostingOptions } from '../docker/runtime-options.js';
 import { serviceSpec } from './service-spec.js';
 import { acceptingRegions, latestTask, nodeFacts, nodesByRegion, type RawNode, type RawTask, regionsFn, type SwarmNodeFacts, taskOutcome, type TaskOutcome } from './swarm-state.js';
 
@@ -223,13 +223,7 @@ export class SwarmRuntime implements HostedRuntime {
 
   /** Follows a service of this instance again (after a restart): its logs from where they stopped, and its end. */
   async adopt(c: HostedContainer): Promise<void> {
-    if (this.#watched.has(c.lobbyId)) return;
-    const since = this.#o.lastLogAt === undefined ? undefined : await this.#o.lastLogAt(c.lobbyId, 'std_out');
-    try {
-      await this.#watch(c, since === undefined ? 0 : (since + 1) / 1000);
-    } catch (error) {
-      if (!isStatus(error, 404)) throw error;
-    }
+    await adoptHosted(c, this.#o, this.#watched.has(c.lobbyId), (since) => this.#watch(c, since));
   }
 
   /** Removes a service no lobby needs (an orphan). */
