@@ -37,7 +37,7 @@ export const ERRORS = {
   CAPTCHA_CAPTCHA_REQUIRED: { status: 403, message: 'A captcha is required.' },
   CAPTCHA_CAPTCHA_FAILED: { status: 400, message: 'The captcha was rejected: {reason}.' },
   PORT_RANGE_EXHAUSTED: { status: 503, message: 'No free {pool} port in {min}..{max} (Tavern).' },
-  MATCHMAKER_RUNTIME_UNAVAILABLE: { status: 503, message: 'No container runtime is configured, so no lobby can be started (Tavern).' },
+  MATCHMAKER_RUNTIME_UNAVAILABLE: { status: 503, message: 'No lobby can start in region {region} now: no container runtime is configured or answering, or it has no ready node in that region (Tavern).' },
   MATCHMAKER_LOBBY_START_BACKOFF: { status: 503, message: 'Lobbies of game mode {game_mode} failed to start {failures} times in a row (the last: {lobby_id}); the next start is tried in {seconds} s (Tavern).' },
   API_UNAUTHORIZED: { status: 401, message: 'Failed to authenticate: {reason}.' },
   API_FORBIDDEN: { status: 403, message: 'Forbidden: {reason}.' },

@@ -49,7 +49,7 @@ export const canStart = (hosting: Hosting | undefined, target: StartTarget, now:
  */
 export const startRefusal = (hosting: Hosting | undefined, target: StartTarget, now: number): MatchError | undefined => {
   if (hosting === undefined) return undefined;
-  if (!hosting.canStartIn(target.region)) return matchError('MATCHMAKER_RUNTIME_UNAVAILABLE');
+  if (!hosting.canStartIn(target.region)) return matchError('MATCHMAKER_RUNTIME_UNAVAILABLE', { region: target.region });
   const blocked = backoffOf(hosting.backoff, target.namespaceId, target.versionId, target.gameMode, now);
   if (blocked === undefined) return undefined;
   const params = { game_mode: target.gameMode, failures: blocked.failures, lobby_id: blocked.lastLobbyId, seconds: Math.ceil((blocked.until - now) / 1000) };

@@ -46,7 +46,7 @@ const failTimes = (world: World, gameMode: string, failures: number, now: number
 describe('find and create where no runtime can start a lobby', () => {
   it('refuses a find that needs a new lobby with MATCHMAKER_RUNTIME_UNAVAILABLE, committing nothing', () => {
     const a = find(worldWith([mode('default')]), findCommands(ids('x'))(), ctx(0, DOWN));
-    expect(a).toEqual({ kind: 'rejected', error: { code: 'MATCHMAKER_RUNTIME_UNAVAILABLE' } });
+    expect(a).toEqual({ kind: 'rejected', error: { code: 'MATCHMAKER_RUNTIME_UNAVAILABLE', params: { region: 'local' } } });
   });
 
   it('still seats a find in a lobby that already runs', () => {
@@ -59,14 +59,14 @@ describe('find and create where no runtime can start a lobby', () => {
 
   it('refuses a create the same way', () => {
     const a = create(worldWith([CUSTOM]), { namespaceId: NS, gameMode: 'custom', playerId: 'p', newLobbyId: 'l', client: client() }, ctx(0, DOWN));
-    expect(a).toEqual({ kind: 'rejected', error: { code: 'MATCHMAKER_RUNTIME_UNAVAILABLE' } });
+    expect(a).toEqual({ kind: 'rejected', error: { code: 'MATCHMAKER_RUNTIME_UNAVAILABLE', params: { region: 'local' } } });
   });
 
   it('asks per region: refused where no runtime can start, admitted where one can', () => {
     const usOnly: Hosting = { canStartIn: (region) => region === 'us', backoff: NO_BACKOFF };
     const w = worldWith([TWO_REGIONS]);
     const find1 = findCommands(ids('x'));
-    expect(find(w, find1({ regions: ['eu'] }), ctx(0, usOnly))).toMatchObject({ kind: 'rejected', error: { code: 'MATCHMAKER_RUNTIME_UNAVAILABLE' } });
+    expect(find(w, find1({ regions: ['eu'] }), ctx(0, usOnly))).toEqual({ kind: 'rejected', error: { code: 'MATCHMAKER_RUNTIME_UNAVAILABLE', params: { region: 'eu' } } });
     expect(admitted(find(w, find1({ regions: ['us'] }), ctx(0, usOnly))).effects).toContainEqual(expect.objectContaining({ type: 'start-lobby', region: 'us' }));
   });
 

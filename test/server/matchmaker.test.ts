@@ -160,6 +160,7 @@ describe('find', () => {
     const r = await find(pub);
     expect(r.status).toBe(503);
     expect(r.body['code']).toBe('MATCHMAKER_RUNTIME_UNAVAILABLE');
+    expect(r.body['message']).toMatch(/^No lobby can start in region \S+ now: no container runtime is configured or answering/);
     expect((await h.call('GET', `/cloud/games/${gameId}/namespaces/${nsId}`, { token: cloud })).status).toBe(200);
   });
 
