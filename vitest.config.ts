@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 // One fast-check seed per run, chosen here (in the main process) so every worker shares it and CI
 // can print it. Replay a failure with FC_SEED=<seed> npm test.
@@ -7,7 +7,6 @@ process.stdout.write(`fast-check seed: FC_SEED=${process.env['FC_SEED']}\n`);
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     setupFiles: ['test/setup/fast-check.ts'],
     testTimeout: 60_000,
     // Three files at once. Vitest's default on a 2-core machine is one (cores − 1), and most of the
@@ -16,5 +15,11 @@ export default defineConfig({
     // (bench/RESULTS.md, "npm test time"). Every file makes its own ports, schemas, buckets,
     // containers and images, so files run side by side. `--maxWorkers=N` overrides it.
     maxWorkers: 3,
+    // The Swarm files run after every other: each adds a bridge, addresses and namespaces to the
+    // host's network, and Chromium aborts a page load in flight on such a change (ERR_NETWORK_CHANGED).
+    projects: [
+      { extends: true, test: { name: 'main', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'test/swarm/**'], sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: 'swarm', include: ['test/swarm/**/*.test.ts'], sequence: { groupOrder: 1 } } },
+    ],
   },
 });

@@ -108,8 +108,10 @@ describeNeeding(
       figures['service create call'] = Math.round(performance.now() - t);
       expect(await eventually(`${url} to answer`, () => page(url), { timeoutMs: 60_000 })).toBe('tavern swarm smoke\n');
       figures['service create → HTTP 200 on the node (image pulled by the node)'] = Math.round(performance.now() - t);
-      const tasks = await serviceTasks(manager.docker, service.id);
-      expect(tasks.map((task) => [task.NodeID, task.Status.State])).toEqual([[fra.id, 'running']]);
+      // The manager hears of the task's start a moment after its container answers: wait for it.
+      const placed = async (): Promise<(string | undefined)[][]> => (await serviceTasks(manager.docker, service.id)).map((task) => [task.NodeID, task.Status.State]);
+      await eventually('the manager to see the task running', async () => (await placed()).every(([, state]) => state === 'running'), { timeoutMs: 30_000 });
+      expect(await placed()).toEqual([[fra.id, 'running']]);
       for (const other of nodes.filter((n) => n !== fra)) {
         await expect(fetch(`http://${other.address}:28080/`, { signal: AbortSignal.timeout(2_000) })).rejects.toThrow();
       }
@@ -125,7 +127,7 @@ describeNeeding(
       await container.remove({ force: true });
     }, 120_000);
 
-    it('shows a node whose dockerd was killed Down, and a node whose link was cut Down; both Ready again once restarted and restored', async () => {
+    it('shows a node whose dockerd was killed Down, and a node whose link was cut Down; both Ready again once restarted and restored, the cut node\'s task shut down', async () => {
       const { manager } = cluster();
       const [crashed, cut] = [cluster().node(2), cluster().node(3)];
       const state = async (id: string): Promise<string> => (await swarmNode(manager.docker, id)).Status.State;
@@ -145,7 +147,15 @@ describeNeeding(
       };
       await Promise.all([cluster().startNode(2), cluster().setLink(3, 'up')]);
       await Promise.all([ready('node 2 dockerd restarted → Ready', crashed.id), ready('node 3 link up → Ready', cut.id)]);
-      expect(await eventually('the service to answer again', () => page(`http://${cut.address}:28080/`), { timeoutMs: 30_000 })).toBe('tavern swarm smoke\n');
+      // A task with restart policy none on a node that was Down is lost for good: once the node is back, the
+      // manager shuts it down there and starts no other (Tavern's Swarm runtime reports such a lobby lost, and
+      // no lobby runs twice).
+      const tasks = async (): Promise<(string | undefined)[][]> =>
+        (await serviceTasks(manager.docker, 'tavern-swarm-smoke')).map((task) => [task.NodeID, task.DesiredState, task.Status.State]);
+      await eventually("the manager to shut node 3's task down", async () => (await tasks()).every(([, , state]) => state === 'shutdown'), { timeoutMs: 60_000 });
+      expect(await tasks()).toEqual([[cut.id, 'shutdown', 'shutdown']]);
+      expect((await cut.docker.listContainers({ all: true })).map((c) => c.State)).toEqual(['exited']);
+      await expect(fetch(`http://${cut.address}:28080/`, { signal: AbortSignal.timeout(2_000) })).rejects.toThrow();
     }, 240_000);
 
     it('leaves no process, container, mount, folder, namespace, link or iptables rule behind', async () => {
