@@ -245,6 +245,11 @@ export interface TokenStore {
   putToken(token: TokenRecord): Promise<Created<TokenRecord>>;
   getToken(jti: string): Promise<TokenRecord | undefined>;
   revokeToken(jti: string, at: number): Promise<TokenRecord | undefined>;
+  /**
+   * A game's tokens (those recorded with its `gameId`: cloud, public and development ones), revoked
+   * ones too, newest first (by `createdAt`, then `jti` descending), at most `limit`.
+   */
+  listTokens(gameId: string, limit: number): Promise<readonly TokenRecord[]>;
 }
 
 /** Server settings (the token signing key, the generated admin token): set once, then read. */

@@ -207,6 +207,12 @@ export class MemoryCatalogStore implements CatalogStore {
     return Promise.resolve(next);
   }
 
+  listTokens(gameId: string, limit: number): Promise<readonly TokenRecord[]> {
+    const mine = [...this.#tokens.values()].filter((t) => t.gameId === gameId);
+    mine.sort((a, b) => b.createdAt - a.createdAt || (a.jti < b.jti ? 1 : a.jti > b.jti ? -1 : 0));
+    return Promise.resolve(mine.slice(0, Math.max(0, limit)));
+  }
+
   getSetting(key: string): Promise<string | undefined> {
     return Promise.resolve(this.#settings.get(key));
   }

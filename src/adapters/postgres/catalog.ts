@@ -287,6 +287,14 @@ export class PgCatalogStore implements CatalogStore {
     });
   }
 
+  async listTokens(gameId: string, limit: number): Promise<readonly TokenRecord[]> {
+    const { rows } = await this.#pool.query<{ doc: TokenRecord }>(
+      `SELECT doc FROM tokens WHERE doc->>'gameId' = $1 ORDER BY (doc->>'createdAt')::bigint DESC, jti COLLATE "C" DESC LIMIT $2`,
+      [gameId, Math.max(0, limit)],
+    );
+    return rows.map((r) => r.doc);
+  }
+
   async getSetting(key: string): Promise<string | undefined> {
     const { rows } = await this.#pool.query<{ value: string }>('SELECT value FROM settings WHERE key = $1', [key]);
     return rows[0]?.value;

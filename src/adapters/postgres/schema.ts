@@ -81,6 +81,8 @@ export const MIGRATIONS: readonly string[] = [
      namespace_id text NOT NULL, minute bigint NOT NULL, instance_id text NOT NULL, doc text NOT NULL,
      PRIMARY KEY (namespace_id, minute, instance_id));
    CREATE INDEX analytics_minutes_by_minute ON analytics_minutes (minute);`,
+  // 11: a game's tokens, newest first (the dashboard's list).
+  `CREATE INDEX tokens_by_game ON tokens ((doc->>'gameId'), ((doc->>'createdAt')::bigint));`,
 ];
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;

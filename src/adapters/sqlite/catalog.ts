@@ -56,6 +56,8 @@ const SQL = {
   tokenById: 'SELECT doc FROM tokens WHERE jti = ?',
   insertToken: 'INSERT INTO tokens (jti, doc) VALUES (?, ?)',
   updateToken: 'UPDATE tokens SET doc = ? WHERE jti = ?',
+  tokensOfGame: `SELECT doc FROM tokens WHERE json_extract(doc, '$.gameId') = ?
+    ORDER BY json_extract(doc, '$.createdAt') DESC, jti DESC LIMIT ?`,
   getSetting: 'SELECT value FROM settings WHERE key = ?',
   insertSetting: 'INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING',
   insertHost: 'INSERT INTO lobby_hosts (lobby_id, namespace_id, instance_id, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (lobby_id) DO NOTHING',
@@ -378,6 +380,10 @@ export class SqliteCatalogStore implements CatalogStore {
       this.#tokens.delete(jti);
       return next;
     });
+  }
+
+  listTokens(gameId: string, limit: number): Promise<readonly TokenRecord[]> {
+    return settle(() => parseAll<TokenRecord>(this.#q.tokensOfGame.all(gameId, Math.max(0, limit))));
   }
 
   getSetting(key: string): Promise<string | undefined> {

@@ -78,6 +78,8 @@ export const MIGRATIONS: readonly string[] = [
      namespace_id TEXT NOT NULL, minute INTEGER NOT NULL, instance_id TEXT NOT NULL, doc TEXT NOT NULL,
      PRIMARY KEY (namespace_id, minute, instance_id));
    CREATE INDEX analytics_minutes_by_minute ON analytics_minutes (minute);`,
+  // 11: a game's tokens, newest first (the dashboard's list).
+  `CREATE INDEX tokens_by_game ON tokens (json_extract(doc, '$.gameId'), json_extract(doc, '$.createdAt'));`,
 ];
 
 /**

@@ -22,6 +22,26 @@ export const tokensContract = (name: string, open: () => Promise<UnderTest<Token
       expect(await catalog.revokeToken(randomUUID(), 15)).toBeUndefined();
     });
 
+    it('lists a game\'s tokens newest first (ties by id, descending), revoked ones too, at most the limit; not another game\'s nor unscoped ones', async () => {
+      const { catalog, twin } = await fresh();
+      const gameId = randomUUID();
+      const ids = ['00000000-0000-4000-8000-00000000000a', '00000000-0000-4000-8000-00000000000b', '00000000-0000-4000-8000-00000000000c'];
+      const [a, b, c] = ids.map((jti, i): TokenRecord => ({ jti, kind: i === 0 ? 'cloud' : 'namespace-public', gameId, ...(i === 0 ? {} : { namespaceId: randomUUID() }), createdAt: i === 2 ? 5 : 7, expiresAt: 99 }));
+      if (a === undefined || b === undefined || c === undefined) throw new Error('three tokens');
+      for (const t of [c, a, b]) await catalog.putToken(t);
+      await catalog.putToken({ jti: randomUUID(), kind: 'cloud', gameId: randomUUID(), createdAt: 8 });
+      await catalog.putToken({ jti: randomUUID(), kind: 'lobby', namespaceId: randomUUID(), createdAt: 9 });
+      expect(await catalog.listTokens(randomUUID(), 10)).toEqual([]);
+      await catalog.revokeToken(a.jti, 8);
+      await nextTurn();
+      // Another store on the same database lists what this one wrote.
+      for (const store of [catalog, twin]) {
+        expect(await store.listTokens(gameId, 10)).toEqual([b, { ...a, revokedAt: 8 }, c]);
+        expect(await store.listTokens(gameId, 2)).toEqual([b, { ...a, revokedAt: 8 }]);
+        expect(await store.listTokens(gameId, 0)).toEqual([]);
+      }
+    });
+
     it('what one store writes, the other reads from the next turn of the event loop: revocations and new tokens', async () => {
       const { catalog, twin } = await fresh();
       const gameId = randomUUID();
