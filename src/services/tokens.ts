@@ -348,6 +348,35 @@ export class TokenIssuer {
     return ok(undefined);
   }
 
+  /**
+   * Revokes the cloud, public or development token `jti` of `gameId` by its id (the dashboard's
+   * list holds ids, never secrets). Errors: `API_FORBIDDEN` when no token of this game has that id
+   * (another game's is not told apart from none), `TOKEN_REVOKED` when it already was.
+   *
+   * @effects catalog (getToken, revokeToken), clock
+   * @example
+   * await tokens.revokeById(jti, game.id); // ok(undefined)
+   */
+  async revokeById(jti: string, gameId: string): Promise<Result<undefined, MatchError>> {
+    const record = await this.#deps.catalog.getToken(jti);
+    if (record === undefined || record.gameId !== gameId) return err(matchError('API_FORBIDDEN', { reason: 'this game has no token with that id' }));
+    if (record.revokedAt !== undefined) return err(matchError('TOKEN_REVOKED'));
+    await this.#deps.catalog.revokeToken(jti, this.#deps.clock.now());
+    return ok(undefined);
+  }
+
+  /**
+   * The game's cloud, public and development tokens, revoked and expired ones too, newest first:
+   * their records (ids, kinds, times), never their secrets, which are not kept.
+   *
+   * @effects catalog (listTokens)
+   * @example
+   * (await tokens.list(game.id, 100)).map((t) => t.jti);
+   */
+  list(gameId: string, limit: number): Promise<readonly TokenRecord[]> {
+    return this.#deps.catalog.listTokens(gameId, limit);
+  }
+
   /** The remembered check of `jwt`, if it is the very JWT remembered under its signature. */
   #known(jwt: string): Checked | undefined {
     const entry = this.#checked.get(checkedKey(jwt));

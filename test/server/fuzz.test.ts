@@ -39,7 +39,7 @@ const PATHS = [
   '/matchmaker/players/connected', '/matchmaker/players/disconnected', '/matchmaker/players/statistics', '/health', '/{s}', '/cloud/{s}/{s}',
   '/cloud/devices/links', '/cloud/devices/links?device_link_token={s}&watch_index={s}', '/cloud/devices/links/complete',
   '/cloud/games/{g}/matchmaker/lobbies/{l}', '/cloud/games/{g}/matchmaker/lobbies/{u}', '/cloud/games/{g}/matchmaker/lobbies/{l}/closed',
-  '/cloud/games/{g}/tokens/revoke', '/cloud/games/{g}/namespaces/{n}/analytics/matchmaker/history?range={s}',
+  '/cloud/games/{g}/tokens/revoke', '/cloud/games/{g}/tokens?limit={s}', '/cloud/games/{g}/namespaces/{n}/analytics/matchmaker/history?range={s}',
 ];
 
 const KEYS = [
@@ -47,7 +47,7 @@ const KEYS = [
   'port', 'protocol', 'proxy', 'port_range', 'min', 'max', 'image_id', 'cdn', 'site_id', 'routes', 'captcha', 'turnstile', 'hcaptcha',
   'client_response', 'verification_data', 'tags', 'max_players', 'game_mode', 'region', 'publicity', 'lobby_config', 'lobby_id', 'is_closed',
   'player_token', 'hostname', 'lobby_ports', 'label', 'target_port', 'proxy_protocol', 'domain', 'enabled', 'auth_type', 'image_tag',
-  'image_file', 'path', 'content_length', 'content_type', 'files', 'multipart_upload', 'kind', 'compression', 'lobby_count_max', '__proto__',
+  'image_file', 'path', 'content_length', 'content_type', 'files', 'multipart_upload', 'kind', 'compression', 'lobby_count_max', 'token', 'token_id', '__proto__',
 ];
 
 const value = fc.letrec((tie) => ({

@@ -1,6 +1,6 @@
 /**
  * Games: create (admin), list, get (`{game, watch}` with namespaces, versions and
- * `available_regions`), validate, and cloud tokens.
+ * `available_regions`), validate, and the caller's token (`auth/inspect`). A game's tokens: `game-tokens.ts`.
  */
 import { createGame, gameDetails, gameNameIdProblems, listGames } from '../../services/games.js';
 import { agentOf, requireAdmin, requireAgent, requireGame } from '../auth.js';
@@ -8,7 +8,7 @@ import { param, type Ctx, type Handler } from '../context.js';
 import { fail, unwrap } from '../errors.js';
 import { renderGameSummary, renderGroupSummary, renderNamespaceSummary, renderRegionSummary, renderVersionSummary } from '../render.js';
 import type { Router } from '../router.js';
-import { anyJson, collect, object, opt, parse, req, text, uuid } from '../validate.js';
+import { anyJson, collect, object, opt, req, uuid } from '../validate.js';
 import { assertValid, displayNameProblems, field, nameIdProblems, wellFormedNameId } from './names.js';
 
 const createBody = object({ name_id: opt(anyJson), display_name: opt(anyJson), developer_group_id: req(uuid) });
@@ -64,19 +64,6 @@ async function validate(ctx: Ctx): Promise<unknown> {
   return { errors: [...displayNameProblems(field(raw, 'display_name')), ...nameIdProblems(field(raw, 'name_id')), ...taken] };
 }
 
-async function createCloudToken(ctx: Ctx): Promise<unknown> {
-  const game = await requireGame(ctx, param(ctx, 'game_id'));
-  return { token: await ctx.services.tokens.issue({ kind: 'cloud', gameId: game.id }) };
-}
-
-/** `POST /cloud/games/{game_id}/tokens/revoke` `{ token }` (a Tavern extension): revoke one of the game's cloud, public or development tokens. */
-async function revokeToken(ctx: Ctx): Promise<unknown> {
-  const game = await requireGame(ctx, param(ctx, 'game_id'));
-  const { token } = parse(await ctx.body(), object({ token: req(text(4096)) }));
-  unwrap(await ctx.services.tokens.revoke(token, game.id));
-  return {};
-}
-
 /** `GET /cloud/auth/inspect`: what the caller's token is. */
 async function inspect(ctx: Ctx): Promise<unknown> {
   const agent = await requireAgent(ctx);
@@ -97,8 +84,6 @@ export function registerGames(router: Router<Handler>): void {
     .add('GET', '/cloud/games', list)
     .add('POST', '/cloud/games/validate', validate)
     .add('GET', '/cloud/games/{game_id:uuid}', get)
-    .add('POST', '/cloud/games/{game_id:uuid}/tokens/cloud', createCloudToken)
-    .add('POST', '/cloud/games/{game_id:uuid}/tokens/revoke', revokeToken)
     .add('GET', '/cloud/auth/inspect', inspect)
     .add('GET', '/cloud/bootstrap', bootstrap);
 }

@@ -14,6 +14,7 @@ import { registerDemand } from './demand.js';
 import { registerDevices } from './devices.js';
 import { registerDomains } from './domains.js';
 import { registerGames } from './games.js';
+import { registerGameTokens } from './game-tokens.js';
 import { registerCloudLobbies } from './lobbies-cloud.js';
 import { registerMatchmakerInfo } from './mm-info.js';
 import { registerMatchmakerLobbies } from './mm-lobbies.js';
@@ -34,7 +35,7 @@ import { registerVersions } from './versions.js';
 export const buildRouter = (): Router<Handler> => {
   const router = new Router<Handler>();
   for (const register of [
-    registerOps, registerGames, registerNamespaces, registerNamespaceTokens, registerDomains, registerVersions, registerCloudLobbies,
+    registerOps, registerGames, registerGameTokens, registerNamespaces, registerNamespaceTokens, registerDomains, registerVersions, registerCloudLobbies,
     registerUploads, registerDevices, registerMatchmakerLobbies, registerMatchmakerLobbySide, registerMatchmakerInfo, registerDashboard,
     registerDemand, registerPreview,
   ]) register(router);
