@@ -17,6 +17,7 @@ import type { RecordedRequest, Scenario } from '../scenario/types.js';
 import { runScenario, type RunResult } from '../world/run.js';
 import { boundText, ERROR_BOUND, type ErrorBound } from './bound.js';
 import { compareFigures, figuresOf, type FigureRow, type Figures, type TierPrices } from './figures.js';
+import { previewSeries, type PreviewSeries } from './series.js';
 import { recordedBatches } from './source.js';
 
 const HOUR_MS = 3_600_000;
@@ -55,6 +56,8 @@ export interface PreviewResult {
   /** What the reader must know: a short recording, assumed demand, removed modes, unpriced tiers. */
   readonly notes: readonly string[];
   readonly errorBound: ErrorBound & { readonly text: string };
+  /** Both runs over time, bounded in size (the dashboard's charts). */
+  readonly series: PreviewSeries;
   /** The two runs, for charts (not in the JSON). */
   readonly runs: { readonly live: RunResult; readonly next: RunResult };
 }
@@ -186,6 +189,7 @@ export async function previewDeploy(input: PreviewInput): Promise<PreviewResult>
     rows: compareFigures(a.figures, b.figures),
     notes,
     errorBound: { ...ERROR_BOUND, text: boundText(ERROR_BOUND) },
+    series: previewSeries(from, to, liveRun.samples, nextRun.samples),
     runs: { live: liveRun, next: nextRun },
   };
 }

@@ -5,6 +5,7 @@
 import type { FigureRow } from './figures.js';
 import type { GateCheck } from './gate.js';
 import type { PreviewResult } from './preview.js';
+import type { RunSeries } from './series.js';
 
 /** The preview as the API answers it (`previewJson`). */
 export interface PreviewWire {
@@ -20,7 +21,24 @@ export interface PreviewWire {
     readonly source: string;
     readonly text: string;
   };
+  /** Both runs over time (`series.ts`): one value per bucket of `step_ms` from `start_ts`, each bucket's peak. */
+  readonly series: {
+    readonly start_ts: string;
+    readonly step_ms: number;
+    readonly live: SeriesWire;
+    readonly new: SeriesWire;
+  };
 }
+
+/** One run's series on the wire (`wait_p95_ms` null in a bucket where nobody got a ready seat). */
+export interface SeriesWire {
+  readonly players: readonly number[];
+  readonly lobbies: readonly number[];
+  readonly ports: readonly number[];
+  readonly wait_p95_ms: readonly (number | null)[];
+}
+
+const seriesWire = (s: RunSeries): SeriesWire => ({ players: s.players, lobbies: s.lobbies, ports: s.ports, wait_p95_ms: s.waitP95Ms });
 
 /** The rows of a preview as the API answered it (what a gate checks). */
 export const wireRows = (p: PreviewWire): FigureRow[] =>
@@ -92,5 +110,6 @@ export function previewJson(p: PreviewResult): PreviewWire {
       source: p.errorBound.source,
       text: p.errorBound.text,
     },
+    series: { start_ts: iso(p.series.from), step_ms: p.series.stepMs, live: seriesWire(p.series.live), new: seriesWire(p.series.next) },
   };
 }

@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { MemoryDemandStore } from '../../../src/adapters/memory/demand-store.js';
 import { previewDeploy, type PreviewInput } from '../../../src/sim/preview/preview.js';
 import { previewJson, previewLines } from '../../../src/sim/preview/report.js';
+import { SERIES_POINTS, seriesStep } from '../../../src/sim/preview/series.js';
 import { writeRecording } from '../../../bench/preview-recording.js';
 
 const NS = 'ns-preview';
@@ -77,5 +78,25 @@ describe('deploy preview', () => {
     const removed = await previewDeploy({ ...base, sinceMs: 3_600_000, next: version(8, { duel: {} }) });
     expect(removed.notes.join('\n')).toMatch(/\d+ recorded requests ask for game mode default, which the new config does not offer: the new version refuses them/);
     expect(row(removed.rows, 'refused').next).toBe(100);
+  });
+
+  it('carries both runs over time, in buckets of whole minutes, at most 120 whatever the window: more lobbies under the halved version', async () => {
+    const wire = previewJson(await previewDeploy(base));
+    const { series } = wire;
+    expect(series.start_ts).toBe(wire.window.start_ts);
+    // Three hours: 2-minute buckets (90 of them).
+    expect(series.step_ms).toBe(120_000);
+    for (const run of [series.live, series.new]) {
+      for (const values of [run.players, run.lobbies, run.ports, run.wait_p95_ms]) expect(values).toHaveLength(90);
+    }
+    const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);
+    expect(sum(series.new.lobbies)).toBeGreaterThan(sum(series.live.lobbies));
+    expect(Math.max(...series.new.players)).toBeGreaterThan(0);
+    expect(series.new.wait_p95_ms.some((v) => v !== null && v > 0)).toBe(true);
+    // Sampled once a minute: never above the table's peak (which counts every change).
+    expect(Math.max(...series.new.lobbies)).toBeLessThanOrEqual(row(wire.figures.map((f) => ({ ...f, next: f.new })), 'peak_lobbies').next);
+    expect(seriesStep(7 * 24 * 3_600_000)).toBe(84 * 60_000);
+    expect(Math.ceil((7 * 24 * 3_600_000) / seriesStep(7 * 24 * 3_600_000))).toBeLessThanOrEqual(SERIES_POINTS);
+    expect(seriesStep(1)).toBe(60_000);
   });
 });
