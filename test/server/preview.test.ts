@@ -49,7 +49,7 @@ describe('POST …/preview', () => {
   });
 
   it('refuses a bad config with the path of each problem (from the body), bad query parameters, and a public token', async () => {
-    const { cloud, pub, path, buildId } = await start();
+    const { cloud, pub, path, buildId, gameId } = await start();
     const bad = { matchmaker: { ...(halved(buildId) as { matchmaker: object }).matchmaker, max_players: -1, regions: { mars: {} } } };
     const r = await h.call('POST', path, { token: cloud, body: bad });
     expect(r.status).toBe(400);
@@ -65,6 +65,12 @@ describe('POST …/preview', () => {
       expect(got.status, q).toBe(400);
       expect(got.body['code'], q).toBe('API_BAD_QUERY');
     }
+    // A namespace whose live version runs no lobbies (a game's first, empty one), previewed with an empty config: nothing to preview.
+    const namespaces = (await h.call('GET', `/cloud/games/${gameId}`, { token: cloud })).body['game']?.['namespaces'] as unknown as { name_id: string; namespace_id: string }[];
+    const staging = namespaces.find((n) => n.name_id !== 'prod')?.namespace_id ?? '';
+    const none = await h.call('POST', `/cloud/games/${gameId}/namespaces/${staging}/preview`, { token: cloud, body: {} });
+    expect([none.status, none.body['code']]).toEqual([400, 'VALIDATION_ERROR']);
+    expect((none.body['metadata']?.['errors'] as unknown as { path: string[] }[]).map((p) => p.path.join('.'))).toEqual(['matchmaker.missing']);
     // A public token is not a cloud token: refused as every cloud route refuses it.
     expect((await h.call('POST', path, { token: pub, body: halved(buildId) })).status).toBe(401);
   });

@@ -13,6 +13,7 @@ import { requireNamespace } from '../auth.js';
 import { param, type Ctx, type Handler } from '../context.js';
 import { fail, failWith } from '../errors.js';
 import type { Router } from '../router.js';
+import { isRecord } from '../validate.js';
 
 const PATH = '/cloud/games/{game_id:uuid}/namespaces/{namespace_id:uuid}/preview';
 
@@ -35,6 +36,9 @@ function configProblems(ctx: Ctx, body: unknown): readonly Problem[] {
   return parsed.error.map((p) => ({ ...p, path: p.path[0] === 'config' ? p.path.slice(1) : p.path }));
 }
 
+/** Whether a version config runs lobbies (a game's first version, `{}`, does not). */
+const hasMatchmaker = (config: unknown): boolean => isRecord(config) && config['matchmaker'] !== undefined && config['matchmaker'] !== null;
+
 const query = (ctx: Ctx, maxWindowMs: number): { sinceMs: number; seed: number } => {
   const since = ctx.url.searchParams.get('since') ?? '7d';
   const sinceMs = parseDuration(since);
@@ -54,6 +58,9 @@ async function preview(ctx: Ctx): Promise<unknown> {
   if (problems.length > 0) failWith(validationError(problems));
   const live = ns.versionId === undefined ? undefined : await ctx.services.catalog.getVersion(ns.versionId);
   if (live === undefined) fail('VERSION_NOT_FOUND');
+  if (!hasMatchmaker(body) && !hasMatchmaker(live.config)) {
+    failWith(validationError([{ path: ['matchmaker', 'missing'], message: 'neither the live version nor this config has a matchmaker: there are no lobbies to preview' }]));
+  }
   const preview = await simulator.preview({
     store: demand.store,
     namespaceId: ns.id,
