@@ -2,11 +2,13 @@
 // in sessionStorage. The overview refreshes the lobbies every second, the recently stopped ones
 // every 5 s (and whenever a lobby leaves the table), the server's health every 5 s and the history
 // charts (kept by the server, per minute) every 15 s. A lobby's page follows its log through the
-// long poll; switching namespace or leaving the page stops following.
+// long poll; switching namespace or leaving the page stops following. The deploy preview's view
+// is drawn by preview.js.
 import { timeChart } from './charts.js';
+import { $, el } from './dom.js';
+import { drawPreview, problemLines, readConfig } from './preview.js';
 import { inWords } from './words.js';
 
-const $ = (id) => document.getElementById(id);
 const state = {
   token: sessionStorage.getItem('tavern-token'), gameId: undefined, game: undefined, nsId: undefined, ns: undefined,
   timers: [], logs: undefined, lobbyId: undefined, lobby: undefined, lastLobbies: new Set(), stoppedAt: 0, range: '1h', tokens: [],
@@ -19,9 +21,10 @@ const COLORS = ['#0b5cad', '#2e8540', '#b35c00', '#7a3e9d'];
 const STEP_WORDS = { 60000: 'per minute', 600000: 'per 10 minutes', 3600000: 'per hour' };
 
 class ApiError extends Error {
-  constructor(status, code, message) {
+  constructor(status, code, message, metadata) {
     super(inWords(status, code, message));
     this.code = code;
+    this.metadata = metadata;
   }
 }
 
@@ -30,16 +33,10 @@ async function call(method, path, body) {
   if (body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const json = await res.json().catch(() => ({}));
-  if (!res.ok) throw new ApiError(res.status, json.code, json.message ?? res.statusText);
+  if (!res.ok) throw new ApiError(res.status, json.code, json.message ?? res.statusText, json.metadata);
   return json;
 }
 
-const el = (tag, attrs = {}, ...children) => {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  node.append(...children);
-  return node;
-};
 const button = (text, onClick, attrs = {}) => {
   const b = el('button', { type: 'button', ...attrs }, text);
   b.addEventListener('click', () => void Promise.resolve(onClick()).catch(showError));
@@ -76,7 +73,8 @@ function showView(name) {
   if (name !== 'lobby') stopFollowing();
   clearError();
   if (name === 'versions') void loadVersions().catch(showError);
-  if (name === 'access') void loadAccess().catch(showError);
+  if (name === 'access') void Promise.all([loadAccess(), loadTokens()]).catch(showError);
+  if (name === 'preview') preparePreview();
 }
 
 // --- overview: banners, version, history, lobbies, stopped ----------------------------------
@@ -331,14 +329,33 @@ async function createToken(kind) {
   const { token } = await call('POST', kind === 'public' ? nsPath('/tokens/public') : gamePath('/tokens/cloud'), {});
   state.tokens.unshift({ kind, token });
   drawTokens();
+  await loadTokens();
 }
 
-/** Revokes a token once confirmed; whether it did. */
-async function revokeToken(token) {
-  if (!confirm('Revoke this token? Everything using it is refused from the next request on.')) return false;
-  await call('POST', gamePath('/tokens/revoke'), { token });
+/** Revokes a token (`{ token }` or `{ token_id }`) once confirmed; whether it did. */
+async function revokeToken(token, what = 'this token') {
+  if (!confirm(`Revoke ${what}? Everything using it is refused from the next request on.`)) return false;
+  await call('POST', gamePath('/tokens/revoke'), typeof token === 'string' ? { token } : token);
   $('token-status').textContent = 'Token revoked: it is refused from now on.';
+  await loadTokens();
   return true;
+}
+
+const nsName = (id) => state.game?.namespaces?.find((n) => n.namespace_id === id)?.display_name ?? id?.slice(0, 8) ?? '';
+
+/** The game's tokens as the server keeps them (ids, kinds, times; never a secret), newest first, each revocable. */
+async function loadTokens() {
+  const { tokens, more } = await call('GET', gamePath('/tokens'));
+  const stateOf = (t) => (t.is_revoked ? `revoked ${age(t.revoke_ts)} ago` : t.is_expired ? 'expired' : 'active');
+  $('token-list').replaceChildren(...tokens.map((t) => {
+    const name = `${t.kind} token ${t.token_id.slice(0, 8)}`;
+    const action = t.is_revoked || t.is_expired ? '' : button('Revoke', () => revokeToken({ token_id: t.token_id }, `the ${name}`), { class: 'danger', 'aria-label': `Revoke ${name}` });
+    return el('tr', { 'data-token': t.token_id, class: t.is_revoked ? 'revoked' : '' }, el('td', {}, t.kind), el('td', {}, el('code', {}, t.token_id.slice(0, 8))),
+      el('td', {}, t.namespace_id ? nsName(t.namespace_id) : 'whole game'), el('td', {}, `${age(t.create_ts)} ago`),
+      el('td', {}, t.expire_ts ? new Date(t.expire_ts).toLocaleDateString() : '-'), el('td', {}, stateOf(t)), el('td', {}, action));
+  }));
+  empty('token-list-empty', tokens.length > 0 ? undefined : 'No token of this game yet: create one above (a public token for game clients, a cloud token for the CLI).');
+  $('token-list-more').hidden = !more;
 }
 
 async function loadAccess() {
@@ -353,6 +370,48 @@ async function loadAccess() {
       await call('DELETE', nsPath(`/domains/${encodeURIComponent(d.domain)}`));
       await loadAccess();
     }, { class: 'danger' })))));
+}
+
+// --- deploy preview ---------------------------------------------------------------------------
+
+/** The preview view as it opens: the live config to start from, or what to do when none is live. */
+function preparePreview() {
+  const live = Boolean(state.ns?.version_id);
+  empty('preview-none', live ? undefined : 'No version is live in this namespace yet: deploy one first (tavern deploy). A preview compares a new config with the live one.');
+  $('preview-run').disabled = !live;
+  if (live && $('preview-config').value.trim() === '') $('preview-config').value = $('version-config').textContent;
+}
+
+function previewProblem(text, lines = []) {
+  $('preview-status').textContent = text;
+  $('preview-problems').replaceChildren(...lines.map((l) => el('li', {}, el('code', {}, l))));
+}
+
+async function runPreview() {
+  previewProblem('');
+  const { config, problem } = readConfig($('preview-config').value);
+  if (problem !== undefined) return previewProblem(problem);
+  const q = new URLSearchParams({ since: $('preview-since').value, seed: $('preview-seed').value.trim() || '1' });
+  $('preview-run').disabled = true;
+  $('preview-running').textContent = 'Replaying the recorded demand under both configs…';
+  try {
+    const { preview } = await call('POST', nsPath(`/preview?${q}`), config);
+    drawPreview(preview);
+  } catch (e) {
+    $('preview-result').hidden = true;
+    const lines = problemLines(e.metadata);
+    if (e.code === 'VALIDATION_ERROR' && lines.length > 0) previewProblem(`The new config has ${lines.length === 1 ? 'a problem' : `${lines.length} problems`}; fix ${lines.length === 1 ? 'this field' : 'these fields'} and run again:`, lines);
+    else previewProblem(e.message);
+  } finally {
+    $('preview-running').textContent = '';
+    $('preview-run').disabled = false;
+  }
+}
+
+function resetPreview() {
+  $('preview-config').value = '';
+  $('preview-result').hidden = true;
+  previewProblem('');
 }
 
 // --- game and namespace -----------------------------------------------------------------------
@@ -380,6 +439,7 @@ async function selectNamespace(nsId) {
   state.stoppedAt = 0;
   state.tokens = [];
   drawTokens();
+  resetPreview();
   showView('overview');
   await loadVersion();
   every(1000, refreshLobbies);
@@ -477,6 +537,22 @@ $('revoke-form').addEventListener('submit', (event) => {
     $('revoke-token').value = '';
     for (const t of state.tokens) if (t.token === token) t.revoked = true;
     drawTokens();
+  }, showError);
+});
+$('preview-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  void runPreview();
+});
+$('preview-file').addEventListener('change', () => {
+  const file = $('preview-file').files[0];
+  if (file === undefined) return;
+  if (/\.toml$/i.test(file.name)) {
+    previewProblem(`${file.name} is a rivet.toml: the dashboard takes the version config as JSON. Preview a rivet.toml with tavern version preview ${file.name}, or paste its config as JSON.`);
+    return;
+  }
+  file.text().then((text) => {
+    $('preview-config').value = text;
+    previewProblem('');
   }, showError);
 });
 $('domain-form').addEventListener('submit', (event) => {

@@ -1,6 +1,6 @@
 /**
  * The dashboard (`/dashboard`, and `/` sends a browser there): static files from the package's `src/dashboard/` folder (plain HTML,
- * CSS and one ES module, no build step, nothing fetched from elsewhere), and `POST /dashboard/sim`
+ * CSS and a few ES modules, no build step, nothing fetched from elsewhere), and `POST /dashboard/sim`
  * running a built-in simulator scenario for its charts through the simulator the composition root
  * hands in (any cloud or admin token; at most an hour of virtual time, so one run costs the server
  * well under a second; no simulator: 404).
@@ -28,6 +28,8 @@ const FILES: Readonly<Record<string, string>> = {
   'index.html': 'text/html; charset=utf-8',
   'app.js': 'text/javascript; charset=utf-8',
   'charts.js': 'text/javascript; charset=utf-8',
+  'dom.js': 'text/javascript; charset=utf-8',
+  'preview.js': 'text/javascript; charset=utf-8',
   'words.js': 'text/javascript; charset=utf-8',
   'style.css': 'text/css; charset=utf-8',
 };
