@@ -1,6 +1,8 @@
 /**
  * `npm run screenshots`: makes docs/screenshots/dashboard.png (the README's picture of the
- * dashboard) and docs/screenshots/lobby.png (a lobby's page), from a real server instead of by hand. A server with the fake runtime (seeded; no
+ * dashboard), docs/screenshots/lobby.png (a lobby's page) and docs/screenshots/preview.png (a deploy
+ * preview on six hours of made-up recorded demand, bench/preview-recording.ts, written into the
+ * server's database: the new config halves max players), from a real server instead of by hand. A server with the fake runtime (seeded; no
  * Docker, no game proxy) in a temporary folder; the sample game's page and a build deployed by the
  * real CLI (`tavern deploy`, the build uploaded first, since the fake runtime runs no image);
  * headless Chromium (/usr/bin/chromium) signs in with the cloud token; three players find a lobby
@@ -14,12 +16,15 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { call, createGame, publicToken, str, TAVERN_ADMIN, uploadBuild } from '../../bench/http-tavern.js';
+import { writeRecording } from '../../bench/preview-recording.js';
+import { openSqlite } from '../../src/adapters/sqlite/index.js';
 import { tavern } from '../cli/run.js';
 import { startServer } from '../server/process.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const OUT = fileURLToPath(new URL('../../docs/screenshots/dashboard.png', import.meta.url));
 const LOBBY_OUT = fileURLToPath(new URL('../../docs/screenshots/lobby.png', import.meta.url));
+const PREVIEW_OUT = fileURLToPath(new URL('../../docs/screenshots/preview.png', import.meta.url));
 const CLIENT = fileURLToPath(new URL('../../examples/hello-game/client/', import.meta.url));
 
 /** The sample game's config, its image replaced by an uploaded build and its port by a udp one (no game proxy here). */
@@ -56,6 +61,13 @@ try {
   await writeFile(join(project, 'rivet.toml'), rivetToml(buildId));
   const deployed = await tavern(project, { TAVERN_API: server.origin, TAVERN_TOKEN: game.cloud }, 'deploy', '--name', 'hello v1');
   if (deployed.code !== 0) throw new Error(`tavern deploy failed:\n${deployed.stderr}`);
+  // Six hours of recorded demand before now, for the preview (the server reads the same database).
+  const stores = openSqlite(join(dir, 'data'), { checkpoints: 'inline' });
+  try {
+    await writeRecording(stores.demand, { namespaceId: game.nsId, start: Date.now() - 6 * 3_600_000, minutes: 360, ccu: 40, gameMode: 'default', region: 'local', seed: 1 });
+  } finally {
+    await stores.close();
+  }
 
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: process.getuid?.() === 0 ? ['--no-sandbox'] : [] });
   try {
@@ -92,6 +104,16 @@ try {
     await page.locator('#logs').filter({ hasText: 'started' }).waitFor({ timeout: 30_000 });
     await page.screenshot({ path: LOBBY_OUT, fullPage: true });
     process.stdout.write(`wrote ${LOBBY_OUT}\n`);
+    // The deploy preview: the live config with half the max players, on the recording above.
+    await page.getByRole('button', { name: 'Back to the overview' }).click();
+    await page.getByRole('button', { name: 'Preview' }).click();
+    const box = page.getByLabel('New version config (JSON; it starts as the live one: edit it)');
+    const live = JSON.parse(await box.inputValue()) as { matchmaker: { max_players: number } };
+    await box.fill(JSON.stringify({ ...live, matchmaker: { ...live.matchmaker, max_players: live.matchmaker.max_players / 2 } }, null, 2));
+    await page.getByRole('button', { name: 'Run the preview' }).click();
+    await page.locator('#preview-charts svg').first().waitFor({ timeout: 120_000 });
+    await page.screenshot({ path: PREVIEW_OUT, fullPage: true });
+    process.stdout.write(`wrote ${PREVIEW_OUT}\n`);
   } finally {
     await browser.close();
   }
