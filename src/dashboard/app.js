@@ -3,10 +3,10 @@
 // every 5 s (and whenever a lobby leaves the table), the server's health every 5 s and the history
 // charts (kept by the server, per minute) every 15 s. A lobby's page follows its log through the
 // long poll; switching namespace or leaving the page stops following. The deploy preview's view
-// is drawn by preview.js.
+// lives in preview.js.
 import { timeChart } from './charts.js';
 import { $, el } from './dom.js';
-import { drawPreview, problemLines, readConfig } from './preview.js';
+import { previewView } from './preview.js';
 import { inWords } from './words.js';
 
 const state = {
@@ -61,6 +61,7 @@ const clearError = () => {
 const every = (ms, fn) => state.timers.push(setInterval(() => void fn().catch(showError), ms));
 const gamePath = (rest = '') => `/cloud/games/${state.gameId}${rest}`;
 const nsPath = (rest = '') => gamePath(`/namespaces/${state.nsId}${rest}`);
+const preview = previewView({ call, nsPath, liveConfig: () => (state.ns?.version_id ? $('version-config').textContent : undefined), showError });
 
 // --- views ---------------------------------------------------------------------------------
 
@@ -74,7 +75,7 @@ function showView(name) {
   clearError();
   if (name === 'versions') void loadVersions().catch(showError);
   if (name === 'access') void Promise.all([loadAccess(), loadTokens()]).catch(showError);
-  if (name === 'preview') preparePreview();
+  if (name === 'preview') preview.prepare();
 }
 
 // --- overview: banners, version, history, lobbies, stopped ----------------------------------
@@ -372,48 +373,6 @@ async function loadAccess() {
     }, { class: 'danger' })))));
 }
 
-// --- deploy preview ---------------------------------------------------------------------------
-
-/** The preview view as it opens: the live config to start from, or what to do when none is live. */
-function preparePreview() {
-  const live = Boolean(state.ns?.version_id);
-  empty('preview-none', live ? undefined : 'No version is live in this namespace yet: deploy one first (tavern deploy). A preview compares a new config with the live one.');
-  $('preview-run').disabled = !live;
-  if (live && $('preview-config').value.trim() === '') $('preview-config').value = $('version-config').textContent;
-}
-
-function previewProblem(text, lines = []) {
-  $('preview-status').textContent = text;
-  $('preview-problems').replaceChildren(...lines.map((l) => el('li', {}, el('code', {}, l))));
-}
-
-async function runPreview() {
-  previewProblem('');
-  const { config, problem } = readConfig($('preview-config').value);
-  if (problem !== undefined) return previewProblem(problem);
-  const q = new URLSearchParams({ since: $('preview-since').value, seed: $('preview-seed').value.trim() || '1' });
-  $('preview-run').disabled = true;
-  $('preview-running').textContent = 'Replaying the recorded demand under both configs…';
-  try {
-    const { preview } = await call('POST', nsPath(`/preview?${q}`), config);
-    drawPreview(preview);
-  } catch (e) {
-    $('preview-result').hidden = true;
-    const lines = problemLines(e.metadata);
-    if (e.code === 'VALIDATION_ERROR' && lines.length > 0) previewProblem(`The new config has ${lines.length === 1 ? 'a problem' : `${lines.length} problems`}; fix ${lines.length === 1 ? 'this field' : 'these fields'} and run again:`, lines);
-    else previewProblem(e.message);
-  } finally {
-    $('preview-running').textContent = '';
-    $('preview-run').disabled = false;
-  }
-}
-
-function resetPreview() {
-  $('preview-config').value = '';
-  $('preview-result').hidden = true;
-  previewProblem('');
-}
-
 // --- game and namespace -----------------------------------------------------------------------
 
 async function loadVersion() {
@@ -439,7 +398,7 @@ async function selectNamespace(nsId) {
   state.stoppedAt = 0;
   state.tokens = [];
   drawTokens();
-  resetPreview();
+  preview.reset();
   showView('overview');
   await loadVersion();
   every(1000, refreshLobbies);
@@ -537,22 +496,6 @@ $('revoke-form').addEventListener('submit', (event) => {
     $('revoke-token').value = '';
     for (const t of state.tokens) if (t.token === token) t.revoked = true;
     drawTokens();
-  }, showError);
-});
-$('preview-form').addEventListener('submit', (event) => {
-  event.preventDefault();
-  void runPreview();
-});
-$('preview-file').addEventListener('change', () => {
-  const file = $('preview-file').files[0];
-  if (file === undefined) return;
-  if (/\.toml$/i.test(file.name)) {
-    previewProblem(`${file.name} is a rivet.toml: the dashboard takes the version config as JSON. Preview a rivet.toml with tavern version preview ${file.name}, or paste its config as JSON.`);
-    return;
-  }
-  file.text().then((text) => {
-    $('preview-config').value = text;
-    previewProblem('');
   }, showError);
 });
 $('domain-form').addEventListener('submit', (event) => {

@@ -40,7 +40,7 @@ export function readConfig(text) {
 }
 
 /** A validation error's problems, one line each: the field's path, and what is wrong when the server says. */
-export function problemLines(metadata) {
+function problemLines(metadata) {
   const errors = Array.isArray(metadata?.errors) ? metadata.errors : [];
   return errors.map((p) => {
     const path = (p.path ?? []).join('.');
@@ -75,7 +75,7 @@ function drawCharts(p) {
 }
 
 /** Draws an API answer's `preview`: the summary, the table, the notes, the bound and the charts. */
-export function drawPreview(p) {
+function drawPreview(p) {
   $('preview-summary').textContent = `${p.requests.toLocaleString('en-US')} recorded requests, ${utc(p.window.start_ts)} to ${utc(p.window.end_ts)} UTC, replayed under each config (seed ${p.seed}).`;
   $('preview-empty').textContent = 'Nothing is recorded in this window yet: both columns show idle lobbies only. Players\' finds, joins and creates are recorded as they come; run the preview again once players have played.';
   $('preview-empty').hidden = p.requests > 0;
@@ -84,4 +84,72 @@ export function drawPreview(p) {
   $('preview-bound').textContent = `Error bound: ${p.error_bound.text}`;
   drawCharts(p);
   $('preview-result').hidden = false;
+}
+
+const problem = (text, lines = []) => {
+  $('preview-status').textContent = text;
+  $('preview-problems').replaceChildren(...lines.map((l) => el('li', {}, el('code', {}, l))));
+};
+
+const problemsText = (n) => `The new config has ${n === 1 ? 'a problem' : `${n} problems`}; fix ${n === 1 ? 'this field' : 'these fields'} and run again:`;
+
+/**
+ * The view, wired to the page: `call(method, path, body)` is the API (its errors carry `code` and
+ * `metadata`), `nsPath(rest)` the namespace's path, `liveConfig()` the live version's config as
+ * text (undefined when none is live). Returns what the app calls when the view opens and when the
+ * namespace changes.
+ */
+export function previewView({ call, nsPath, liveConfig, showError }) {
+  const box = $('preview-config');
+  async function run() {
+    problem('');
+    const { config, problem: wrong } = readConfig(box.value);
+    if (wrong !== undefined) return problem(wrong);
+    const q = new URLSearchParams({ since: $('preview-since').value, seed: $('preview-seed').value.trim() || '1' });
+    $('preview-run').disabled = true;
+    $('preview-running').textContent = 'Replaying the recorded demand under both configs…';
+    try {
+      drawPreview((await call('POST', nsPath(`/preview?${q}`), config)).preview);
+    } catch (e) {
+      $('preview-result').hidden = true;
+      const lines = problemLines(e.metadata);
+      if (e.code === 'VALIDATION_ERROR' && lines.length > 0) problem(problemsText(lines.length), lines);
+      else problem(e.message);
+    } finally {
+      $('preview-running').textContent = '';
+      $('preview-run').disabled = false;
+    }
+  }
+  $('preview-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    void run();
+  });
+  $('preview-file').addEventListener('change', () => {
+    const file = $('preview-file').files[0];
+    if (file === undefined) return;
+    if (/\.toml$/i.test(file.name)) {
+      problem(`${file.name} is a rivet.toml: the dashboard takes the version config as JSON. Preview a rivet.toml with tavern version preview ${file.name}, or paste its config as JSON.`);
+      return;
+    }
+    file.text().then((text) => {
+      box.value = text;
+      problem('');
+    }, showError);
+  });
+  return {
+    /** As the view opens: the live config to start from, or what to do when none is live. */
+    prepare() {
+      const live = liveConfig();
+      $('preview-none').textContent = live === undefined ? 'No version is live in this namespace yet: deploy one first (tavern deploy). A preview compares a new config with the live one.' : '';
+      $('preview-none').hidden = live !== undefined;
+      $('preview-run').disabled = live === undefined;
+      if (live !== undefined && box.value.trim() === '') box.value = live;
+    },
+    /** Another namespace: its own live config next time, no result. */
+    reset() {
+      box.value = '';
+      $('preview-result').hidden = true;
+      problem('');
+    },
+  };
 }
