@@ -69,6 +69,8 @@ export interface ServerRuntime {
   status(): RuntimeStatus;
   /** Where a lobby's TCP and UDP ports answer, when the runtime places lobbies on several hosts (Swarm). */
   lobbyAddress?(lobbyId: string): string | undefined;
+  /** Calls `listener` whenever {@link lobbyAddress} may answer differently (a lobby placed, adopted or gone; a node's address changed). */
+  placed?(listener: () => void): void;
   /** Starts the health checks and the reconciler (after the matchmaker is attached). */
   run(): Promise<void>;
   close(): void;

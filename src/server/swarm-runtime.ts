@@ -29,6 +29,7 @@ export function swarmServerRuntime(deps: RuntimeDeps, instanceId: string, images
   const { env, logger } = deps;
   const where = engineAddress(env.swarmHost ?? env.dockerHost);
   const apiOrigin = env.lobbyApiOrigin ?? deps.publicOrigin;
+  const placedListeners: (() => void)[] = [];
   const runtime = new SwarmRuntime({
     docker: connectDocker(env.swarmHost ?? env.dockerHost), images, instanceId, hosts: deps.catalog, logs: deps.logBook,
     lastLogAt: async (lobbyId, stream) => (await tailLogs({ catalog: deps.catalog }, lobbyId, stream)).lines.at(-1)?.at,
@@ -39,6 +40,9 @@ export function swarmServerRuntime(deps: RuntimeDeps, instanceId: string, images
     stopGraceMs: STOP_GRACE_MS,
     clock: deps.clock,
     log: logger,
+    placementChanged: () => {
+      for (const listener of placedListeners) listener();
+    },
   });
   let status: RuntimeStatus = { runtime: 'swarm', reachable: false, instance: instanceId };
   let matchmaker: Parameters<ServerRuntime['attach']>[0] | undefined;
@@ -66,6 +70,9 @@ export function swarmServerRuntime(deps: RuntimeDeps, instanceId: string, images
     },
     status: () => status,
     lobbyAddress: (lobbyId) => runtime.addressOf(lobbyId),
+    placed: (listener) => {
+      placedListeners.push(listener);
+    },
     async run() {
       await check();
       upkeep.every(HEALTH_MS, check);

@@ -35,6 +35,8 @@ export interface SwarmRuntimeOptions extends HostingOptions {
   readonly startTimeoutMs?: number;
   /** How often lobbies' tasks and the nodes are looked at; default 1 s. */
   readonly pollMs?: number;
+  /** Called when {@link SwarmRuntime.addressOf} may answer differently (a lobby placed or gone, a node's address changed). */
+  readonly placementChanged?: () => void;
 }
 
 interface Watched {
@@ -73,6 +75,8 @@ export class SwarmRuntime implements HostedRuntime {
   #placed = new Map<string, string>();
   #timer: ReturnType<typeof setInterval> | undefined;
   #polling = false;
+  /** Every known lobby's address, as last told to `placementChanged`. */
+  #told = '';
 
   constructor(options: SwarmRuntimeOptions) {
     this.#o = options;
@@ -116,6 +120,7 @@ export class SwarmRuntime implements HostedRuntime {
       const [nodes, tasks] = await Promise.all([listNodes(this.#o.docker), listTasks(this.#o.docker, { label: [LABELS.lobby], 'desired-state': ['running'] })]);
       this.#setNodes(nodes);
       this.#setPlaced(tasks);
+      this.#tellPlacement();
       this.#health = { runtime: 'swarm', reachable: true, ...(info.ServerVersion === undefined ? {} : { version: info.ServerVersion }), regions: nodesByRegion(this.#nodes) };
     } catch (error) {
       this.#setNodes([]);
@@ -140,6 +145,16 @@ export class SwarmRuntime implements HostedRuntime {
       const lobbyId = t.Spec?.ContainerSpec?.Labels?.[LABELS.lobby];
       return lobbyId !== undefined && t.NodeID !== undefined && t.Status?.State === 'running' ? [[lobbyId, t.NodeID] as const] : [];
     }));
+  }
+
+  /** Calls `placementChanged` when some lobby's address is not what it was when last called. */
+  #tellPlacement(): void {
+    if (this.#o.placementChanged === undefined) return;
+    const ids = [...new Set([...this.#watched.keys(), ...this.#placed.keys()])].sort();
+    const now = ids.map((id) => `${id}=${this.addressOf(id) ?? ''}`).join(' ');
+    if (now === this.#told) return;
+    this.#told = now;
+    this.#o.placementChanged();
   }
 
   starting(lobbyId: string): boolean {
@@ -248,6 +263,7 @@ export class SwarmRuntime implements HostedRuntime {
     this.#watched.set(info.lobbyId, { info, pump, stopRequested: false, logs, logsEnded, finishing: false, ...(nodeId === undefined ? {} : { nodeId }) });
     this.#timer ??= setInterval(() => void this.#poll(), this.#o.pollMs ?? 1_000);
     this.#timer.unref();
+    this.#tellPlacement();
   }
 
   /** One look at the nodes and this instance's tasks: every lobby whose task ended or was lost is finished. */
@@ -258,6 +274,7 @@ export class SwarmRuntime implements HostedRuntime {
       const [nodes, tasks] = await Promise.all([listNodes(this.#o.docker), listTasks(this.#o.docker, { label: [LABELS.lobby] })]);
       this.#setNodes(nodes);
       this.#setPlaced(tasks);
+      this.#tellPlacement();
       for (const w of [...this.#watched.values()]) {
         const outcome = taskOutcome(latestTask(tasks.filter((t) => t.ServiceID === w.info.containerId)), nodes);
         if (outcome.kind === 'ended' || outcome.kind === 'lost') void this.#finish(w, outcome);
