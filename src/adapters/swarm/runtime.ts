@@ -300,12 +300,12 @@ export class SwarmRuntime implements HostedRuntime {
     const { info, pump } = w;
     const code = outcome.kind === 'ended' ? outcome.exitCode : undefined;
     if (outcome.kind === 'lost') {
-      pump.note(`the lobby was lost: ${outcome.why} (the Swarm manager no longer hears from it); it is reported crashed and its service removed`);
+      pump.note(`the lobby was lost: ${outcome.why} (the Swarm manager no longer hears from it); it is reported lost and its service removed`);
     } else {
       await Promise.race([w.logsEnded, pause(2_000)]);
       pump.note(`the lobby's task ended (${outcome.state}${code === undefined ? '' : `, exit code ${code}`}${outcome.why === outcome.state ? '' : `: ${outcome.why}`})${w.stopRequested ? ' after Tavern asked it to stop' : ''}`);
     }
-    const reason: ExitReason = outcome.kind === 'ended' && (w.stopRequested || (outcome.state === 'complete' && (code ?? 0) === 0)) ? 'exited' : 'crashed';
+    const reason: ExitReason = outcome.kind === 'lost' ? 'lost' : w.stopRequested || (outcome.state === 'complete' && (code ?? 0) === 0) ? 'exited' : 'crashed';
     await pump.end().catch((e: unknown) => this.#warn(`writing lobby ${info.lobbyId}'s last log lines`, e));
     (w.logs as { destroy?: () => void } | undefined)?.destroy?.();
     await this.#o.docker.getService(info.containerId).remove().catch((e: unknown) => {
