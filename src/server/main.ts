@@ -188,6 +188,7 @@ async function main(): Promise<void> {
     catalog, matchmaker, clock, random, timers: systemTimers, regions: env.regions, tokens, logBook, uploads, logger, stoppedLobbies, history, simulator: builtinSimulator,
     health: () => ({ runtime: hosted.status(), proxy: proxy.status() }),
     metrics: () => proxyMetrics(proxy),
+    ...(hosted.nodes === undefined ? {} : { nodes: hosted.nodes }),
     demand: { store: stores.demand, ...(recorder === undefined ? {} : { recorder }) },
     config: {
       publicOrigin,
