@@ -179,11 +179,12 @@ describeNeeding(
     it("find in two regions lands on each region's nodes; a client reaches UDP and TCP at the node's address and http through HAProxy", async () => {
       for (const [region, nodes] of [['lnd', [2, 3]], ['fra', [1]]] as const) {
         const found = await find(region);
-        const [on] = await nodesOf([found.lobbyId]);
-        expect(nodes, `${region} lobby ${found.lobbyId} on node ${on ?? 0}`).toContain(on);
-        const address = cluster().node(on ?? 0).address;
+        // A lobby may call ready before the manager calls its task running.
+        const on = await eventually(`lobby ${found.lobbyId}'s task running`, async () => (await nodesOf([found.lobbyId]))[0] || undefined, { timeoutMs: 20_000, everyMs: 200 });
+        expect(nodes, `${region} lobby ${found.lobbyId} on node ${on}`).toContain(on);
+        const address = cluster().node(on).address;
         const { tcp, udp, web } = found.ports;
-        expect([tcp?.hostname, udp?.hostname]).toEqual([address, address]);
+        expect([tcp?.hostname, udp?.hostname], JSON.stringify(found.ports)).toEqual([address, address]);
         expect(await eventually(`${region} tcp`, () => tcpAsk(address, tcp?.port ?? 0, 'over tcp'), { timeoutMs: 20_000 })).toBe(`lobby ${found.lobbyId}:over tcp`);
         expect(await eventually(`${region} udp`, () => udpAsk(address, udp?.port ?? 0, 'over udp'), { timeoutMs: 20_000 })).toBe(`lobby ${found.lobbyId}:over udp`);
         expect(web).toMatchObject({ hostname: `${found.lobbyId}-web.lobby.${region}.${DOMAIN}`, port: proxyPort });
@@ -219,7 +220,7 @@ describeNeeding(
     it('a node cut off mid-game: its lobbies are reported lost within 60 s, their players gone and the lnd pool refilled on the other node; back, it is used again and no lobby runs twice', async () => {
       // A player in an lnd lobby, and the lnd pool full again (two idle lobbies) before the cut.
       const player = await find('lnd');
-      const [cutNode = 0] = await nodesOf([player.lobbyId]);
+      const cutNode = await eventually(`lobby ${player.lobbyId}'s task running`, async () => (await nodesOf([player.lobbyId]))[0] || undefined, { timeoutMs: 20_000, everyMs: 200 });
       const otherNode = cutNode === 2 ? 3 : 2;
       const lndBefore = await eventually('the lnd pool refilled and ready', async () => {
         const lobbies = await live();

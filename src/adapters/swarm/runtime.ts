@@ -54,6 +54,12 @@ interface Watched {
 const listNodes = async (docker: Dockerode): Promise<SwarmNodeFacts[]> => nodeFacts((await docker.listNodes()) as RawNode[]);
 const listTasks = async (docker: Dockerode, filters: Record<string, string[]>): Promise<RawTask[]> => (await docker.listTasks({ filters })) as RawTask[];
 
+/**
+ * Task states from the scheduler's choice of a node until the task ends: its container may run,
+ * and call ready, before the manager says "running", so its node's address is known from then on.
+ */
+const PLACED = new Set(['assigned', 'accepted', 'preparing', 'ready', 'starting', 'running']);
+
 // Not unref'd: a start waiting for its task keeps the process alive (it is bounded).
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -139,11 +145,11 @@ export class SwarmRuntime implements HostedRuntime {
     }
   }
 
-  /** Which node each running Tavern task is on (tasks carry their service's labels). */
+  /** Which node each Tavern task placed on one (assigned up to running) is on (tasks carry their service's labels). */
   #setPlaced(tasks: readonly RawTask[]): void {
     this.#placed = new Map(tasks.flatMap((t) => {
       const lobbyId = t.Spec?.ContainerSpec?.Labels?.[LABELS.lobby];
-      return lobbyId !== undefined && t.NodeID !== undefined && t.Status?.State === 'running' ? [[lobbyId, t.NodeID] as const] : [];
+      return lobbyId !== undefined && t.NodeID !== undefined && PLACED.has(t.Status?.State ?? '') ? [[lobbyId, t.NodeID] as const] : [];
     }));
   }
 
@@ -184,9 +190,10 @@ export class SwarmRuntime implements HostedRuntime {
       const created = (await this.#o.docker.createService(spec)) as { id?: string; ID?: string };
       service = this.#o.docker.getService(created.id ?? created.ID ?? containerName(lobby.lobbyId));
       const serviceId = service.id;
-      const nodeId = await this.#untilRunning(serviceId);
+      const nodeId = await this.#untilRunning(serviceId, lobby.lobbyId);
       await this.#watch({ lobbyId: lobby.lobbyId, namespaceId: lobby.namespaceId, versionId: lobby.versionId, containerId: serviceId, running: true }, 0, nodeId);
     } catch (error) {
+      this.#placed.delete(lobby.lobbyId);
       if (service !== undefined) await service.remove().catch((e: unknown) => this.#warn(`removing the failed service of lobby ${lobby.lobbyId}`, e));
       if (claimed) await this.#o.hosts.releaseLobbyHost(lobby.lobbyId).catch((e: unknown) => this.#warn(`releasing lobby ${lobby.lobbyId}`, e));
       throw new Error(describeEngineError(error), { cause: error });
@@ -195,13 +202,22 @@ export class SwarmRuntime implements HostedRuntime {
     }
   }
 
-  /** Waits until the service's task runs (its node's id); throws saying why when it ended or never ran in time. */
-  async #untilRunning(serviceId: string): Promise<string> {
+  /**
+   * Waits until the service's task runs (its node's id), noting its node as soon as the scheduler
+   * chose one; throws saying why when it ended or never ran in time.
+   */
+  async #untilRunning(serviceId: string, lobbyId: string): Promise<string> {
     const deadline = this.#o.clock.now() + (this.#o.startTimeoutMs ?? 120_000);
     let last: TaskOutcome = { kind: 'pending' };
     for (let wait = 50; this.#o.clock.now() < deadline; wait = Math.min(wait * 2, 250)) {
       const [tasks, nodes] = await Promise.all([listTasks(this.#o.docker, { service: [serviceId] }), this.#nodes.length === 0 ? listNodes(this.#o.docker) : this.#nodes]);
-      last = taskOutcome(latestTask(tasks), nodes);
+      const task = latestTask(tasks);
+      // Placed: where the lobby answers is known before the manager calls its task running.
+      if (task?.NodeID !== undefined && PLACED.has(task.Status?.State ?? '') && this.#placed.get(lobbyId) !== task.NodeID) {
+        this.#placed.set(lobbyId, task.NodeID);
+        this.#tellPlacement();
+      }
+      last = taskOutcome(task, nodes);
       if (last.kind === 'running') return last.nodeId;
       if (last.kind === 'ended' || last.kind === 'lost') throw new Error(`the lobby's task did not start: ${last.why}`);
       await pause(wait);
