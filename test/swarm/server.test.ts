@@ -7,7 +7,8 @@
  * nodes and drains and undrains one. A node whose network link is cut mid-game has its lobbies
  * reported lost within 60 s (reason `lost`, said in their logs), their players and services gone,
  * and the lnd pool refilled on the other node; once the link is back the node takes lobbies again
- * and no lobby ever runs twice.
+ * and no lobby ever runs twice. A restarted Tavern adopts the lobbies and routes their http ports to
+ * their nodes again.
  */
 import { randomUUID } from 'node:crypto';
 import { createSocket } from 'node:dgram';
@@ -92,6 +93,7 @@ describeNeeding(
   () => {
     let started: Cluster | undefined;
     let server: Server | undefined;
+    let serverEnv: Record<string, string> = {};
     let dataDir: string | undefined;
     let proxyPort = 0;
     let gameId = '';
@@ -136,12 +138,13 @@ describeNeeding(
       dataDir = mkdtempSync(join(tmpdir(), 'tavern-swarm-server-'));
       proxyPort = await freePort();
       // Tavern listens on the host's bridge address, where the lobbies on every node reach it; its proxy on loopback.
-      server = await startServer('tavern (swarm, proxy)', {
+      serverEnv = {
         TAVERN_RUNTIME: 'swarm', TAVERN_SWARM_HOST: `unix://${cluster().manager.socket}`, TAVERN_REGISTRY: cluster().registry, TAVERN_REGISTRY_INSECURE: 'true',
         TAVERN_REGIONS: JSON.stringify(['lnd', 'fra']), TAVERN_ADMIN_TOKEN: ADMIN, TAVERN_HOST: cluster().layout.hostAddress, TAVERN_PORT: '0',
         TAVERN_DATA_DIR: dataDir, TAVERN_INSTANCE_ID: `swarm-server-${randomUUID().slice(0, 8)}`, TAVERN_RECONCILE_MS: '5000',
         TAVERN_PROXY: 'haproxy', TAVERN_HAPROXY_BIN: HAPROXY, TAVERN_PROXY_HOST: '127.0.0.1', TAVERN_JOB_DOMAIN: DOMAIN, TAVERN_PROXY_HTTP_PORT: String(proxyPort),
-      });
+      };
+      server = await startServer('tavern (swarm, proxy)', serverEnv);
       gameId = ok('game', await api(origin(), 'POST', '/cloud/games', {
         token: ADMIN, body: { name_id: `swarm-${randomUUID().slice(0, 8)}`, display_name: 'Swarm E2E', developer_group_id: randomUUID() },
       }))['game_id'] as string;
@@ -281,5 +284,26 @@ describeNeeding(
       for (const id of lostIds) expect(running).not.toContain(id);
       console.log(`node ${cutNode} link cut → its ${lostIds.length} lobbies reported lost: ${Math.round(ms)} ms`);
     }, 480_000);
+
+    it("a restarted Tavern adopts its lobbies and its new proxy routes each http port to the lobby's node again", async () => {
+      const lobbies = (await live()).filter((l) => l.is_ready).map((l) => l.lobby_id);
+      const nodes = await nodesOf(lobbies);
+      const spread = lobbies.filter((_, i) => (nodes[i] ?? 0) > 0);
+      expect(new Set(nodes.filter((n) => n > 0)).size).toBeGreaterThanOrEqual(2);
+      await server?.stop();
+      // Nothing serves the routes while Tavern is down.
+      expect(await get(proxyPort, `${spread[0] ?? ''}-web.lobby.lnd.${DOMAIN}`, '/').then((a) => a.status, () => 'refused')).toBe('refused');
+      server = await startServer('tavern (swarm, proxy) restarted', serverEnv);
+      for (const id of spread) {
+        const lobby = ok('lobby', await call('GET', `/cloud/games/${gameId}/matchmaker/lobbies/${id}`))['lobby'] as { region_name_id: string; ports: Record<string, FoundPort> };
+        const web = lobby.ports['web'];
+        expect(web).toMatchObject({ hostname: `${id}-web.lobby.${lobby.region_name_id}.${DOMAIN}`, port: proxyPort });
+        const answer = await eventually(`lobby ${id}'s http port through the restarted proxy`, async () => {
+          const a = await get(proxyPort, web?.hostname ?? '', '/after-restart').catch(() => undefined);
+          return a?.status === 200 ? a : undefined;
+        }, { timeoutMs: 30_000, everyMs: 200 });
+        expect(answer.body).toBe(`lobby ${id} /after-restart\n`);
+      }
+    }, 180_000);
   },
 );
