@@ -21,6 +21,12 @@ export interface TlsPortsOptions {
   readonly host: string;
   /** Where lobbies' host ports are reached (the Docker runtime's publish address). */
   readonly upstreamHost: string;
+  /**
+   * Where one lobby's host ports are reached, when lobbies run on several hosts (the Swarm node its
+   * task runs on), asked at each connection; undefined while it is not known (the connection is
+   * closed, counted as a failed connection to the lobby). Absent: `upstreamHost` for every lobby.
+   */
+  readonly upstreamOf?: (lobbyId: string) => string | undefined;
   /** The wildcard certificate (chain included) and its key, PEM. */
   readonly certFile: string;
   readonly keyFile: string;
@@ -173,7 +179,13 @@ export class TlsPorts implements ProxyRoutes {
   #pipe(listener: Listener, client: TLSSocket): void {
     const o = this.#o;
     const { route } = listener;
-    const upstream = connect({ host: o.upstreamHost, port: route.hostPort });
+    const host = o.upstreamOf === undefined ? o.upstreamHost : o.upstreamOf(route.lobbyId);
+    if (host === undefined) {
+      listener.stats.connectErrors += 1;
+      client.destroy();
+      return;
+    }
+    const upstream = connect({ host, port: route.hostPort });
     listener.sockets.add(client);
     listener.stats.connections += 1;
     const connectTimer = setTimeout(() => upstream.destroy(new Error('connect timeout')), o.connectTimeoutMs ?? 5_000);

@@ -10,6 +10,7 @@ import { simCommand } from '../sim/cli.js';
 import { registerAdmin } from './admin.js';
 import { registerCloudCommands, apiFor, type CommandIo } from './commands.js';
 import { calibrateCommand, registerDemand } from './demand.js';
+import { registerNodes } from './nodes.js';
 import { deploy, previewOnly } from './deploy.js';
 import { previewFlags, printPreview, type DeployFlags } from './preview.js';
 import { createProgress } from './progress.js';
@@ -101,5 +102,6 @@ Publish only if the preview holds (otherwise exit 1 with the table, nothing buil
   registerCloudCommands(program, io);
   registerAdmin(program, io);
   registerDemand(program, io);
+  registerNodes(program, io);
   return program;
 }

@@ -74,6 +74,9 @@ export const ERRORS = {
   TOKEN_ERROR: { status: 400, message: 'Invalid player token: {reason}.' },
   API_CORS_ORIGIN_NOT_ALLOWED: { status: 400, message: 'Origin {origin} is not allowed.' },
   SERVER_SHUTTING_DOWN: { status: 503, message: 'The server is shutting down: try again (Tavern).' },
+  NODE_NOT_FOUND: { status: 404, message: 'No node {node} in the cluster: `tavern nodes list` names every node (Tavern).' },
+  NODES_NOT_SUPPORTED: { status: 501, message: 'This server runs lobbies on one engine: nodes exist only with TAVERN_RUNTIME=swarm (Tavern).' },
+  CLUSTER_UNAVAILABLE: { status: 503, message: "The cluster's manager did not answer: {reason}; nothing was changed, try again (Tavern)." },
   DEVICE_LINK_ALREADY_COMPLETED: { status: 409, message: 'The device link was already completed for another game (Tavern).' },
   ERROR: { status: 500, message: 'An internal error has occurred (ray_id {ray_id}).' },
 } as const satisfies Record<string, { readonly status: number; readonly message: string }>;

@@ -125,9 +125,9 @@ async function refreshLobbies() {
   $('lobbies-updated').textContent = `(updated ${new Date().toLocaleTimeString()})`;
 }
 
-/** Three or more failures of one version within 15 minutes: a crash loop, said in a banner. */
+/** Three or more failures of one version within 15 minutes: a crash loop, said in a banner (a lobby whose host was lost, `lost`, is no failure of its version). */
 function crashLoops(stops) {
-  const recent = stops.filter((s) => s.failed && Date.now() - Date.parse(s.stop_ts) < 15 * 60_000);
+  const recent = stops.filter((s) => s.failed && s.reason !== 'lost' && Date.now() - Date.parse(s.stop_ts) < 15 * 60_000);
   const byVersion = new Map();
   for (const s of recent) byVersion.set(s.version_id, [...(byVersion.get(s.version_id) ?? []), s]);
   return [...byVersion].filter(([, list]) => list.length >= 3).map(([version, list]) =>

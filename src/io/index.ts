@@ -66,7 +66,7 @@ export interface MatchStore {
 }
 
 /** Why a lobby's container went away on its own. */
-export type ExitReason = 'exited' | 'crashed' | 'start-failed';
+export type ExitReason = 'exited' | 'crashed' | 'start-failed' | 'lost';
 
 /** Where a runtime reports containers that went away, with their exit code when known (wired to the services' `lobbyExited`). */
 export interface RuntimeListener {

@@ -30,6 +30,28 @@ export interface RuntimeNode {
   readonly accepting: boolean;
 }
 
+/** A node as the operator's list shows it (`tavern nodes list`): its id and region, and the Tavern lobbies on it. */
+export interface ClusterNode extends RuntimeNode {
+  readonly id: string;
+  /** Its `tavern.region` label (none: it serves no region). */
+  readonly region?: string;
+  /** Tavern lobbies whose tasks run there now (every instance's). */
+  readonly lobbies: number;
+}
+
+/**
+ * The nodes of a runtime of several hosts (Swarm), for the operator: listed, drained, undrained.
+ * Both reject, saying why, when the cluster's manager does not answer.
+ */
+export interface ClusterNodes {
+  list(): Promise<readonly ClusterNode[]>;
+  /**
+   * Drains a node for Tavern (`tavern.drain=true`: no new lobby is placed there, running ones
+   * finish) or lifts the drain; the node as it is then, or undefined when no node has that name or id.
+   */
+  setDrain(node: string, drained: boolean): Promise<ClusterNode | undefined>;
+}
+
 export interface RuntimeHealth {
   /** `docker`, `swarm`, `fake`, or `none`. */
   readonly runtime: string;

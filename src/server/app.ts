@@ -94,6 +94,7 @@ const servicesOf = (deps: AppDeps): Services => ({
   settings: settingsOf(deps.config),
   health: deps.health ?? (() => ({})),
   ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
+  ...(deps.nodes === undefined ? {} : { nodes: deps.nodes }),
   ...(deps.demand === undefined ? {} : { demand: deps.demand }),
   ...(deps.stoppedLobbies === undefined ? {} : { stoppedLobbies: deps.stoppedLobbies }),
   ...(deps.history === undefined ? {} : { history: deps.history }),

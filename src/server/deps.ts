@@ -8,6 +8,7 @@ import type { CatalogStore } from '../io/catalog.js';
 import type { DemandStore } from '../io/demand.js';
 import type { Clock, Random, Timers } from '../io/index.js';
 import type { Logger } from '../io/log.js';
+import type { ClusterNodes } from '../io/runtime.js';
 import type { AnalyticsHistory } from '../services/analytics-history.js';
 import type { Simulator } from '../io/simulator.js';
 import type { DemandRecorder } from '../services/demand-recorder.js';
@@ -153,6 +154,8 @@ export interface Services {
   readonly health: () => Readonly<Record<string, unknown>>;
   /** `GET /metrics` (Prometheus text); absent: 404. */
   readonly metrics?: () => Promise<string>;
+  /** The runtime's nodes (Swarm), listed and drained by the operator; absent: those endpoints answer 501 `NODES_NOT_SUPPORTED`. */
+  readonly nodes?: ClusterNodes;
   /** Recorded demand; absent: nothing is recorded and the export answers 404. */
   readonly demand?: DemandPort;
   /** Lobbies that stopped recently (the matchmaker's stop recorder); absent: their listing answers 404. */

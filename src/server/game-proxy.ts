@@ -142,6 +142,8 @@ export interface ServerProxy {
   listenerStats(): ReturnType<HaproxyGameProxy['listenerStats']>;
   /** Binds the routes of every active lobby (after a restart of Tavern). */
   restore(world: World): Promise<void>;
+  /** Points every route at its lobby's address as the runtime knows it now (lobbies on several hosts: placed, adopted). */
+  readdress(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -162,6 +164,7 @@ const off = (log: Logger, why: string, kind: ProxyOff, jobDomain: string): Serve
     routeStats: () => Promise.resolve([]),
     listenerStats: () => Promise.resolve([]),
     restore: () => Promise.resolve(),
+    readdress: () => Promise.resolve(),
     close: () => Promise.resolve(),
   };
 };
@@ -173,7 +176,15 @@ const off = (log: Logger, why: string, kind: ProxyOff, jobDomain: string): Serve
  * @example
  * const proxy = await startGameProxy({ env: env.proxy, jobDomain, dataDir, upstreamHost: env.publishHost, log: logger });
  */
-export async function startGameProxy(deps: { env: ProxyEnv; jobDomain: string | undefined; dataDir: string; upstreamHost: string; log: Logger }): Promise<ServerProxy> {
+export async function startGameProxy(deps: {
+  env: ProxyEnv;
+  jobDomain: string | undefined;
+  dataDir: string;
+  upstreamHost: string;
+  /** Where a lobby's host ports are reached when the runtime places lobbies on several hosts (Swarm: its node's public address; undefined until placed). */
+  upstreamOf?: (lobbyId: string) => string | undefined;
+  log: Logger;
+}): Promise<ServerProxy> {
   const { log } = deps;
   const jobDomain = deps.jobDomain ?? '127.0.0.1';
   if (deps.env.mode === 'off') return off(log, 'TAVERN_PROXY=off', 'off', jobDomain);
@@ -190,6 +201,7 @@ export async function startGameProxy(deps: { env: ProxyEnv; jobDomain: string | 
   try {
     proxy = await HaproxyGameProxy.start({
       binary, dir: join(deps.dataDir, 'proxy'), host: env.host, httpPort: env.httpPort, jobDomain, upstreamHost: deps.upstreamHost, limits: env.limits, log, maxRoutes: env.maxRoutes,
+      ...(deps.upstreamOf === undefined ? {} : { upstreamOf: deps.upstreamOf }),
       ...(user === undefined ? {} : { user }),
       ...(env.tls === undefined ? {} : { tls: { port: env.httpsPort, ...env.tls } }),
     });
@@ -202,6 +214,7 @@ export async function startGameProxy(deps: { env: ProxyEnv; jobDomain: string | 
     const { connectTimeoutMs, idleTimeoutMs, maxConnections } = env.limits;
     tlsPorts = await TlsPorts.start({
       host: env.host, upstreamHost: deps.upstreamHost, ...env.tls, idleTimeoutMs, connectTimeoutMs, log,
+      ...(deps.upstreamOf === undefined ? {} : { upstreamOf: deps.upstreamOf }),
       ...(maxConnections === undefined ? {} : { maxConnections }),
     }).catch(async (error: unknown) => {
       await proxy.close();
@@ -228,10 +241,11 @@ export async function startGameProxy(deps: { env: ProxyEnv; jobDomain: string | 
       })),
     ],
     listenerStats: () => proxy.listenerStats(),
+    readdress: () => proxy.readdress(),
     restore: async (world) => {
       const routes: ProxyRoute[] = [];
       for (const ns of world.namespaces.values()) for (const lobby of ns.lobbies.values()) if (isActive(lobby)) routes.push(...proxyRoutes(lobby));
-      await Promise.all(routes.map((r) => proxy.bind(r)));
+      await Promise.all(routes.map((r) => forRoute(r).bind(r)));
       if (routes.length > 0) log.info({ routes: routes.length }, 'game proxy routes restored');
     },
     close: async () => {

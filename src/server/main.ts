@@ -130,7 +130,15 @@ async function main(): Promise<void> {
     },
   });
   const { runtime } = hosted;
-  const proxy = await startGameProxy({ env: env.proxy, jobDomain: env.jobDomain, dataDir: env.dataDir, upstreamHost: env.publishHost, log: logger });
+  const lobbyAddress = hosted.lobbyAddress === undefined ? undefined : (lobbyId: string): string | undefined => hosted.lobbyAddress?.(lobbyId);
+  const proxy = await startGameProxy({
+    env: env.proxy, jobDomain: env.jobDomain, dataDir: env.dataDir, upstreamHost: env.publishHost, log: logger,
+    ...(lobbyAddress === undefined ? {} : { upstreamOf: lobbyAddress }),
+  });
+  // Lobbies on several hosts (Swarm): a route follows its lobby to the node that runs it.
+  hosted.placed?.(() => {
+    proxy.readdress().catch((error: unknown) => logger.warn({ err: error }, 'pointing the game proxy at lobbies\' nodes failed'));
+  });
   const egress = env.egressAllow.length > 0 ? { egress: { allow: env.egressAllow } } : {};
   // Follow-up work (the idle update after a find), awaited on shutdown before the stores close.
   const background = new Set<Promise<unknown>>();
@@ -180,10 +188,11 @@ async function main(): Promise<void> {
     catalog, matchmaker, clock, random, timers: systemTimers, regions: env.regions, tokens, logBook, uploads, logger, stoppedLobbies, history, simulator: builtinSimulator,
     health: () => ({ runtime: hosted.status(), proxy: proxy.status() }),
     metrics: () => proxyMetrics(proxy),
+    ...(hosted.nodes === undefined ? {} : { nodes: hosted.nodes }),
     demand: { store: stores.demand, ...(recorder === undefined ? {} : { recorder }) },
     config: {
       publicOrigin,
-      ...(hosted.lobbyAddress === undefined ? {} : { lobbyAddress: (lobbyId: string) => hosted.lobbyAddress?.(lobbyId) }),
+      ...(lobbyAddress === undefined ? {} : { lobbyAddress }),
       trustProxyHeaders: env.trustProxyHeaders,
       egressAllow: env.egressAllow,
       ...(env.tierPrices === undefined ? {} : { tierPrices: env.tierPrices }),

@@ -19,7 +19,7 @@ import { STOP_GRACE_MS } from '../core/lobby/timers.js';
 import type { CatalogStore } from '../io/catalog.js';
 import type { Clock, Runtime, RuntimeListener, Timers } from '../io/index.js';
 import type { Logger } from '../io/log.js';
-import type { RuntimeHealth } from '../io/runtime.js';
+import type { ClusterNodes, RuntimeHealth } from '../io/runtime.js';
 import { createStream, sample } from '../core/distribution.js';
 import { tailLogs } from '../services/cloud-lobbies.js';
 import type { LogBook } from '../services/lobby-logs.js';
@@ -69,6 +69,10 @@ export interface ServerRuntime {
   status(): RuntimeStatus;
   /** Where a lobby's TCP and UDP ports answer, when the runtime places lobbies on several hosts (Swarm). */
   lobbyAddress?(lobbyId: string): string | undefined;
+  /** The runtime's nodes for the operator (Swarm): listed, drained, undrained. */
+  readonly nodes?: ClusterNodes;
+  /** Calls `listener` whenever {@link lobbyAddress} may answer differently (a lobby placed, adopted or gone; a node's address changed). */
+  placed?(listener: () => void): void;
   /** Starts the health checks and the reconciler (after the matchmaker is attached). */
   run(): Promise<void>;
   close(): void;

@@ -7,6 +7,7 @@
  * a ready node are refused) and the reconciler runs on start and then periodically.
  */
 import { connectDocker, engineAddress } from '../adapters/docker/engine.js';
+import { SwarmNodes } from '../adapters/swarm/nodes.js';
 import { SwarmRuntime, type SwarmImageResolver } from '../adapters/swarm/runtime.js';
 import { STOP_GRACE_MS } from '../core/lobby/timers.js';
 import { tailLogs } from '../services/cloud-lobbies.js';
@@ -29,8 +30,11 @@ export function swarmServerRuntime(deps: RuntimeDeps, instanceId: string, images
   const { env, logger } = deps;
   const where = engineAddress(env.swarmHost ?? env.dockerHost);
   const apiOrigin = env.lobbyApiOrigin ?? deps.publicOrigin;
+  const placedListeners: (() => void)[] = [];
+  const docker = connectDocker(env.swarmHost ?? env.dockerHost);
+  const nodes = new SwarmNodes(docker);
   const runtime = new SwarmRuntime({
-    docker: connectDocker(env.swarmHost ?? env.dockerHost), images, instanceId, hosts: deps.catalog, logs: deps.logBook,
+    docker, images, instanceId, hosts: deps.catalog, logs: deps.logBook,
     lastLogAt: async (lobbyId, stream) => (await tailLogs({ catalog: deps.catalog }, lobbyId, stream)).lines.at(-1)?.at,
     lobbyEnv: (lobby, origin) => lobbyEnv(lobby, { tokens: deps.tokens, catalog: deps.catalog, publicOrigin: origin }),
     apiOrigin,
@@ -39,6 +43,9 @@ export function swarmServerRuntime(deps: RuntimeDeps, instanceId: string, images
     stopGraceMs: STOP_GRACE_MS,
     clock: deps.clock,
     log: logger,
+    placementChanged: () => {
+      for (const listener of placedListeners) listener();
+    },
   });
   let status: RuntimeStatus = { runtime: 'swarm', reachable: false, instance: instanceId };
   let matchmaker: Parameters<ServerRuntime['attach']>[0] | undefined;
@@ -66,6 +73,18 @@ export function swarmServerRuntime(deps: RuntimeDeps, instanceId: string, images
     },
     status: () => status,
     lobbyAddress: (lobbyId) => runtime.addressOf(lobbyId),
+    nodes: {
+      list: () => nodes.list(),
+      // A drain counts at once: the regions that accept lobbies are read again before the answer.
+      setDrain: async (node, drained) => {
+        const changed = await nodes.setDrain(node, drained);
+        if (changed !== undefined) await check();
+        return changed;
+      },
+    },
+    placed: (listener) => {
+      placedListeners.push(listener);
+    },
     async run() {
       await check();
       upkeep.every(HEALTH_MS, check);

@@ -77,6 +77,10 @@ export const COVERAGE: Readonly<Record<string, Coverage>> = {
   [`curl -s -X POST http://127.0.0.1:8080/matchmaker/lobbies/find -H "authorization: Bearer $PUBLIC_TOKEN" -H 'content-type: application/json' -d '{"game_modes": ["default"]}'`]: { by: 'test', file: HELLO },
   // README: the CLI cheat sheet.
   'tavern login': { by: 'test', file: 'test/cli/deploy.test.ts', argv: true },
+  // docs/scale-out.md: operating a Swarm.
+  'tavern nodes list': { by: 'test', file: 'test/cli/nodes.test.ts', argv: true },
+  'tavern nodes drain worker-2': { by: 'test', file: 'test/cli/nodes.test.ts', argv: true },
+  'tavern nodes undrain worker-2': { by: 'test', file: 'test/cli/nodes.test.ts', argv: true },
   'tavern game list': { by: 'test', file: HELLO },
   'tavern namespace create qa': { by: 'test', file: HELLO },
   'tavern deploy -n staging -o matchmaker.max_players=16 --name "beta 2"': { by: 'test', file: HELLO },

@@ -250,4 +250,34 @@ describe('tcp_tls ports (TLS listener per route)', () => {
     expect(await serialOf(caTwo)).toBe('2002');
     await ports.unbind(route('lobby-r', publicPort, one.port));
   });
+
+  it("forwards to the lobby's host as the runtime places it (upstreamOf): closes a connection while it is not placed, counted as a failed connection", async () => {
+    // A valid pair again (the rotation test leaves a broken one), from the CA the client trusts.
+    writeLeaf(dir, 'ca-one', '0x1009');
+    const placed = new Map<string, string>();
+    const far = createServer((s) => s.on('data', (chunk) => s.write(`far:${chunk.toString()}`)).on('error', () => undefined));
+    await new Promise<void>((resolve) => far.listen(one.port, '127.0.0.2', resolve));
+    const moving = await TlsPorts.start({
+      host: '127.0.0.1', upstreamHost: '127.0.0.1', upstreamOf: (lobbyId) => placed.get(lobbyId), certFile: join(dir, 'lobby.crt'), keyFile: join(dir, 'lobby.key'),
+      idleTimeoutMs: 5_000, log: QUIET,
+    });
+    try {
+      const publicPort = await freePort();
+      await moving.bind(route('lobby-p', publicPort, one.port));
+      const early = await open(publicPort, caOne);
+      await closed(early);
+      expect(moving.stats()[0]).toMatchObject({ connections: 0, connectErrors: 1 });
+      placed.set('lobby-p', '127.0.0.2');
+      const socket = await open(publicPort, caOne);
+      expect(await ask(socket, 'hi', 6)).toBe('far:hi');
+      socket.destroy();
+      placed.set('lobby-p', '127.0.0.1');
+      const back = await open(publicPort, caOne);
+      expect(await ask(back, 'hi', 6)).toBe('one:hi');
+      back.destroy();
+    } finally {
+      await moving.close();
+      far.close();
+    }
+  });
 });

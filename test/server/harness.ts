@@ -19,6 +19,7 @@ import { MemoryStoppedLobbyStore } from '../../src/adapters/memory/stopped-lobbi
 import type { Blobs, DirectUploads } from '../../src/io/blobs.js';
 import type { Clock, ProxyRoutes, Random, Timers } from '../../src/io/index.js';
 import type { Logger } from '../../src/io/log.js';
+import type { ClusterNodes } from '../../src/io/runtime.js';
 import { createApp, type App } from '../../src/server/app.js';
 import type { AppConfig } from '../../src/server/deps.js';
 import { withLobbyEnv } from '../../src/services/lobby-env.js';
@@ -100,6 +101,8 @@ export interface HarnessOptions {
   readonly metrics?: () => Promise<string>;
   /** What `/health` reports beside `status: ok` (default: nothing more). */
   readonly health?: () => Readonly<Record<string, unknown>>;
+  /** The runtime's nodes (default: none, as with one engine). */
+  readonly nodes?: ClusterNodes;
 }
 
 export interface Call {
@@ -188,6 +191,7 @@ export function harness(options: HarnessOptions = {}) {
     ...(options.logger === undefined ? {} : { logger: options.logger }),
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
     ...(options.health === undefined ? {} : { health: options.health }),
+    ...(options.nodes === undefined ? {} : { nodes: options.nodes }),
     config: { publicOrigin: origin, adminToken: ADMIN, ...options.config },
   });
 

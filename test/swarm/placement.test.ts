@@ -144,7 +144,7 @@ describeNeeding(
       expect(rt().startableIn()('fra')).toBe(true);
     }, 90_000);
 
-    it("a node whose dockerd is killed: its lobbies are reported lost within 60 s, services removed, host records released; the node is used again once back", async () => {
+    it("a node whose dockerd is killed: its lobbies are reported lost (reason lost) within 60 s, services removed, host records released; the node is used again once back", async () => {
       const lobbies = [lobbyOf('lnd'), lobbyOf('lnd'), lobbyOf('lnd'), lobbyOf('lnd')];
       for (const lobby of lobbies) await rt().start(lobby);
       const on2: StartLobby[] = [];
@@ -152,7 +152,7 @@ describeNeeding(
       expect(on2.length).toBeGreaterThan(0);
       const t = performance.now();
       await cluster().stopNode(2, 'SIGKILL');
-      for (const lobby of on2) expect(await exits.of(lobby.lobbyId, 60_000)).toBe('crashed');
+      for (const lobby of on2) expect(await exits.of(lobby.lobbyId, 60_000)).toBe('lost');
       const ms = performance.now() - t;
       expect(ms).toBeLessThan(60_000);
       for (const lobby of on2) {

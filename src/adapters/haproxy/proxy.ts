@@ -37,6 +37,12 @@ export interface HaproxyOptions {
   readonly jobDomain: string;
   /** Where lobbies' host ports are reached (the Docker runtime's publish address). */
   readonly upstreamHost: string;
+  /**
+   * Where one lobby's host ports are reached, when lobbies run on several hosts (the Swarm node its
+   * task runs on); undefined while it is not known (not placed yet): its routes wait, unserved,
+   * until {@link HaproxyGameProxy.readdress} finds an address. Absent: `upstreamHost` for every lobby.
+   */
+  readonly upstreamOf?: (lobbyId: string) => string | undefined;
   readonly limits: ProxyLimits;
   readonly threads?: number;
   readonly log: Logger;
@@ -84,6 +90,8 @@ export class HaproxyGameProxy implements ProxyRoutes {
   readonly #connectBase = new Map<number, number>();
   /** Hostname → the route (metrics and lobby logs name lobbies). */
   readonly #routes = new Map<string, ProxyRoute>();
+  /** The routes bound now (served, or waiting for their lobby's address), by key. */
+  readonly #bound = new Map<string, ProxyRoute>();
   #child: ChildProcess | undefined;
   #up = false;
   #closing = false;
@@ -131,8 +139,8 @@ export class HaproxyGameProxy implements ProxyRoutes {
     if (proto === undefined || (proto === 'https' && this.#o.tls === undefined)) return Promise.resolve();
     const hostname = this.hostname(route);
     this.#routes.set(hostname, route);
-    this.#desired[proto].set(hostname, `${this.#o.upstreamHost}:${route.hostPort}`);
-    this.#dirty.add(routeKey(proto, hostname));
+    this.#bound.set(routeKey(proto, hostname), route);
+    this.#aim(proto, hostname, route);
     return this.#flush();
   }
 
@@ -140,9 +148,41 @@ export class HaproxyGameProxy implements ProxyRoutes {
     const proto = protoOf(route);
     if (proto === undefined) return Promise.resolve();
     const hostname = this.hostname(route);
+    this.#bound.delete(routeKey(proto, hostname));
     this.#desired[proto].delete(hostname);
     this.#dirty.add(routeKey(proto, hostname));
     return this.#flush();
+  }
+
+  /**
+   * Points every bound route at its lobby's address as `upstreamOf` gives it now (a lobby placed on
+   * a node, adopted after a restart, or moved): resolves once HAProxy has the changes.
+   */
+  readdress(): Promise<void> {
+    let changed = false;
+    for (const route of this.#bound.values()) {
+      const proto = protoOf(route);
+      if (proto === undefined) continue;
+      const hostname = this.hostname(route);
+      if (this.#desired[proto].get(hostname) === this.#upstream(route)) continue;
+      this.#aim(proto, hostname, route);
+      changed = true;
+    }
+    return changed ? this.#flush() : Promise.resolve();
+  }
+
+  /** Where a route's lobby is reached now, or undefined while it is not known. */
+  #upstream(route: ProxyRoute): string | undefined {
+    const host = this.#o.upstreamOf === undefined ? this.#o.upstreamHost : this.#o.upstreamOf(route.lobbyId);
+    return host === undefined ? undefined : `${host}:${route.hostPort}`;
+  }
+
+  /** Records where a bound route should point (nowhere while its lobby's address is unknown). */
+  #aim(proto: Proto, hostname: string, route: ProxyRoute): void {
+    const address = this.#upstream(route);
+    if (address === undefined) this.#desired[proto].delete(hostname);
+    else this.#desired[proto].set(hostname, address);
+    this.#dirty.add(routeKey(proto, hostname));
   }
 
   status(): ProxyStatus {

@@ -35,6 +35,8 @@ export interface SwarmRuntimeOptions extends HostingOptions {
   readonly startTimeoutMs?: number;
   /** How often lobbies' tasks and the nodes are looked at; default 1 s. */
   readonly pollMs?: number;
+  /** Called when {@link SwarmRuntime.addressOf} may answer differently (a lobby placed or gone, a node's address changed). */
+  readonly placementChanged?: () => void;
 }
 
 interface Watched {
@@ -51,6 +53,12 @@ interface Watched {
 /** The manager's node and task lists, typed. */
 const listNodes = async (docker: Dockerode): Promise<SwarmNodeFacts[]> => nodeFacts((await docker.listNodes()) as RawNode[]);
 const listTasks = async (docker: Dockerode, filters: Record<string, string[]>): Promise<RawTask[]> => (await docker.listTasks({ filters })) as RawTask[];
+
+/**
+ * Task states from the scheduler's choice of a node until the task ends: its container may run,
+ * and call ready, before the manager says "running", so its node's address is known from then on.
+ */
+const PLACED = new Set(['assigned', 'accepted', 'preparing', 'ready', 'starting', 'running']);
 
 // Not unref'd: a start waiting for its task keeps the process alive (it is bounded).
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -73,6 +81,8 @@ export class SwarmRuntime implements HostedRuntime {
   #placed = new Map<string, string>();
   #timer: ReturnType<typeof setInterval> | undefined;
   #polling = false;
+  /** Every known lobby's address, as last told to `placementChanged`. */
+  #told = '';
 
   constructor(options: SwarmRuntimeOptions) {
     this.#o = options;
@@ -116,6 +126,7 @@ export class SwarmRuntime implements HostedRuntime {
       const [nodes, tasks] = await Promise.all([listNodes(this.#o.docker), listTasks(this.#o.docker, { label: [LABELS.lobby], 'desired-state': ['running'] })]);
       this.#setNodes(nodes);
       this.#setPlaced(tasks);
+      this.#tellPlacement();
       this.#health = { runtime: 'swarm', reachable: true, ...(info.ServerVersion === undefined ? {} : { version: info.ServerVersion }), regions: nodesByRegion(this.#nodes) };
     } catch (error) {
       this.#setNodes([]);
@@ -134,12 +145,22 @@ export class SwarmRuntime implements HostedRuntime {
     }
   }
 
-  /** Which node each running Tavern task is on (tasks carry their service's labels). */
+  /** Which node each Tavern task placed on one (assigned up to running) is on (tasks carry their service's labels). */
   #setPlaced(tasks: readonly RawTask[]): void {
     this.#placed = new Map(tasks.flatMap((t) => {
       const lobbyId = t.Spec?.ContainerSpec?.Labels?.[LABELS.lobby];
-      return lobbyId !== undefined && t.NodeID !== undefined && t.Status?.State === 'running' ? [[lobbyId, t.NodeID] as const] : [];
+      return lobbyId !== undefined && t.NodeID !== undefined && PLACED.has(t.Status?.State ?? '') ? [[lobbyId, t.NodeID] as const] : [];
     }));
+  }
+
+  /** Calls `placementChanged` when some lobby's address is not what it was when last called. */
+  #tellPlacement(): void {
+    if (this.#o.placementChanged === undefined) return;
+    const ids = [...new Set([...this.#watched.keys(), ...this.#placed.keys()])].sort();
+    const now = ids.map((id) => `${id}=${this.addressOf(id) ?? ''}`).join(' ');
+    if (now === this.#told) return;
+    this.#told = now;
+    this.#o.placementChanged();
   }
 
   starting(lobbyId: string): boolean {
@@ -169,9 +190,10 @@ export class SwarmRuntime implements HostedRuntime {
       const created = (await this.#o.docker.createService(spec)) as { id?: string; ID?: string };
       service = this.#o.docker.getService(created.id ?? created.ID ?? containerName(lobby.lobbyId));
       const serviceId = service.id;
-      const nodeId = await this.#untilRunning(serviceId);
+      const nodeId = await this.#untilRunning(serviceId, lobby.lobbyId);
       await this.#watch({ lobbyId: lobby.lobbyId, namespaceId: lobby.namespaceId, versionId: lobby.versionId, containerId: serviceId, running: true }, 0, nodeId);
     } catch (error) {
+      this.#placed.delete(lobby.lobbyId);
       if (service !== undefined) await service.remove().catch((e: unknown) => this.#warn(`removing the failed service of lobby ${lobby.lobbyId}`, e));
       if (claimed) await this.#o.hosts.releaseLobbyHost(lobby.lobbyId).catch((e: unknown) => this.#warn(`releasing lobby ${lobby.lobbyId}`, e));
       throw new Error(describeEngineError(error), { cause: error });
@@ -180,13 +202,22 @@ export class SwarmRuntime implements HostedRuntime {
     }
   }
 
-  /** Waits until the service's task runs (its node's id); throws saying why when it ended or never ran in time. */
-  async #untilRunning(serviceId: string): Promise<string> {
+  /**
+   * Waits until the service's task runs (its node's id), noting its node as soon as the scheduler
+   * chose one; throws saying why when it ended or never ran in time.
+   */
+  async #untilRunning(serviceId: string, lobbyId: string): Promise<string> {
     const deadline = this.#o.clock.now() + (this.#o.startTimeoutMs ?? 120_000);
     let last: TaskOutcome = { kind: 'pending' };
     for (let wait = 50; this.#o.clock.now() < deadline; wait = Math.min(wait * 2, 250)) {
       const [tasks, nodes] = await Promise.all([listTasks(this.#o.docker, { service: [serviceId] }), this.#nodes.length === 0 ? listNodes(this.#o.docker) : this.#nodes]);
-      last = taskOutcome(latestTask(tasks), nodes);
+      const task = latestTask(tasks);
+      // Placed: where the lobby answers is known before the manager calls its task running.
+      if (task?.NodeID !== undefined && PLACED.has(task.Status?.State ?? '') && this.#placed.get(lobbyId) !== task.NodeID) {
+        this.#placed.set(lobbyId, task.NodeID);
+        this.#tellPlacement();
+      }
+      last = taskOutcome(task, nodes);
       if (last.kind === 'running') return last.nodeId;
       if (last.kind === 'ended' || last.kind === 'lost') throw new Error(`the lobby's task did not start: ${last.why}`);
       await pause(wait);
@@ -248,6 +279,7 @@ export class SwarmRuntime implements HostedRuntime {
     this.#watched.set(info.lobbyId, { info, pump, stopRequested: false, logs, logsEnded, finishing: false, ...(nodeId === undefined ? {} : { nodeId }) });
     this.#timer ??= setInterval(() => void this.#poll(), this.#o.pollMs ?? 1_000);
     this.#timer.unref();
+    this.#tellPlacement();
   }
 
   /** One look at the nodes and this instance's tasks: every lobby whose task ended or was lost is finished. */
@@ -258,6 +290,7 @@ export class SwarmRuntime implements HostedRuntime {
       const [nodes, tasks] = await Promise.all([listNodes(this.#o.docker), listTasks(this.#o.docker, { label: [LABELS.lobby] })]);
       this.#setNodes(nodes);
       this.#setPlaced(tasks);
+      this.#tellPlacement();
       for (const w of [...this.#watched.values()]) {
         const outcome = taskOutcome(latestTask(tasks.filter((t) => t.ServiceID === w.info.containerId)), nodes);
         if (outcome.kind === 'ended' || outcome.kind === 'lost') void this.#finish(w, outcome);
@@ -283,12 +316,12 @@ export class SwarmRuntime implements HostedRuntime {
     const { info, pump } = w;
     const code = outcome.kind === 'ended' ? outcome.exitCode : undefined;
     if (outcome.kind === 'lost') {
-      pump.note(`the lobby was lost: ${outcome.why} (the Swarm manager no longer hears from it); it is reported crashed and its service removed`);
+      pump.note(`the lobby was lost: ${outcome.why} (the Swarm manager no longer hears from it); it is reported lost and its service removed`);
     } else {
       await Promise.race([w.logsEnded, pause(2_000)]);
       pump.note(`the lobby's task ended (${outcome.state}${code === undefined ? '' : `, exit code ${code}`}${outcome.why === outcome.state ? '' : `: ${outcome.why}`})${w.stopRequested ? ' after Tavern asked it to stop' : ''}`);
     }
-    const reason: ExitReason = outcome.kind === 'ended' && (w.stopRequested || (outcome.state === 'complete' && (code ?? 0) === 0)) ? 'exited' : 'crashed';
+    const reason: ExitReason = outcome.kind === 'lost' ? 'lost' : w.stopRequested || (outcome.state === 'complete' && (code ?? 0) === 0) ? 'exited' : 'crashed';
     await pump.end().catch((e: unknown) => this.#warn(`writing lobby ${info.lobbyId}'s last log lines`, e));
     (w.logs as { destroy?: () => void } | undefined)?.destroy?.();
     await this.#o.docker.getService(info.containerId).remove().catch((e: unknown) => {

@@ -76,20 +76,21 @@ export const stopLobby = (world: World, ref: LobbyRef & { readonly reason: StopR
   });
 
 /**
- * The runtime reports the lobby's container gone (it exited, crashed, or could not start), with
- * its exit code when it has one. A container that goes away before its lobby called ready,
- * however it went, failed to start.
+ * The runtime reports the lobby's container gone (it exited, crashed, could not start, or its host
+ * was lost), with its exit code when it has one. A container that goes away before its lobby
+ * called ready failed to start, unless its host was lost: that is no fault of its version, so it
+ * never counts toward the version's start back-off.
  *
  * @example
  * lobbyExited(world, { namespaceId, lobbyId, reason: 'crashed', exitCode: 1 }, ctx)
  */
 export const lobbyExited = (
   world: World,
-  ref: LobbyRef & { readonly reason: 'exited' | 'crashed' | 'start-failed'; readonly exitCode?: number },
+  ref: LobbyRef & { readonly reason: 'exited' | 'crashed' | 'start-failed' | 'lost'; readonly exitCode?: number },
   ctx: Ctx,
 ): Step =>
   withLobby(world, ref, ctx, (tx, lobby) => {
-    finishStop(tx, lobby, lobby.lifecycle.status === 'creating' ? 'start-failed' : ref.reason, ref.exitCode);
+    finishStop(tx, lobby, lobby.lifecycle.status === 'creating' && ref.reason !== 'lost' ? 'start-failed' : ref.reason, ref.exitCode);
     return undefined;
   });
 

@@ -9,6 +9,8 @@ export type StopReason =
   | 'outdated'
   | 'exited'
   | 'crashed'
+  /** The host that ran it went away (a Swarm node down or cut off): no fault of its version. */
+  | 'lost'
   | 'start-failed'
   | 'requested';
 
@@ -30,7 +32,7 @@ export type LobbyLifecycle =
       readonly readyAt?: number;
       readonly stoppedAt: number;
       readonly reason: StopReason;
-      /** True when it stopped for a failure (crash, start failure, ready timeout). */
+      /** True when it stopped for a failure (crash, start failure, ready timeout, its host lost). */
       readonly failed: boolean;
     };
 

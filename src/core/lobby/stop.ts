@@ -6,7 +6,7 @@ import { proxyRoutes } from './routes.js';
 import { lobbyStopped, stopWhy } from './why.js';
 import { optional } from '../optional.js';
 
-const FAILURES: ReadonlySet<StopReason> = new Set(['ready-timeout', 'crashed', 'start-failed']);
+const FAILURES: ReadonlySet<StopReason> = new Set(['ready-timeout', 'crashed', 'start-failed', 'lost']);
 
 /**
  * Begin stopping an active lobby: it leaves routing, every player is removed (a seat still waiting

@@ -28,6 +28,8 @@ export const stopWhy = (reason: StopReason, lobby: Lobby, now: number, exitCode?
       return `the game server exited${withCode(exitCode)}`;
     case 'crashed':
       return `the game server crashed${withCode(exitCode)}`;
+    case 'lost':
+      return 'the host running it was lost (its node is down or cut off): not a failure of the game server';
     case 'start-failed':
       return exitCode === undefined ? 'the game server could not be started' : `the game server exited${withCode(exitCode)} before it called ready`;
     case 'requested':

@@ -21,6 +21,7 @@ import { registerMatchmakerLobbies } from './mm-lobbies.js';
 import { registerMatchmakerLobbySide } from './mm-lobby-side.js';
 import { registerNamespaceTokens } from './namespace-tokens.js';
 import { registerNamespaces } from './namespaces.js';
+import { registerNodes } from './nodes.js';
 import { registerOps } from './ops.js';
 import { registerPreview } from './preview.js';
 import { registerUploads } from './uploads.js';
@@ -37,7 +38,7 @@ export const buildRouter = (): Router<Handler> => {
   for (const register of [
     registerOps, registerGames, registerGameTokens, registerNamespaces, registerNamespaceTokens, registerDomains, registerVersions, registerCloudLobbies,
     registerUploads, registerDevices, registerMatchmakerLobbies, registerMatchmakerLobbySide, registerMatchmakerInfo, registerDashboard,
-    registerDemand, registerPreview,
+    registerDemand, registerPreview, registerNodes,
   ]) register(router);
   return router;
 };

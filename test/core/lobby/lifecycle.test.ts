@@ -11,6 +11,7 @@ import {
 } from '../../../src/core/lobby/lifecycle.js';
 import { find } from '../../../src/core/matchmaker/find.js';
 import { isAllocated } from '../../../src/core/ports/index.js';
+import { followStarts, NO_BACKOFF } from '../../../src/core/lobby/backoff.js';
 import type { World } from '../../../src/core/world.js';
 import { at, ids, mode, NS, worldWith, findCommands } from '../fixtures.js';
 import { admitted, codeOf, effectsOf, eventsOf, lobbyIn, nsOf, okStep, playerIn, seatedCount, stepCode } from '../helpers.js';
@@ -151,6 +152,18 @@ describe('stopLobby and lobbyExited', () => {
     }
     const clean = okStep(lobbyExited(ready(), { ...ref(), reason: 'exited' }, at(7000)));
     expect(eventsOf(clean, 'lobby-stopped')[0]).toMatchObject({ reason: 'exited', failed: false });
+  });
+
+  it('keeps a lobby whose host was lost as lost, starting or running: its seats and ports freed, never a failed start of its version', () => {
+    for (const w of [creating(), ready()]) {
+      const ports = udpPorts(w, 'A');
+      const d = okStep(lobbyExited(w, { ...ref(), reason: 'lost' }, at(7000)));
+      expect(eventsOf(d, 'lobby-stopped')).toEqual([{ type: 'lobby-stopped', at: 7000, namespaceId: NS, lobbyId: 'A', reason: 'lost', failed: true }]);
+      expect(seatedCount(d.world)).toBe(0);
+      const space = d.world.ports.get('local');
+      for (const p of ports) expect(space && isAllocated(space, 'udp', p)).toBe(false);
+      expect(followStarts(NO_BACKOFF, d.world, d.events)).toBeUndefined();
+    }
   });
 });
 

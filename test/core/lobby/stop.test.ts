@@ -50,6 +50,7 @@ describe('beginStop', () => {
       exited: 'stopping: the game server exited',
       crashed: 'stopping: the game server crashed',
       'start-failed': 'stopping: the game server could not be started',
+      lost: 'stopping: the host running it was lost (its node is down or cut off): not a failure of the game server',
       requested: 'stopping: stopped on request',
     };
     for (const [reason, line] of Object.entries(lines) as [StopReason, string][]) {
@@ -65,7 +66,7 @@ describe('beginStop', () => {
 });
 
 describe('finishStop', () => {
-  it('marks failures: ready-timeout, crashed and start-failed, not the others', () => {
+  it('marks failures: ready-timeout, crashed, start-failed and lost, not the others', () => {
     const failed = (reason: StopReason): boolean | undefined => {
       const stopping = okStep(stopLobby(oneConnected(), { ...ref(), reason }, at(6000))).world;
       const d = okStep(lobbyExited(stopping, { ...ref(), reason: 'exited' }, at(7000)));
@@ -74,7 +75,7 @@ describe('finishStop', () => {
       expect(eventsOf(d, 'lobby-stopped')[0]?.failed).toBe(lc.status === 'stopped' && lc.failed);
       return lc.status === 'stopped' ? lc.failed : undefined;
     };
-    expect((['ready-timeout', 'crashed', 'start-failed'] as const).map(failed)).toEqual([true, true, true]);
+    expect((['ready-timeout', 'crashed', 'start-failed', 'lost'] as const).map(failed)).toEqual([true, true, true, true]);
     expect((['idle', 'outdated', 'exited', 'requested'] as const).map(failed)).toEqual([false, false, false, false]);
   });
 
