@@ -2,16 +2,18 @@
 // in sessionStorage. The overview refreshes the lobbies every second, the recently stopped ones
 // every 5 s (and whenever a lobby leaves the table), the server's health every 5 s and the history
 // charts (kept by the server, per minute) every 15 s. A lobby's page follows its log through the
-// long poll; switching namespace or leaving the page stops following. The deploy preview's view
-// lives in preview.js.
+// long poll; switching namespace or leaving the page stops following. The versions view lives in
+// versions.js, the deploy preview's in preview.js, the tokens and domains' in access.js.
+import { accessView } from './access.js';
 import { timeChart } from './charts.js';
-import { $, el } from './dom.js';
+import { $, el, empty } from './dom.js';
 import { previewView } from './preview.js';
+import { versionsView } from './versions.js';
 import { inWords } from './words.js';
 
 const state = {
   token: sessionStorage.getItem('tavern-token'), gameId: undefined, game: undefined, nsId: undefined, ns: undefined,
-  timers: [], logs: undefined, lobbyId: undefined, lobby: undefined, lastLobbies: new Set(), stoppedAt: 0, range: '1h', tokens: [],
+  timers: [], logs: undefined, lobbyId: undefined, lobby: undefined, lastLobbies: new Set(), stoppedAt: 0, range: '1h',
 };
 const STOPPED_EVERY_MS = 5000;
 const STOPPED_LINES = 5;
@@ -48,10 +50,6 @@ const duration = (ms) => {
 };
 const age = (iso) => duration(Date.now() - Date.parse(iso));
 const bytes = (n) => (n < 1024 ? `${n} B` : n < 2 ** 20 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 2 ** 20).toFixed(1)} MiB`);
-const empty = (id, text) => {
-  $(id).textContent = text ?? '';
-  $(id).hidden = text === undefined;
-};
 const showError = (e) => {
   $(state.gameId === undefined ? 'sign-in-error' : 'error').textContent = e.message;
 };
@@ -61,7 +59,14 @@ const clearError = () => {
 const every = (ms, fn) => state.timers.push(setInterval(() => void fn().catch(showError), ms));
 const gamePath = (rest = '') => `/cloud/games/${state.gameId}${rest}`;
 const nsPath = (rest = '') => gamePath(`/namespaces/${state.nsId}${rest}`);
+const reloadGame = async () => {
+  ({ game: state.game } = await call('GET', gamePath()));
+};
+const game = () => state.game;
+const nsId = () => state.nsId;
+const versions = versionsView({ call, nsPath, reloadGame, game, nsId, published: loadVersion, button, age });
 const preview = previewView({ call, nsPath, liveConfig: () => (state.ns?.version_id ? $('version-config').textContent : undefined), showError });
+const access = accessView({ call, gamePath, nsPath, game, namespaceLoaded: (namespace) => (state.ns = namespace), button, age, showError });
 
 // --- views ---------------------------------------------------------------------------------
 
@@ -73,8 +78,8 @@ function showView(name) {
   }
   if (name !== 'lobby') stopFollowing();
   clearError();
-  if (name === 'versions') void loadVersions().catch(showError);
-  if (name === 'access') void Promise.all([loadAccess(), loadTokens()]).catch(showError);
+  if (name === 'versions') void versions.load().catch(showError);
+  if (name === 'access') void access.load().catch(showError);
   if (name === 'preview') preview.prepare();
 }
 
@@ -288,91 +293,6 @@ async function followLogs(lobbyId) {
   }
 }
 
-// --- versions ---------------------------------------------------------------------------------
-
-async function loadVersions() {
-  ({ game: state.game } = await call('GET', gamePath()));
-  const current = state.game.namespaces.find((n) => n.namespace_id === state.nsId)?.version_id;
-  const versions = [...(state.game.versions ?? [])].sort((a, b) => Date.parse(b.create_ts) - Date.parse(a.create_ts));
-  const currentTs = Date.parse(versions.find((v) => v.version_id === current)?.create_ts ?? '0');
-  empty('versions-empty', versions.length > 0 ? undefined : 'No version yet: run tavern deploy in your game\'s folder.');
-  $('versions').replaceChildren(...versions.map((v) => {
-    const isCurrent = v.version_id === current;
-    const verb = Date.parse(v.create_ts) < currentTs ? 'Roll back to' : 'Publish';
-    const action = isCurrent ? el('strong', {}, 'current') : button(`${verb} ${v.display_name}`, () => publish(v, verb));
-    return el('tr', { 'data-version': v.version_id, class: isCurrent ? 'current' : '' }, el('td', {}, v.display_name), el('td', {}, `${age(v.create_ts)} ago`), el('td', {}, el('code', {}, v.version_id.slice(0, 8))), el('td', {}, action));
-  }));
-}
-
-async function publish(version, verb) {
-  const ns = state.game.namespaces.find((n) => n.namespace_id === state.nsId);
-  if (!confirm(`${verb} ${version.display_name} in ${ns?.display_name ?? 'this namespace'}? New lobbies run it; running lobbies become outdated.`)) return;
-  await call('PUT', nsPath('/version'), { version_id: version.version_id });
-  await loadVersions();
-  await loadVersion();
-}
-
-// --- tokens and domains -----------------------------------------------------------------------
-
-function drawTokens() {
-  $('tokens').replaceChildren(...state.tokens.map((t) => {
-    const input = el('input', { readonly: '', value: t.token, 'aria-label': `${t.kind} token` });
-    const copy = button('Copy', () => navigator.clipboard.writeText(t.token).then(() => (t.note = 'copied'), () => (t.note = 'select it and copy by hand')).then(drawTokens), { 'aria-label': `Copy the ${t.kind} token` });
-    const revoke = button('Revoke', () => revokeToken(t.token).then((done) => {
-      t.revoked = done;
-      drawTokens();
-    }), { class: 'danger', 'aria-label': `Revoke the ${t.kind} token` });
-    return el('li', { class: t.revoked ? 'revoked' : '' }, el('span', {}, `${t.kind} token${t.revoked ? ' (revoked)' : t.note ? ` (${t.note})` : ''}`), input, ...(t.revoked ? [] : [copy, revoke]));
-  }));
-}
-
-async function createToken(kind) {
-  const { token } = await call('POST', kind === 'public' ? nsPath('/tokens/public') : gamePath('/tokens/cloud'), {});
-  state.tokens.unshift({ kind, token });
-  drawTokens();
-  await loadTokens();
-}
-
-/** Revokes a token (`{ token }` or `{ token_id }`) once confirmed; whether it did. */
-async function revokeToken(token, what = 'this token') {
-  if (!confirm(`Revoke ${what}? Everything using it is refused from the next request on.`)) return false;
-  await call('POST', gamePath('/tokens/revoke'), typeof token === 'string' ? { token } : token);
-  $('token-status').textContent = 'Token revoked: it is refused from now on.';
-  await loadTokens();
-  return true;
-}
-
-const nsName = (id) => state.game?.namespaces?.find((n) => n.namespace_id === id)?.display_name ?? id?.slice(0, 8) ?? '';
-
-/** The game's tokens as the server keeps them (ids, kinds, times; never a secret), newest first, each revocable. */
-async function loadTokens() {
-  const { tokens, more } = await call('GET', gamePath('/tokens'));
-  const stateOf = (t) => (t.is_revoked ? `revoked ${age(t.revoke_ts)} ago` : t.is_expired ? 'expired' : 'active');
-  $('token-list').replaceChildren(...tokens.map((t) => {
-    const name = `${t.kind} token ${t.token_id.slice(0, 8)}`;
-    const action = t.is_revoked || t.is_expired ? '' : button('Revoke', () => revokeToken({ token_id: t.token_id }, `the ${name}`), { class: 'danger', 'aria-label': `Revoke ${name}` });
-    return el('tr', { 'data-token': t.token_id, class: t.is_revoked ? 'revoked' : '' }, el('td', {}, t.kind), el('td', {}, el('code', {}, t.token_id.slice(0, 8))),
-      el('td', {}, t.namespace_id ? nsName(t.namespace_id) : 'whole game'), el('td', {}, `${age(t.create_ts)} ago`),
-      el('td', {}, t.expire_ts ? new Date(t.expire_ts).toLocaleDateString() : '-'), el('td', {}, stateOf(t)), el('td', {}, action));
-  }));
-  empty('token-list-empty', tokens.length > 0 ? undefined : 'No token of this game yet: create one above (a public token for game clients, a cloud token for the CLI).');
-  $('token-list-more').hidden = !more;
-}
-
-async function loadAccess() {
-  const { namespace } = await call('GET', nsPath());
-  state.ns = namespace;
-  const domains = namespace.config.cdn.domains;
-  empty('domains-empty', domains.length > 0 ? undefined : 'No custom domain yet: add one below, then point its DNS (CNAME) at the name shown beside it.');
-  $('domains').replaceChildren(...domains.map((d) => el('tr', { 'data-domain': d.domain }, el('td', {}, d.domain),
-    el('td', {}, [d.verification_status, ...d.verification_errors].join(': ')), el('td', {}, el('code', {}, d.verification_method?.http?.cname_record ?? '-')),
-    el('td', {}, button(`Remove ${d.domain}`, async () => {
-      if (!confirm(`Remove ${d.domain}? The site stops answering on it.`)) return;
-      await call('DELETE', nsPath(`/domains/${encodeURIComponent(d.domain)}`));
-      await loadAccess();
-    }, { class: 'danger' })))));
-}
-
 // --- game and namespace -----------------------------------------------------------------------
 
 async function loadVersion() {
@@ -396,8 +316,7 @@ async function selectNamespace(nsId) {
   state.nsId = nsId;
   state.lastLobbies = new Set();
   state.stoppedAt = 0;
-  state.tokens = [];
-  drawTokens();
+  access.reset();
   preview.reset();
   showView('overview');
   await loadVersion();
@@ -409,7 +328,7 @@ async function selectNamespace(nsId) {
 
 async function selectGame(gameId) {
   state.gameId = gameId;
-  ({ game: state.game } = await call('GET', gamePath()));
+  await reloadGame();
   $('namespace').replaceChildren(...state.game.namespaces.map((n) => el('option', { value: n.namespace_id }, n.display_name)));
   const prod = state.game.namespaces.find((n) => n.name_id === 'prod') ?? state.game.namespaces[0];
   if (prod !== undefined) {
@@ -485,25 +404,6 @@ $('lobby-copy').addEventListener('click', () => {
     () => ($('lobby-copied').textContent = `copied ${address}`),
     () => ($('lobby-copied').textContent = `copy it by hand: ${address}`),
   );
-});
-$('token-public').addEventListener('click', () => void createToken('public').catch(showError));
-$('token-cloud').addEventListener('click', () => void createToken('cloud').catch(showError));
-$('revoke-form').addEventListener('submit', (event) => {
-  event.preventDefault();
-  const token = $('revoke-token').value.trim();
-  revokeToken(token).then((done) => {
-    if (!done) return;
-    $('revoke-token').value = '';
-    for (const t of state.tokens) if (t.token === token) t.revoked = true;
-    drawTokens();
-  }, showError);
-});
-$('domain-form').addEventListener('submit', (event) => {
-  event.preventDefault();
-  call('POST', nsPath('/domains'), { domain: $('domain-name').value.trim() }).then(() => {
-    $('domain-name').value = '';
-    return loadAccess();
-  }).catch(showError);
 });
 $('sim-form').addEventListener('submit', (event) => {
   event.preventDefault();

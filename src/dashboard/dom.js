@@ -1,4 +1,5 @@
-// The few DOM helpers every view uses: a node by id, and an element with attributes and children.
+// The few DOM helpers every view uses: a node by id, an element with attributes and children, and
+// an empty state's note.
 
 export const $ = (id) => document.getElementById(id);
 
@@ -8,4 +9,10 @@ export const el = (tag, attrs = {}, ...children) => {
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
   node.append(...children);
   return node;
+};
+
+/** An empty state's note: `text` shown in the node, or the node hidden when there is none. */
+export const empty = (id, text) => {
+  $(id).textContent = text ?? '';
+  $(id).hidden = text === undefined;
 };

@@ -15,7 +15,7 @@ afterEach(() => h.cleanup());
 describe('/dashboard', () => {
   it('serves the page, its script and its style, each with its type and a CSP allowing only itself', async () => {
     h = harness();
-    for (const [path, type] of [['/dashboard', 'text/html'], ['/dashboard/app.js', 'text/javascript'], ['/dashboard/charts.js', 'text/javascript'], ['/dashboard/dom.js', 'text/javascript'], ['/dashboard/preview.js', 'text/javascript'], ['/dashboard/words.js', 'text/javascript'], ['/dashboard/style.css', 'text/css']] as const) {
+    for (const [path, type] of [['/dashboard', 'text/html'], ['/dashboard/access.js', 'text/javascript'], ['/dashboard/app.js', 'text/javascript'], ['/dashboard/charts.js', 'text/javascript'], ['/dashboard/dom.js', 'text/javascript'], ['/dashboard/preview.js', 'text/javascript'], ['/dashboard/versions.js', 'text/javascript'], ['/dashboard/words.js', 'text/javascript'], ['/dashboard/style.css', 'text/css']] as const) {
       const res = await h.app.handle(new Request(`${ORIGIN}${path}`));
       expect(res.status, path).toBe(200);
       expect(res.headers.get('content-type')).toContain(type);

@@ -26,10 +26,12 @@ export class RawAnswer {
 const DIR = new URL('../../../src/dashboard/', import.meta.url);
 const FILES: Readonly<Record<string, string>> = {
   'index.html': 'text/html; charset=utf-8',
+  'access.js': 'text/javascript; charset=utf-8',
   'app.js': 'text/javascript; charset=utf-8',
   'charts.js': 'text/javascript; charset=utf-8',
   'dom.js': 'text/javascript; charset=utf-8',
   'preview.js': 'text/javascript; charset=utf-8',
+  'versions.js': 'text/javascript; charset=utf-8',
   'words.js': 'text/javascript; charset=utf-8',
   'style.css': 'text/css; charset=utf-8',
 };
