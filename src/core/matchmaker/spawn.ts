@@ -98,6 +98,9 @@ export const spawnLobby = (tx: Tx, spec: SpawnSpec, rng: Rng): Result<Lobby, Mat
   tx.setPortSpace(region, allocated.value.space);
   tx.putLobby(lobby);
   tx.emit({ type: 'lobby-created', at: tx.now, lobby });
+  // Routes first: a lobby may call ready (and its players connect) before its start returns,
+  // and a route bound after the start would answer 404 in that gap.
+  for (const route of proxyRoutes(lobby)) tx.perform({ type: 'bind-route', route });
   tx.perform({
     type: 'start-lobby',
     lobbyId: lobby.id,
@@ -112,6 +115,5 @@ export const spawnLobby = (tx: Tx, spec: SpawnSpec, rng: Rng): Result<Lobby, Mat
     networkMode: container?.networkMode ?? 'bridge',
     ports: lobby.ports,
   });
-  for (const route of proxyRoutes(lobby)) tx.perform({ type: 'bind-route', route });
   return ok(lobby);
 };

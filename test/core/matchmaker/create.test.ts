@@ -24,11 +24,11 @@ const custom = (over: Parameters<typeof mode>[1] = {}): GameMode =>
 const regions = (...names: string[]) => names.map((name) => ({ name, tier: 'basic-1d1', idleLobbies: { min: 0, max: 0 } }));
 
 describe('create', () => {
-  it('creates a custom lobby with the caller seated, asking for its container and proxy route', () => {
+  it('creates a custom lobby with the caller seated, asking for its proxy route, then its container', () => {
     const d = admitted(create(worldWith([custom()]), cmd({ newLobbyId: 'C', playerId: 'p1' }), at(100)));
     expect(d.value).toEqual({ lobbyId: 'C', playerIds: ['p1'], ready: false, created: true });
     expect(lobbyIn(d.world, 'C')).toMatchObject({ origin: 'custom', publicity: 'private', gameMode: 'custom', region: 'local', playerCount: 1 });
-    expect(d.effects.map((e) => e.type)).toEqual(['start-lobby', 'bind-route']);
+    expect(d.effects.map((e) => e.type)).toEqual(['bind-route', 'start-lobby']);
     expect(d.events.map((e) => e.type)).toEqual(['lobby-created', 'player-reserved']);
   });
 

@@ -18,12 +18,12 @@ const admitted = (a: Admission<Seat>): { world: World; seat: Seat; effects: read
 const code = (a: Admission<Seat>): string | undefined => (a.kind === 'rejected' ? a.error.code : undefined);
 
 describe('find', () => {
-  it('creates a lobby when none fits, and asks for its container and proxy route', () => {
+  it('creates a lobby when none fits, and asks for its proxy route, then its container', () => {
     const r = admitted(find(worldWith([mode('default')]), cmd({ newLobbyId: 'L1' }), at(1000)));
     expect(r.seat).toMatchObject({ lobbyId: 'L1', created: true, ready: false });
-    expect(r.effects.map((e) => e.type)).toEqual(['start-lobby', 'bind-route']);
+    expect(r.effects.map((e) => e.type)).toEqual(['bind-route', 'start-lobby']);
     expect(r.events.map((e) => e.type)).toEqual(['lobby-created', 'player-reserved']);
-    const start = r.effects[0] as unknown as { env: Record<string, string>; ports: { publicPort?: number }[] };
+    const start = r.effects[1] as unknown as { env: Record<string, string>; ports: { publicPort?: number }[] };
     expect(start.env).toMatchObject({ RIVET_LOBBY_ID: 'L1', MODE: 'default', PORT_DEFAULT: '7777', RIVET_MAX_PLAYERS_NORMAL: '4' });
     const port = start.ports[0]?.publicPort ?? 0;
     expect(port).toBeGreaterThanOrEqual(26000);
