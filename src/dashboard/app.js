@@ -2,23 +2,23 @@
 // in sessionStorage. The overview refreshes the lobbies every second, the recently stopped ones
 // every 5 s (and whenever a lobby leaves the table), the server's health every 5 s and the history
 // charts (kept by the server, per minute) every 15 s. A lobby's page follows its log through the
-// long poll; switching namespace or leaving the page stops following. The versions view lives in
-// versions.js, the deploy preview's in preview.js, the tokens and domains' in access.js.
+// long poll; switching namespace or leaving the page stops following. A lobby's page lives in
+// lobby.js, the versions view in versions.js, the deploy preview's in preview.js, the tokens and
+// domains' in access.js.
 import { accessView } from './access.js';
 import { timeChart } from './charts.js';
 import { $, el, empty } from './dom.js';
+import { lobbyView, markedLine } from './lobby.js';
 import { previewView } from './preview.js';
 import { versionsView } from './versions.js';
 import { inWords } from './words.js';
 
 const state = {
   token: sessionStorage.getItem('tavern-token'), gameId: undefined, game: undefined, nsId: undefined, ns: undefined,
-  timers: [], logs: undefined, lobbyId: undefined, lobby: undefined, lastLobbies: new Set(), stoppedAt: 0, range: '1h',
+  timers: [], lastLobbies: new Set(), stoppedAt: 0, range: '1h',
 };
 const STOPPED_EVERY_MS = 5000;
 const STOPPED_LINES = 5;
-const MARKS = { std_out: 'out| ', std_err: 'err| ', tavern: '[tavern] ' };
-const STREAMS = { std_out: 'stdout', std_err: 'stderr', tavern: 'Tavern' };
 const COLORS = ['#0b5cad', '#2e8540', '#b35c00', '#7a3e9d'];
 const STEP_WORDS = { 60000: 'per minute', 600000: 'per 10 minutes', 3600000: 'per hour' };
 
@@ -64,9 +64,11 @@ const reloadGame = async () => {
 };
 const game = () => state.game;
 const nsId = () => state.nsId;
+const versionName = (id) => state.game?.versions?.find((v) => v.version_id === id)?.display_name ?? id?.slice(0, 8) ?? 'unknown';
 const versions = versionsView({ call, nsPath, reloadGame, game, nsId, published: loadVersion, button, age });
 const preview = previewView({ call, nsPath, liveConfig: () => (state.ns?.version_id ? $('version-config').textContent : undefined), showError });
 const access = accessView({ call, gamePath, nsPath, game, namespaceLoaded: (namespace) => (state.ns = namespace), button, age, showError });
+const lobby = lobbyView({ call, gamePath, token: () => state.token, showView, versionName, age, duration, showError });
 
 // --- views ---------------------------------------------------------------------------------
 
@@ -76,7 +78,7 @@ function showView(name) {
     if (b.dataset.view === name) b.setAttribute('aria-current', 'page');
     else b.removeAttribute('aria-current');
   }
-  if (name !== 'lobby') stopFollowing();
+  if (name !== 'lobby') lobby.stop();
   clearError();
   if (name === 'versions') void versions.load().catch(showError);
   if (name === 'access') void access.load().catch(showError);
@@ -106,8 +108,6 @@ function drawBanners() {
   $('banners').replaceChildren(...items.map((text) => el('p', { class: 'banner' }, text)));
 }
 
-const versionName = (id) => state.game?.versions?.find((v) => v.version_id === id)?.display_name ?? id?.slice(0, 8) ?? 'unknown';
-
 async function refreshLobbies() {
   if (state.nsId === undefined) return;
   const { lobbies, start_backoff: backoff = [] } = await call('GET', nsPath('/analytics/matchmaker/live'));
@@ -116,7 +116,7 @@ async function refreshLobbies() {
     const flags = [l.is_ready ? 'ready' : 'starting', l.is_idle ? 'idle' : '', l.is_closed ? 'closed' : '', l.is_outdated ? 'outdated' : ''].filter(Boolean).join(', ');
     return el('tr', { 'data-lobby': l.lobby_id }, el('td', {}, el('code', {}, l.lobby_id.slice(0, 8))), el('td', {}, regions.get(l.region_id) ?? l.region_id),
       el('td', {}, l.lobby_group_name_id), el('td', {}, `${l.total_player_count}/${l.max_players_normal}`), el('td', {}, flags), el('td', {}, age(l.create_ts)),
-      el('td', {}, button('Open', () => openLobby(l.lobby_id), { 'aria-label': `Open lobby ${l.lobby_id}` })));
+      el('td', {}, button('Open', () => lobby.open(l.lobby_id), { 'aria-label': `Open lobby ${l.lobby_id}` })));
   }));
   empty('lobbies-empty', lobbies.length > 0 ? undefined : state.ns?.version_id
     ? 'No lobby running: a player\'s find starts one (or keep some ready with idle_lobbies in rivet.toml).'
@@ -148,10 +148,10 @@ async function refreshStopped() {
     everyStop ? call('GET', nsPath('/analytics/matchmaker/stopped?failed=true&limit=100')).then((r) => r.lobbies) : undefined,
   ]);
   $('stopped').replaceChildren(...lobbies.map((l) => {
-    const lines = l.last_lines.slice(-STOPPED_LINES).map((line) => `${MARKS[line.stream] ?? ''}${line.line}`).join('\n');
+    const lines = l.last_lines.slice(-STOPPED_LINES).map(markedLine).join('\n');
     return el('tr', { 'data-lobby': l.lobby_id, class: l.failed ? 'failed' : '' }, el('td', {}, el('code', {}, l.lobby_id.slice(0, 8))), el('td', {}, l.lobby_group_name_id), el('td', {}, l.reason),
       el('td', {}, l.exit_code === undefined ? '-' : String(l.exit_code)), el('td', {}, duration(l.run_ms)), el('td', {}, `${age(l.stop_ts)} ago`),
-      el('td', {}, el('pre', { class: 'last-lines' }, lines)), el('td', {}, button('Open', () => openLobby(l.lobby_id), { 'aria-label': `Open lobby ${l.lobby_id}` })));
+      el('td', {}, el('pre', { class: 'last-lines' }, lines)), el('td', {}, button('Open', () => lobby.open(l.lobby_id), { 'aria-label': `Open lobby ${l.lobby_id}` })));
   }));
   empty('stopped-empty', lobbies.length > 0 ? undefined : everyStop ? 'No lobby stopped in the last 24 hours.' : 'No lobby failed in the last 24 hours.');
   state.crashBanners = crashLoops(failures ?? lobbies);
@@ -200,99 +200,6 @@ async function loadUploads() {
   $('uploads').replaceChildren(...builds.map((b) => row('build', b)), ...sites.map((s) => row('site', s)));
 }
 
-// --- a lobby's page ---------------------------------------------------------------------------
-
-function stopFollowing() {
-  state.logs?.abort();
-  state.logs = undefined;
-  clearInterval(state.lobbyTimer);
-  state.lobbyTimer = undefined;
-  state.lobbyId = undefined;
-}
-
-const joinAddress = (ports) => {
-  const p = Object.values(ports ?? {})[0];
-  if (p === undefined) return undefined;
-  return p.host ?? (p.port_range ? `${p.hostname}:${p.port_range.min}-${p.port_range.max}` : `${p.hostname}:${p.port}`);
-};
-
-function drawLobby(body) {
-  const l = body.lobby;
-  const s = body.stopped;
-  const facts = l !== undefined
-    ? [['State', l.status === 'ready' ? 'ready' : l.status === 'creating' ? 'starting' : `${l.status}${l.stop_reason ? ` (${l.stop_reason})` : ''}`],
-      ...(l.exit_code === undefined ? [] : [['Exit code', String(l.exit_code)]]),
-      ['Flags', [l.is_idle ? 'idle' : '', l.is_closed ? 'closed to new players' : 'open', l.is_outdated ? 'outdated' : ''].filter(Boolean).join(', ')],
-      ['Players', `${l.total_player_count} of ${l.max_players_normal} (${l.registered_player_count} connected)`], ['Mode', l.lobby_group_name_id], ['Region', l.region_name_id],
-      ['Version', versionName(l.version_id)], ['Publicity', l.publicity], ['Started', `${age(l.create_ts)} ago`], ['Ready', l.ready_ts ? `after ${duration(Date.parse(l.ready_ts) - Date.parse(l.create_ts))}` : 'not yet']]
-    : [['State', `stopped: ${s.reason}`], ['Exit code', s.exit_code === undefined ? '-' : String(s.exit_code)], ['Ran', duration(s.run_ms)], ['Stopped', `${age(s.stop_ts)} ago`],
-      ['Mode', s.lobby_group_name_id], ['Version', versionName(s.version_id)]];
-  $('lobby-facts').replaceChildren(...facts.flatMap(([k, v]) => [el('dt', {}, k), el('dd', {}, v)]));
-  const ports = Object.entries(l?.ports ?? {});
-  $('lobby-ports').replaceChildren(...(ports.length === 0 ? [el('tr', {}, el('td', { colspan: '3' }, l ? 'No port is reachable (yet).' : 'Stopped: no port.'))] : ports.map(([label, p]) =>
-    el('tr', {}, el('td', {}, label), el('td', {}, el('code', {}, p.host ?? (p.port_range ? `${p.hostname}:${p.port_range.min}-${p.port_range.max}` : `${p.hostname}:${p.port}`))), el('td', {}, p.is_tls ? 'yes' : 'no')))));
-  const players = l?.players ?? [];
-  $('lobby-players').replaceChildren(...(players.length === 0 ? [el('tr', {}, el('td', { colspan: '3' }, 'No player.'))] : players.map((p) =>
-    el('tr', {}, el('td', {}, el('code', {}, p.player_id.slice(0, 8))), el('td', {}, p.status), el('td', {}, `${age(p.create_ts)} ago`)))));
-  const config = l === undefined ? { last_lines: s.last_lines.map((x) => `${MARKS[x.stream] ?? ''}${x.line}`) } : { tags: l.tags, lobby_config: l.lobby_config ?? null, timeouts: l.timeouts, state: l.state ?? null };
-  $('lobby-config').textContent = JSON.stringify(config, null, 2);
-  const running = l !== undefined && (l.status === 'ready' || l.status === 'creating');
-  $('lobby-close').textContent = l?.is_closed ? 'Open to new players' : 'Close to new players';
-  $('lobby-close').disabled = !running;
-  $('lobby-stop').disabled = !running;
-  $('lobby-copy').disabled = joinAddress(l?.ports) === undefined;
-}
-
-async function refreshLobby() {
-  const id = state.lobbyId;
-  if (id === undefined) return;
-  const body = await call('GET', gamePath(`/matchmaker/lobbies/${id}`));
-  if (state.lobbyId !== id) return;
-  state.lobby = body.lobby;
-  drawLobby(body);
-}
-
-async function openLobby(lobbyId) {
-  showView('lobby');
-  state.lobbyId = lobbyId;
-  $('lobby-title').textContent = `Lobby ${lobbyId}`;
-  $('lobby-status').textContent = '';
-  $('lobby-copied').textContent = '';
-  $('lobby-facts').replaceChildren();
-  await refreshLobby();
-  state.lobbyTimer = setInterval(() => void refreshLobby().catch(showError), 2000);
-  void followLogs(lobbyId);
-}
-
-async function followLogs(lobbyId) {
-  state.logs?.abort();
-  const controller = new AbortController();
-  state.logs = controller;
-  const stream = $('logs-stream').value;
-  $('logs-lobby').textContent = `(${STREAMS[stream]}, following)`;
-  const logs = $('logs');
-  logs.textContent = '';
-  let index;
-  while (!controller.signal.aborted) {
-    const q = new URLSearchParams({ stream, ...(index === undefined ? {} : { watch_index: index }) });
-    try {
-      const res = await fetch(gamePath(`/matchmaker/lobbies/${lobbyId}/logs?${q}`), { headers: { authorization: `Bearer ${state.token}` }, signal: controller.signal });
-      const page = await res.json();
-      if (!res.ok) throw new ApiError(res.status, page.code, page.message);
-      const text = page.lines.map((l) => new TextDecoder().decode(Uint8Array.from(atob(l), (c) => c.charCodeAt(0)))).join('\n');
-      if (text !== '' && !controller.signal.aborted) {
-        logs.append(`${text}\n`);
-        if ($('logs-follow').checked) logs.scrollTop = logs.scrollHeight;
-      }
-      index = page.watch.index;
-    } catch (e) {
-      if (controller.signal.aborted) return;
-      $('logs-lobby').textContent = `(stopped following: ${e.message})`;
-      return;
-    }
-  }
-}
-
 // --- game and namespace -----------------------------------------------------------------------
 
 async function loadVersion() {
@@ -312,7 +219,7 @@ async function loadVersion() {
 async function selectNamespace(nsId) {
   for (const t of state.timers) clearInterval(t);
   state.timers = [];
-  stopFollowing();
+  lobby.stop();
   state.nsId = nsId;
   state.lastLobbies = new Set();
   state.stoppedAt = 0;
@@ -378,33 +285,6 @@ for (const r of document.querySelectorAll('input[name=range]')) {
 $('game').addEventListener('change', (e) => void selectGame(e.target.value).catch(showError));
 $('namespace').addEventListener('change', (e) => void selectNamespace(e.target.value).catch(showError));
 $('stopped-all').addEventListener('change', () => void refreshStopped().catch(showError));
-$('lobby-back').addEventListener('click', () => showView('overview'));
-$('logs-stream').addEventListener('change', () => {
-  if (state.lobbyId !== undefined) void followLogs(state.lobbyId);
-});
-$('logs-follow').addEventListener('change', () => {
-  if ($('logs-follow').checked) $('logs').scrollTop = $('logs').scrollHeight;
-});
-$('lobby-close').addEventListener('click', () => {
-  const closed = !state.lobby?.is_closed;
-  void call('PUT', gamePath(`/matchmaker/lobbies/${state.lobbyId}/closed`), { is_closed: closed })
-    .then(() => ($('lobby-status').textContent = closed ? 'Closed to new players.' : 'Open to new players again.'))
-    .then(refreshLobby).catch(showError);
-});
-$('lobby-stop').addEventListener('click', () => {
-  if (!confirm(`Stop lobby ${state.lobbyId}? Its players are disconnected.`)) return;
-  void call('DELETE', gamePath(`/matchmaker/lobbies/${state.lobbyId}`))
-    .then(() => ($('lobby-status').textContent = 'Stopping: the lobby leaves the list once its server has exited.'))
-    .then(refreshLobby).catch(showError);
-});
-$('lobby-copy').addEventListener('click', () => {
-  const address = joinAddress(state.lobby?.ports);
-  if (address === undefined) return;
-  navigator.clipboard.writeText(address).then(
-    () => ($('lobby-copied').textContent = `copied ${address}`),
-    () => ($('lobby-copied').textContent = `copy it by hand: ${address}`),
-  );
-});
 $('sim-form').addEventListener('submit', (event) => {
   event.preventDefault();
   $('sim-summary').textContent = 'running…';

@@ -56,7 +56,7 @@ describe('the npm package', () => {
     expect(await readFile(join(app, 'node_modules', 'tavern', 'LICENSE'), 'utf8')).toContain('Apache License');
     // Of src/, only the dashboard's static files ship: no TypeScript.
     expect(await readdir(join(app, 'node_modules', 'tavern', 'src'))).toEqual(['dashboard']);
-    expect((await readdir(join(app, 'node_modules', 'tavern', 'src', 'dashboard'))).sort()).toEqual(['access.js', 'app.js', 'charts.js', 'dom.js', 'index.html', 'preview.js', 'style.css', 'versions.js', 'words.js']);
+    expect((await readdir(join(app, 'node_modules', 'tavern', 'src', 'dashboard'))).sort()).toEqual(['access.js', 'app.js', 'charts.js', 'dom.js', 'index.html', 'lobby.js', 'preview.js', 'style.css', 'versions.js', 'words.js']);
     expect(existsSync(join(app, 'node_modules', 'tsx'))).toBe(false);
     expect(existsSync(join(app, 'node_modules', 'typescript'))).toBe(false);
     const { stdout } = await run('npx', ['tavern', '--help'], { cwd: app, env: env() });

@@ -1,21 +1,30 @@
 /**
- * The dashboard's routes in-process: its files with their types and a self-only CSP,
- * nothing else under /dashboard; the simulator endpoint's token and body checks; the page's own
- * origin is not refused on /cloud as a cross-origin caller would be.
+ * The dashboard's routes in-process: its files with their types and a self-only CSP, the list of
+ * them matching the folder, nothing else under /dashboard; the simulator endpoint's token and body
+ * checks; the page's own origin is not refused on /cloud as a cross-origin caller would be.
  */
+import { readdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/server/app.js';
 import { createHttpServer } from '../../src/server/http.js';
+import { DASHBOARD_FILES } from '../../src/server/routes/dashboard.js';
 import { ADMIN, ORIGIN, REGIONS, harness, str, type Harness } from './harness.js';
 
-let h: Harness;
-afterEach(() => h.cleanup());
+describe('the served-files list', () => {
+  it('names every page, script and style of the dashboard folder, and no file the folder lacks', async () => {
+    const folder = (await readdir(new URL('../../src/dashboard/', import.meta.url))).filter((name) => /\.(html|js|css)$/.test(name));
+    expect(Object.keys(DASHBOARD_FILES).sort()).toEqual(folder.sort());
+  });
+});
 
 describe('/dashboard', () => {
+  let h: Harness;
+  afterEach(() => h.cleanup());
+
   it('serves the page, its script and its style, each with its type and a CSP allowing only itself', async () => {
     h = harness();
-    for (const [path, type] of [['/dashboard', 'text/html'], ['/dashboard/access.js', 'text/javascript'], ['/dashboard/app.js', 'text/javascript'], ['/dashboard/charts.js', 'text/javascript'], ['/dashboard/dom.js', 'text/javascript'], ['/dashboard/preview.js', 'text/javascript'], ['/dashboard/versions.js', 'text/javascript'], ['/dashboard/words.js', 'text/javascript'], ['/dashboard/style.css', 'text/css']] as const) {
+    for (const [path, type] of [['/dashboard', 'text/html'], ['/dashboard/access.js', 'text/javascript'], ['/dashboard/app.js', 'text/javascript'], ['/dashboard/charts.js', 'text/javascript'], ['/dashboard/dom.js', 'text/javascript'], ['/dashboard/lobby.js', 'text/javascript'], ['/dashboard/preview.js', 'text/javascript'], ['/dashboard/versions.js', 'text/javascript'], ['/dashboard/words.js', 'text/javascript'], ['/dashboard/style.css', 'text/css']] as const) {
       const res = await h.app.handle(new Request(`${ORIGIN}${path}`));
       expect(res.status, path).toBe(200);
       expect(res.headers.get('content-type')).toContain(type);

@@ -24,12 +24,14 @@ export class RawAnswer {
 
 /** Both `src/server/routes/` and `dist/server/routes/` sit three levels below the package root, which ships `src/dashboard/`. */
 const DIR = new URL('../../../src/dashboard/', import.meta.url);
-const FILES: Readonly<Record<string, string>> = {
+/** Every file the dashboard serves, with its content type (test/server/dashboard.test.ts checks it lists each .html, .js and .css of the folder). */
+export const DASHBOARD_FILES: Readonly<Record<string, string>> = {
   'index.html': 'text/html; charset=utf-8',
   'access.js': 'text/javascript; charset=utf-8',
   'app.js': 'text/javascript; charset=utf-8',
   'charts.js': 'text/javascript; charset=utf-8',
   'dom.js': 'text/javascript; charset=utf-8',
+  'lobby.js': 'text/javascript; charset=utf-8',
   'preview.js': 'text/javascript; charset=utf-8',
   'versions.js': 'text/javascript; charset=utf-8',
   'words.js': 'text/javascript; charset=utf-8',
@@ -38,7 +40,7 @@ const FILES: Readonly<Record<string, string>> = {
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 async function serve(name: string): Promise<RawAnswer> {
-  const type = FILES[name];
+  const type = DASHBOARD_FILES[name];
   if (type === undefined) return fail('API_NOT_FOUND', { method: 'GET', path: `/dashboard/${name}`.slice(0, 256) });
   const body = await readFile(new URL(name, DIR), 'utf8');
   return new RawAnswer({ status: 200, headers: { 'content-type': type, 'content-security-policy': CSP, 'cache-control': 'no-cache' }, body });
