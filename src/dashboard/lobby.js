@@ -87,6 +87,8 @@ export function lobbyView({ call, gamePath, token, showView, versionName, age, d
     $('lobby-copied').textContent = '';
     $('lobby-facts').replaceChildren();
     await refresh();
+    // Stopped (namespace switched, another view) or another lobby opened while it loaded.
+    if (lobbyId !== id) return;
     timer = setInterval(() => void refresh().catch(showError), 2000);
     void follow(id);
   }
