@@ -2,8 +2,10 @@
  * The deploy preview: a namespace's recorded demand over a window (default the last 7 days, or
  * whatever is recorded when less) replayed through the simulator twice, calibrated from the same
  * recording (`tavern sim calibrate`'s fit): under the live version's config and under a new one.
- * The recording is streamed from the store into each run (`source.ts`), so memory does not grow
- * with its length; the result is deterministic for a seed. It says how far it can be trusted
+ * The recording is streamed from the store (`source.ts`): once for the calibration, once for both
+ * runs, which go side by side in two worker threads (`workers.ts`; or one after the other in this
+ * thread, with the same result), so memory does not grow with its length; the result is
+ * deterministic for a seed. It says how far it can be trusted
  * (`bound.ts`), when the recording is too short, and what it assumed for a game mode or region the
  * recording cannot speak for.
  */
