@@ -1,16 +1,17 @@
 /**
  * One deploy preview in a process of its own, so its peak RSS is its own: `node preview-child.js
- * <data dir> <namespace> <now>` opens the SQLite database the parent recorded into, previews a
- * version that halves max players against the live one, and prints one JSON line: the wall time,
- * the peak RSS, the requests replayed and the figures.
+ * <data dir> <namespace> <now> [one-thread]` opens the SQLite database the parent recorded into,
+ * previews a version that halves max players against the live one (its replays in worker threads,
+ * or with `one-thread` one after the other in this thread), and prints one JSON line: the wall
+ * time, the CPU time of every thread, the peak RSS, the requests replayed and the figures.
  */
 import { openSqlite } from '../src/adapters/sqlite/index.js';
 import { previewDeploy } from '../src/sim/preview/preview.js';
 import { previewJson } from '../src/sim/preview/report.js';
 
-const [dir, namespaceId, nowArg] = process.argv.slice(2);
+const [dir, namespaceId, nowArg, mode] = process.argv.slice(2);
 if (dir === undefined || namespaceId === undefined || nowArg === undefined) {
-  process.stderr.write('usage: preview-child.js <data dir> <namespace> <now>\n');
+  process.stderr.write('usage: preview-child.js <data dir> <namespace> <now> [one-thread]\n');
   process.exit(2);
 }
 
@@ -29,7 +30,9 @@ const started = performance.now();
 const result = await previewDeploy({
   store: stores.demand, namespaceId, now: Number(nowArg), live: benchVersion(8), next: benchVersion(4),
   regions: [{ id: 'local', display_name: 'Local' }], lobbyCountMax: 32_768, prices: { 'basic-1d2': 0.06 }, seed: 1,
+  threads: mode !== 'one-thread',
 });
 const wallMs = performance.now() - started;
 await stores.close();
-process.stdout.write(`${JSON.stringify({ wallMs, maxRssKb: process.resourceUsage().maxRSS, preview: previewJson(result) })}\n`);
+const usage = process.resourceUsage();
+process.stdout.write(`${JSON.stringify({ wallMs, cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000, maxRssKb: usage.maxRSS, preview: previewJson(result) })}\n`);

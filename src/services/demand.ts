@@ -4,19 +4,12 @@
  * from (the server's answer time; per region: lobby start delays, crashes per lobby-hour, session
  * lengths, seat waits; per game mode and region: the requests' mix, party sizes and no-shows).
  */
-import type { DemandFact, DemandLobbyFact, DemandRequestFact, DemandStore } from '../io/demand.js';
+import type { DemandLobbyFact, DemandRequestFact, DemandStore } from '../io/demand.js';
+import { factPages, LOBBY_LOOKBACK_MS, SessionTracker, type DemandWindow, type Session } from './demand-sessions.js';
+import { QuantileSketch, type Summary } from './quantiles.js';
 
-/** `[from, to)` in epoch ms. */
-export interface DemandWindow {
-  readonly from: number;
-  readonly to: number;
-}
-
-/** Facts per read. */
-const PAGE = 5_000;
-
-/** Lobby facts are read from this long before the window, so a lobby created before it still counts its hours and its region. */
-export const LOBBY_LOOKBACK_MS = 24 * 60 * 60 * 1000;
+export { facts, LOBBY_LOOKBACK_MS, OPEN_SESSION_HORIZON_MS, type DemandWindow } from './demand-sessions.js';
+export type { Summary } from './quantiles.js';
 
 /**
  * Refusals for naming what the namespace's version lacks: client mistakes, not demand the
@@ -28,28 +21,6 @@ const NAMING_ERRORS: ReadonlySet<string> = new Set([
   'MATCHMAKER_REGION_NOT_FOUND',
   'MATCHMAKER_REGION_NOT_ENABLED_FOR_GAME_MODE',
 ]);
-
-/**
- * Every fact of a namespace in the window, in time order, read a page at a time.
- *
- * @example
- * for await (const f of facts(store, namespaceId, { from, to })) console.log(f.type);
- */
-export async function* facts(store: DemandStore, namespaceId: string, window: DemandWindow): AsyncGenerator<DemandFact> {
-  let after: { at: number; seq: number } | undefined;
-  for (;;) {
-    const page = await store.readDemand(namespaceId, window, after, PAGE);
-    for (const r of page) yield r.fact;
-    const last = page[page.length - 1];
-    if (last === undefined || page.length < PAGE) return;
-    after = { at: last.fact.at, seq: last.seq };
-  }
-}
-
-interface Session {
-  connectedAt?: number;
-  removedAt?: number;
-}
 
 /** How long a seat stayed connected (until `now` if it still is), or undefined if it never connected. */
 const sessionMs = (s: Session | undefined, now: number): number | undefined =>
@@ -85,19 +56,6 @@ export interface ExportOptions {
 }
 
 /**
- * How long a request waits in the export for its seats' sessions to end: one still open this long
- * after its request (by the facts' time) is counted as still open (up to now). A player's session
- * is minutes to hours; the bound keeps the export's memory to this much of the recording.
- */
-export const OPEN_SESSION_HORIZON_MS = LOBBY_LOOKBACK_MS;
-
-interface Waiting {
-  readonly request: DemandRequestFact;
-  /** Its seats not removed yet. */
-  open: number;
-}
-
-/**
  * The namespace's requests in the window as the simulator's recorded-demand JSONL, one line each
  * (with its `\n`), in time order; `at_ms` counts from the window's start. `session_ms` is how long
  * the request's seats stayed connected (the longest of a party; still connected: until now),
@@ -115,77 +73,32 @@ interface Waiting {
  * for await (const l of exportDemand(store, ns.id, { from, to }, { now, regionOf })) res.write(l);
  */
 export async function* exportDemand(store: DemandStore, namespaceId: string, window: DemandWindow, options: ExportOptions): AsyncGenerator<string> {
-  for await (const { request, seats } of withSessions(store, namespaceId, window, options.now)) {
-    const l = line(request, window.from, seats, options.now, options.regionOf);
-    if (l !== undefined) yield `${l}\n`;
-  }
+  for await (const lines of exportDemandPages(store, namespaceId, window, options)) yield* lines;
 }
 
 /**
- * The requests of the window in time order, each with its seats' sessions as the facts up to
- * `now` tell them: one pass, a request handed over once its seats are removed (or
- * {@link OPEN_SESSION_HORIZON_MS} after it), so only the sessions open at a time are held.
- */
-async function* withSessions(store: DemandStore, namespaceId: string, window: DemandWindow, now: number): AsyncGenerator<{ request: DemandRequestFact; seats: ReadonlyMap<string, Session> }> {
-  if (window.to <= window.from) return;
-  const seats = new Map<string, Session>();
-  const queue: Waiting[] = [];
-  const bySeat = new Map<string, Waiting>();
-  let head = 0;
-  function* ready(until: number): Generator<{ request: DemandRequestFact; seats: ReadonlyMap<string, Session> }> {
-    for (; head < queue.length; head += 1) {
-      const w = queue[head] as Waiting;
-      if (w.open > 0 && w.request.at + OPEN_SESSION_HORIZON_MS > until) break;
-      yield { request: w.request, seats };
-      for (const k of w.request.seats) {
-        seats.delete(k);
-        bySeat.delete(k);
-      }
-    }
-    if (head > 1024 && head * 2 > queue.length) {
-      queue.splice(0, head);
-      head = 0;
-    }
-  }
-  for await (const f of facts(store, namespaceId, { from: window.from, to: Math.max(window.to, now + 1) })) {
-    if (f.type === 'request' && f.at < window.to) {
-      const w: Waiting = { request: f, open: f.seats.length };
-      queue.push(w);
-      for (const k of f.seats) {
-        seats.set(k, {});
-        bySeat.set(k, w);
-      }
-    } else if (f.type === 'seat') {
-      const s = seats.get(f.seat);
-      const w = bySeat.get(f.seat);
-      if (s === undefined || w === undefined) continue;
-      if (f.step === 'connected') s.connectedAt ??= f.at;
-      else if (s.removedAt === undefined) {
-        s.removedAt = f.at;
-        w.open -= 1;
-      }
-    }
-    yield* ready(f.at);
-  }
-  yield* ready(Number.POSITIVE_INFINITY);
-}
-
-/** How many values a summary came from, and their median and 95th percentile (nearest rank). */
-export interface Summary {
-  readonly samples: number;
-  readonly median?: number;
-  readonly p95?: number;
-}
-
-/**
+ * The lines of {@link exportDemand}, those of one store read at a time (none left out, none empty):
+ * for a reader that takes them in batches (the deploy preview).
+ *
+ * @effects demand store (read)
  * @example
- * summarize([1, 2, 3, 4]); // { samples: 4, median: 2, p95: 4 }
+ * for await (const lines of exportDemandPages(store, ns.id, { from, to }, { now, regionOf })) console.log(lines.length);
  */
-export function summarize(values: readonly number[]): Summary {
-  if (values.length === 0) return { samples: 0 };
-  const sorted = [...values].sort((a, b) => a - b);
-  const rank = (q: number): number => sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)] as number;
-  return { samples: sorted.length, median: rank(0.5), p95: rank(0.95) };
+export async function* exportDemandPages(store: DemandStore, namespaceId: string, window: DemandWindow, options: ExportOptions): AsyncGenerator<readonly string[]> {
+  if (window.to <= window.from) return;
+  const tracker = new SessionTracker(window);
+  let lines: string[] = [];
+  const out = (request: DemandRequestFact, seats: ReadonlyMap<string, Session>): void => {
+    const l = line(request, window.from, seats, options.now, options.regionOf);
+    if (l !== undefined) lines.push(`${l}\n`);
+  };
+  for await (const page of factPages(store, namespaceId, { from: window.from, to: Math.max(window.to, options.now + 1) })) {
+    for (const f of page) tracker.add(f, out);
+    if (lines.length > 0) yield lines;
+    lines = [];
+  }
+  tracker.end(out);
+  if (lines.length > 0) yield lines;
 }
 
 /** What the server observed of one region in a window. */
@@ -232,12 +145,17 @@ interface LobbyTrace {
   crashed: boolean;
 }
 
-interface RegionAcc {
-  startDelays: number[];
+/** What a region's lobbies came to. */
+interface LobbyAcc {
+  readonly startDelays: QuantileSketch;
   crashes: number;
   lobbyMs: number;
-  sessions: number[];
-  waits: number[];
+}
+
+/** What a region's requests came to. */
+interface RegionAcc {
+  readonly sessions: QuantileSketch;
+  readonly waits: QuantileSketch;
 }
 
 interface ModeAcc {
@@ -247,56 +165,96 @@ interface ModeAcc {
   parties: Record<string, number>;
   seats: number;
   connected: number;
-  sessions: number[];
+  readonly sessions: QuantileSketch;
 }
 
-const regionAcc = (): RegionAcc => ({ startDelays: [], crashes: 0, lobbyMs: 0, sessions: [], waits: [] });
+const lobbyAcc = (): LobbyAcc => ({ startDelays: new QuantileSketch(), crashes: 0, lobbyMs: 0 });
+const regionAcc = (): RegionAcc => ({ sessions: new QuantileSketch(), waits: new QuantileSketch() });
+const modeAcc = (): ModeAcc => ({ find: 0, join: 0, create: 0, parties: {}, seats: 0, connected: 0, sessions: new QuantileSketch() });
 
-function lobbyStep(lobbies: Map<string, LobbyTrace>, f: DemandLobbyFact): void {
-  const l = lobbies.get(f.lobbyId) ?? { crashed: false };
-  if (f.gameMode !== undefined) l.gameMode ??= f.gameMode;
-  if (f.region !== undefined) l.region ??= f.region;
-  if (f.step === 'created') l.createdAt = f.at;
-  else if (f.step === 'ready') l.readyAt ??= f.at;
-  else if (f.step === 'stopped') {
-    l.stoppedAt ??= f.at;
-    l.crashed ||= f.reason === 'crashed';
-  }
-  lobbies.set(f.lobbyId, l);
-}
+/** The entry of `key`, made by `make` (and kept in first-use order) when absent. */
+const entry = <K, V>(map: Map<K, V>, key: K, make: () => V): V => {
+  const found = map.get(key);
+  if (found !== undefined) return found;
+  const made = make();
+  map.set(key, made);
+  return made;
+};
 
 /** Folds one lobby into its region: hours inside the window, its start delay and its crash when inside it. */
-function foldLobby(acc: RegionAcc, l: LobbyTrace, window: DemandWindow): void {
+function foldLobby(acc: LobbyAcc, l: LobbyTrace, window: DemandWindow): void {
   const inside = (t: number | undefined): t is number => t !== undefined && t >= window.from && t < window.to;
   const start = Math.max(l.createdAt ?? window.from, window.from);
   const end = Math.min(l.stoppedAt ?? window.to, window.to);
   if (end > start) acc.lobbyMs += end - start;
-  if (inside(l.readyAt) && l.createdAt !== undefined) acc.startDelays.push(l.readyAt - l.createdAt);
+  if (inside(l.readyAt) && l.createdAt !== undefined) acc.startDelays.add(l.readyAt - l.createdAt);
   if (l.crashed && inside(l.stoppedAt)) acc.crashes += 1;
 }
 
-function foldRequest(r: DemandRequestFact, seats: ReadonlyMap<string, Session>, region: RegionAcc, mode: ModeAcc, answers: number[]): void {
+/**
+ * The lobbies of a window (and of {@link LOBBY_LOOKBACK_MS} before it), folded into their regions as
+ * they stop: only the lobbies running at a time are held. A region is listed when its first lobby
+ * names it. The recorder writes a lobby's `stopped` fact last.
+ */
+class LobbyFold {
+  readonly regions = new Map<string, LobbyAcc>();
+  readonly #lobbies = new Map<string, LobbyTrace>();
+  readonly #window: DemandWindow;
+
+  constructor(window: DemandWindow) {
+    this.#window = window;
+  }
+
+  add(f: DemandLobbyFact): void {
+    const l = entry(this.#lobbies, f.lobbyId, (): LobbyTrace => ({ crashed: false }));
+    if (f.gameMode !== undefined) l.gameMode ??= f.gameMode;
+    if (f.region !== undefined && l.region === undefined) {
+      l.region = f.region;
+      entry(this.regions, f.region, lobbyAcc);
+    }
+    if (f.step === 'created') l.createdAt = f.at;
+    else if (f.step === 'ready') l.readyAt ??= f.at;
+    else if (f.step === 'stopped') {
+      l.stoppedAt = f.at;
+      l.crashed = f.reason === 'crashed';
+      this.#fold(f.lobbyId, l);
+    }
+  }
+
+  /** Folds the lobbies still running at the window's end. */
+  end(): void {
+    for (const [id, l] of this.#lobbies) this.#fold(id, l);
+  }
+
+  #fold(id: string, l: LobbyTrace): void {
+    this.#lobbies.delete(id);
+    if (l.region !== undefined) foldLobby(this.regions.get(l.region) as LobbyAcc, l, this.#window);
+  }
+}
+
+function foldRequest(r: DemandRequestFact, seats: ReadonlyMap<string, Session>, region: RegionAcc, mode: ModeAcc, answers: QuantileSketch): void {
   mode[r.kind] += 1;
   const size = String(Math.max(1, r.party));
   mode.parties[size] = (mode.parties[size] ?? 0) + 1;
   if (r.outcome !== 'ok') return;
-  region.waits.push(r.waitMs);
-  if (r.seatReady === true) answers.push(r.waitMs);
+  region.waits.add(r.waitMs);
+  if (r.seatReady === true) answers.add(r.waitMs);
   for (const k of r.seats) {
     mode.seats += 1;
     const s = seats.get(k);
     if (s?.connectedAt === undefined) continue;
     mode.connected += 1;
     if (s.removedAt === undefined) continue;
-    region.sessions.push(s.removedAt - s.connectedAt);
-    mode.sessions.push(s.removedAt - s.connectedAt);
+    region.sessions.add(s.removedAt - s.connectedAt);
+    mode.sessions.add(s.removedAt - s.connectedAt);
   }
 }
 
 /**
  * What the server observed of a namespace in the window, for the simulator's calibration. Lobby
  * facts are read from {@link LOBBY_LOOKBACK_MS} before the window; sessions from the window's start
- * to `now`.
+ * to `now`. One pass over the facts; its memory is bounded whatever the window's length (the
+ * lobbies and sessions open at a time, and bounded summaries: {@link QuantileSketch}).
  *
  * @effects demand store (read)
  * @example
@@ -304,42 +262,44 @@ function foldRequest(r: DemandRequestFact, seats: ReadonlyMap<string, Session>, 
  * seen.regions['eu']?.crashes;
  */
 export async function observeDemand(store: DemandStore, namespaceId: string, window: DemandWindow, now: number): Promise<Observation> {
-  const lobbies = new Map<string, LobbyTrace>();
+  const lobbies = new LobbyFold(window);
   const regions = new Map<string, RegionAcc>();
   const modes = new Map<string, Map<string, ModeAcc>>();
-  const answers: number[] = [];
-  const regionOf = (id: string): RegionAcc => {
-    const found = regions.get(id) ?? regionAcc();
-    regions.set(id, found);
-    return found;
+  const answers = new QuantileSketch();
+  const tracker = new SessionTracker(window);
+  const out = (f: DemandRequestFact, seats: ReadonlyMap<string, Session>): void => {
+    if (f.gameMode === undefined || f.region === undefined) return;
+    const mode = entry(entry(modes, f.gameMode, () => new Map<string, ModeAcc>()), f.region, modeAcc);
+    foldRequest(f, seats, entry(regions, f.region, regionAcc), mode, answers);
   };
-  for await (const f of facts(store, namespaceId, { from: window.from - LOBBY_LOOKBACK_MS, to: window.to })) if (f.type === 'lobby') lobbyStep(lobbies, f);
-  for await (const { request: f, seats } of withSessions(store, namespaceId, window, now)) {
-    if (f.gameMode === undefined || f.region === undefined) continue;
-    const byRegion = modes.get(f.gameMode) ?? new Map<string, ModeAcc>();
-    modes.set(f.gameMode, byRegion);
-    const mode = byRegion.get(f.region) ?? { find: 0, join: 0, create: 0, parties: {}, seats: 0, connected: 0, sessions: [] };
-    byRegion.set(f.region, mode);
-    foldRequest(f, seats, regionOf(f.region), mode, answers);
+  for await (const page of factPages(store, namespaceId, { from: window.from - LOBBY_LOOKBACK_MS, to: Math.max(window.to, now + 1) })) {
+    for (const f of page) {
+      if (f.type !== 'lobby') tracker.add(f, out);
+      else if (f.at < window.to) lobbies.add(f);
+    }
   }
-  for (const l of lobbies.values()) if (l.region !== undefined) foldLobby(regionOf(l.region), l, window);
+  tracker.end(out);
+  lobbies.end();
+  // Regions in order of first appearance: by their requests, then by their lobbies.
+  for (const id of lobbies.regions.keys()) entry(regions, id, regionAcc);
   const regionsOut: Record<string, RegionObservation> = {};
   for (const [id, r] of regions) {
+    const l = lobbies.regions.get(id) ?? lobbyAcc();
     regionsOut[id] = {
-      lobbyStartDelayMs: summarize(r.startDelays),
-      crashes: r.crashes,
-      lobbyHours: r.lobbyMs / 3_600_000,
-      sessionMs: summarize(r.sessions),
-      seatWaitMs: summarize(r.waits),
+      lobbyStartDelayMs: l.startDelays.summary(),
+      crashes: l.crashes,
+      lobbyHours: l.lobbyMs / 3_600_000,
+      sessionMs: r.sessions.summary(),
+      seatWaitMs: r.waits.summary(),
     };
   }
   const modesOut: Record<string, Record<string, ModeObservation>> = {};
   for (const [name, byRegion] of modes) {
-    const out: Record<string, ModeObservation> = {};
+    const modeOut: Record<string, ModeObservation> = {};
     for (const [region, m] of byRegion) {
-      out[region] = { requests: { find: m.find, join: m.join, create: m.create }, parties: m.parties, seats: m.seats, connected: m.connected, sessionMs: summarize(m.sessions) };
+      modeOut[region] = { requests: { find: m.find, join: m.join, create: m.create }, parties: m.parties, seats: m.seats, connected: m.connected, sessionMs: m.sessions.summary() };
     }
-    modesOut[name] = out;
+    modesOut[name] = modeOut;
   }
-  return { window, answerMs: summarize(answers), regions: regionsOut, modes: modesOut };
+  return { window, answerMs: answers.summary(), regions: regionsOut, modes: modesOut };
 }

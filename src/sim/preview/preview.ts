@@ -2,23 +2,25 @@
  * The deploy preview: a namespace's recorded demand over a window (default the last 7 days, or
  * whatever is recorded when less) replayed through the simulator twice, calibrated from the same
  * recording (`tavern sim calibrate`'s fit): under the live version's config and under a new one.
- * The recording is streamed from the store into each run (`source.ts`), so memory does not grow
- * with its length; the result is deterministic for a seed. It says how far it can be trusted
+ * The recording is streamed from the store (`source.ts`): once for the calibration, once for both
+ * runs, which go side by side in two worker threads (`workers.ts`; or one after the other in this
+ * thread, with the same result), so memory does not grow with its length; the result is
+ * deterministic for a seed. It says how far it can be trusted
  * (`bound.ts`), when the recording is too short, and what it assumed for a game mode or region the
  * recording cannot speak for.
  */
 import { parseVersionConfig, resolveVersion } from '../../core/config/index.js';
 import type { ResolvedVersion } from '../../core/config/types.js';
 import type { DemandStore } from '../../io/demand.js';
-import { exportDemand, observeDemand, type Observation, type Summary } from '../../services/demand.js';
+import { exportDemandPages, observeDemand, type Observation, type Summary } from '../../services/demand.js';
 import { calibrateScenario, type Observed, type RegionDescription } from '../scenario/calibrate.js';
-import { parseScenario } from '../scenario/parse.js';
-import type { RecordedRequest, Scenario } from '../scenario/types.js';
-import { runScenario, type RunResult } from '../world/run.js';
+import type { RunResult } from '../world/run.js';
 import { boundText, ERROR_BOUND, type ErrorBound } from './bound.js';
 import { compareFigures, figuresOf, type FigureRow, type Figures, type TierPrices } from './figures.js';
 import { previewSeries, type PreviewSeries } from './series.js';
-import { recordedBatches } from './source.js';
+import { jobScenario, replayRecorded, type ReplayJob, type ReplayOutcome, type RequestCount } from './replay.js';
+import { textBatches } from './source.js';
+import { replayInWorkers } from './workers.js';
 
 const HOUR_MS = 3_600_000;
 /** The window a preview replays unless asked otherwise. */
@@ -42,6 +44,11 @@ export interface PreviewInput {
   /** Price per lobby-hour by tier (`TAVERN_TIER_PRICES`); absent: no cost figures. */
   readonly prices?: TierPrices;
   readonly seed?: number;
+  /**
+   * Run the two replays side by side in worker threads on one read of the recording (default), or
+   * one after the other in this thread, each reading it: the same result either way.
+   */
+  readonly threads?: boolean;
 }
 
 export interface PreviewResult {
@@ -88,8 +95,8 @@ const resolved = (config: unknown, which: string): ResolvedVersion => {
   return resolveVersion(parsed.value);
 };
 
-/** Both scenarios, fitted to one observation; both run in the union of the two versions' regions. */
-function scenarios(input: PreviewInput, observed: Observed, durationMs: number, seed: number): { live: Scenario; next: Scenario } {
+/** Both replays' jobs, fitted to one observation; both run in the union of the two versions' regions. */
+function jobs(input: PreviewInput, observed: Observed, durationMs: number, seed: number): { live: ReplayJob; next: ReplayJob } {
   const fit = (version: unknown, name: string): Record<string, unknown> =>
     calibrateScenario({ version, observed, regions: input.regions, lobbyCountMax: input.lobbyCountMax, name, seed }).scenario;
   const live = fit(input.live, 'live');
@@ -98,13 +105,12 @@ function scenarios(input: PreviewInput, observed: Observed, durationMs: number, 
   const liveRegions = (live['infrastructure'] as Infra).regions;
   const nextRegions = (next['infrastructure'] as Infra).regions;
   const union = [...liveRegions, ...nextRegions.filter((r) => !liveRegions.some((l) => l.id === r.id))];
-  const parse = (json: Record<string, unknown>, which: string): Scenario => {
-    const full = { ...json, duration_ms: Math.max(1, durationMs), infrastructure: { ...(json['infrastructure'] as object), regions: union } };
-    const parsed = parseScenario(full, { externalDemand: true });
-    if (!parsed.ok) throw new Error(`the ${which} scenario is invalid: ${parsed.error.map((p) => p.path.join('.')).join(', ')}`);
-    return parsed.value;
+  const job = (json: Record<string, unknown>, which: string): ReplayJob => {
+    const full: ReplayJob = { scenario: { ...json, duration_ms: Math.max(1, durationMs), infrastructure: { ...(json['infrastructure'] as object), regions: union } }, seed };
+    jobScenario(full, which);
+    return full;
   };
-  return { live: parse(live, 'live'), next: parse(next, 'new') };
+  return { live: job(live, 'live'), next: job(next, 'new') };
 }
 
 /** What the recording cannot speak for: the new config's modes and regions without recorded demand. */
@@ -125,18 +131,16 @@ function unrecorded(next: ResolvedVersion, live: ResolvedVersion, observed: Obse
   return notes;
 }
 
-/** Recorded requests the new config does not offer (its mode or region is gone): counted as the runs read them. */
-function offeredCheck(next: ResolvedVersion): { seen: (r: RecordedRequest) => void; notes: () => string[] } {
+/** Recorded requests the new config does not offer (its mode or region is gone), as the new run counted them. */
+function offeredNotes(next: ResolvedVersion, replayed: readonly RequestCount[]): string[] {
   const gone = new Map<string, number>();
-  return {
-    seen: (r) => {
-      const mode = next.gameModes.find((m) => m.name === r.gameMode);
-      if (mode !== undefined && mode.regions.some((x) => x.name === r.region)) return;
-      const key = mode === undefined ? `game mode ${r.gameMode}` : `${r.gameMode} in ${r.region}`;
-      gone.set(key, (gone.get(key) ?? 0) + 1);
-    },
-    notes: () => [...gone].map(([what, n]) => `${n} recorded requests ask for ${what}, which the new config does not offer: the new version refuses them`),
-  };
+  for (const r of replayed) {
+    const mode = next.gameModes.find((m) => m.name === r.gameMode);
+    if (mode !== undefined && mode.regions.some((x) => x.name === r.region)) continue;
+    const key = mode === undefined ? `game mode ${r.gameMode}` : `${r.gameMode} in ${r.region}`;
+    gone.set(key, (gone.get(key) ?? 0) + r.count);
+  }
+  return [...gone].map(([what, n]) => `${n} recorded requests ask for ${what}, which the new config does not offer: the new version refuses them`);
 }
 
 const hours = (ms: number): string => `${(ms / HOUR_MS).toFixed(1)} h`;
@@ -163,18 +167,20 @@ export async function previewDeploy(input: PreviewInput): Promise<PreviewResult>
   const liveVersion = resolved(input.live, 'live');
   const nextVersion = resolved(input.next, 'new');
   const observed = observedWire(await observeDemand(input.store, input.namespaceId, { from, to }, input.now));
-  const { live, next } = scenarios(input, observed, to - from, seed);
+  const { live, next } = jobs(input, observed, to - from, seed);
   notes.push(...unrecorded(nextVersion, liveVersion, observed));
 
   const regionOf = (mode: string): string | undefined => liveVersion.gameModes.find((m) => m.name === mode)?.regions[0]?.name;
-  const replay = (scenario: Scenario, seen?: (r: RecordedRequest) => void): Promise<RunResult> =>
-    runScenario(scenario, { seed, recordedBatches: recordedBatches(exportDemand(input.store, input.namespaceId, { from, to }, { now: input.now, regionOf }), seen) });
-  let requests = 0;
-  const liveRun = await replay(live, () => void (requests += 1));
-  const offered = offeredCheck(nextVersion);
-  const nextRun = await replay(next, offered.seen);
-  notes.push(...offered.notes());
+  const texts = (): AsyncIterable<string> => textBatches(exportDemandPages(input.store, input.namespaceId, { from, to }, { now: input.now, regionOf }));
+  let outcomes: ReplayOutcome[];
+  if (input.threads === false) outcomes = [await replayRecorded(live, texts()), await replayRecorded(next, texts())];
+  else outcomes = await replayInWorkers([live, next], texts());
+  const [liveOut, nextOut] = outcomes as [ReplayOutcome, ReplayOutcome];
+  const requests = liveOut.requests.reduce((n, r) => n + r.count, 0);
+  notes.push(...offeredNotes(nextVersion, nextOut.requests));
 
+  const liveRun = liveOut.run;
+  const nextRun = nextOut.run;
   const a = figuresOf(liveRun, liveVersion, input.prices);
   const b = figuresOf(nextRun, nextVersion, input.prices);
   const unpriced = [...new Set([...a.unpriced, ...b.unpriced])];

@@ -145,7 +145,11 @@ export class MetricsCollector {
   #fillSum = 0;
   #fillCount = 0;
   readonly #fillBins: number[] = emptyHistogram(FILL_SPEC).counts.slice();
+  /** The samples kept: every one, or with `maxSamples` every `#stride`-th (see the constructor). */
   readonly samples: Sample[] = [];
+  readonly #maxSamples: number;
+  #stride = 1;
+  #sampled = 0;
   readonly violations: string[] = [];
   readonly rejections: Partial<Record<ErrorCode, number>> = {};
   readonly seatFailures: Partial<Record<ErrorCode, number>> = {};
@@ -159,8 +163,15 @@ export class MetricsCollector {
   peakCcu = 0;
   peakPorts = 0;
 
-  constructor(costs: ReadonlyMap<string, number>, start: number) {
+  /**
+   * `maxSamples` bounds the samples kept, whatever the run's length: past it, every other one is
+   * dropped and from then on only every second (then fourth, ...) sample is kept. A kept sample
+   * is unchanged (its wait percentiles cover the interval before it only); the figures count
+   * every sample.
+   */
+  constructor(costs: ReadonlyMap<string, number>, start: number, maxSamples = Number.POSITIVE_INFINITY) {
     this.#costs = costs;
+    this.#maxSamples = Math.max(2, maxSamples);
     this.#last = start;
     this.#start = start;
   }
@@ -340,6 +351,13 @@ export class MetricsCollector {
     }
     const w = percentilesOf(this.#windowWaits);
     this.#windowWaits = [];
+    const index = this.#sampled;
+    this.#sampled += 1;
+    if (index % this.#stride !== 0) return;
+    if (this.samples.length >= this.#maxSamples) {
+      this.#thin();
+      if (index % this.#stride !== 0) return;
+    }
     this.samples.push({
       t,
       ccu: this.#ccu,
@@ -352,6 +370,14 @@ export class MetricsCollector {
       waitP95: w.p95,
       waitP99: w.p99,
     });
+  }
+
+  /** Drops every other sample kept (the odd places) and keeps every other one from now on. */
+  #thin(): void {
+    let j = 0;
+    for (let i = 0; i < this.samples.length; i += 2) this.samples[j++] = this.samples[i] as Sample;
+    this.samples.length = j;
+    this.#stride *= 2;
   }
 
   /** Each region's and game mode's peaks and lobby-hours (after {@link finish}, which counts time up to its end). */

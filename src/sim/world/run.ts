@@ -51,6 +51,8 @@ export interface RunOptions {
   readonly traceSink?: (chunk: string) => void;
   /** Called after each per-minute sample with its virtual time and the queue events handled so far. */
   readonly onSample?: (t: number, events: number) => void;
+  /** Keeps at most this many per-minute samples, evenly spaced (a long replay's charts: the deploy preview); default all. */
+  readonly maxSamples?: number;
   /** Keeps the services' decisions, to replay them on the core alone (the benchmark). */
   readonly decisions?: DecisionLog;
 }
@@ -176,7 +178,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     effectFailed: () => void (effectFailures += 1),
     background: (task) => driver.spawn(task()),
   });
-  const metrics = new MetricsCollector(new Map(infra.regions.map((r) => [r.region.id, r.costPerLobbyHour ?? 0])), SIM_EPOCH);
+  const metrics = new MetricsCollector(new Map(infra.regions.map((r) => [r.region.id, r.costPerLobbyHour ?? 0])), SIM_EPOCH, options.maxSamples);
   const violations: string[] = [];
   const spawn = (task: Promise<unknown>): void => driver.spawn(task);
 

@@ -1,7 +1,7 @@
 /**
  * The deploy preview on a made-up recording (bench/preview-recording.ts) in the memory store: a new
  * version that halves max players needs more lobbies and lobby-hours; the same seed gives the same
- * preview; the preview says what it cannot speak for.
+ * preview, with its replays in worker threads or not; the preview says what it cannot speak for.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MemoryDemandStore } from '../../../src/adapters/memory/demand-store.js';
@@ -60,6 +60,15 @@ describe('deploy preview', () => {
     const a = previewJson(await previewDeploy(base));
     const b = previewJson(await previewDeploy(base));
     expect(b).toEqual(a);
+  });
+
+  it('gives the same preview, run for run, with its replays in worker threads as one after the other in this thread', async () => {
+    const threads = await previewDeploy(base);
+    const one = await previewDeploy({ ...base, threads: false });
+    // Everything, the runs' metrics, samples and trace hashes included.
+    expect(threads).toEqual(one);
+    expect(threads.runs.live.trace.hash).toBe(one.runs.live.trace.hash);
+    expect(threads.runs.next.trace.hash).toBe(one.runs.next.trace.hash);
   });
 
   it('says when the recording is shorter than asked and than a day, and when nothing is priced', async () => {

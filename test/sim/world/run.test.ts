@@ -220,6 +220,17 @@ describe('runScenario', () => {
     expect(streamed.trace.hash).toBe(kept.trace.hash);
   });
 
+  it('maxSamples keeps at most that many samples, evenly spaced, each as the full run has it, and changes no figure', async () => {
+    const all = await runScenario(short('steady', 40));
+    const few = await runScenario(short('steady', 40), { maxSamples: 7 });
+    expect(all.samples.length).toBe(41);
+    // 41 samples thinned past 7: every 8th minute.
+    expect(few.samples.map((s) => s.t / MINUTE)).toEqual([0, 8, 16, 24, 32, 40]);
+    expect(few.samples).toEqual(all.samples.filter((s) => (s.t / MINUTE) % 8 === 0));
+    expect(few.metrics).toEqual(all.metrics);
+    expect(few.trace.hash).toBe(all.trace.hash);
+  });
+
   it('samples the players still waiting for a ready seat each minute (slow starts make some wait)', async () => {
     const r = await runScenario(short('cold-start', 15, ['version.matchmaker.idle_lobbies={"min":0,"max":0}']));
     expect(r.samples.every((x) => Number.isInteger(x.waiting) && x.waiting >= 0)).toBe(true);
