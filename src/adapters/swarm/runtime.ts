@@ -79,7 +79,7 @@ export class SwarmRuntime implements HostedRuntime {
 
   constructor(options: SwarmRuntimeOptions) {
     this.#o = options;
-    this.#nodeList = new NodeList(options.docker);
+    this.#nodeList = new NodeList(options.docker, (message, error) => this.#warn(message, error));
     this.#tasks = new TaskWaiter({
       tasks: (ids) => listTasks(options.docker, { service: [...ids] }),
       nodes: () => (this.#nodes.length === 0 ? this.#nodeList.read() : Promise.resolve(this.#nodes)),
@@ -122,7 +122,7 @@ export class SwarmRuntime implements HostedRuntime {
       if (info.Swarm?.LocalNodeState !== 'active' || info.Swarm.ControlAvailable !== true) {
         throw new Error(`the engine is not a Swarm manager (swarm state ${info.Swarm?.LocalNodeState ?? 'unknown'}): point TAVERN_SWARM_HOST at a manager`);
       }
-      await this.#nodeList.follow().catch((error: unknown) => this.#warn("following the Swarm manager's node events failed: every start reads the nodes", error));
+      await this.#nodeList.follow();
       const [nodes, tasks] = await Promise.all([this.#nodeList.read(), listTasks(this.#o.docker, { label: [LABELS.lobby], 'desired-state': ['running'] })]);
       this.#setNodes(nodes);
       this.#setPlaced(tasks);
