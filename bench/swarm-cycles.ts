@@ -15,20 +15,18 @@ export interface CyclesOptions {
   readonly concurrency: number;
   /** The manager calls counted (`listNodes`, `startLook`, `poll`). */
   readonly calls: Calls;
-  readonly lobbyOf: (lobbyId: string, port: number) => StartLobby;
+  /** The lobby of cycle `c` (its own port: the cycles' lobbies may overlap on a node). */
+  readonly lobbyOf: (c: number) => StartLobby;
   /** Tavern's live heap (MB) after a full collection. */
   readonly heapMb: () => number;
 }
-
-/** The first port of the cycles' lobbies (one each: 28000 + cycle). */
-const FIRST_PORT = 28_000;
 
 /**
  * Runs the cycles; resolves once every lobby's end was reported (or 120 s after the last stop)
  * with the figures: placed per second, failures, manager calls, Tavern's heap.
  *
  * @example
- * const figures = await runCycles({ runtime, cycles: 1_000, concurrency: 8, calls, lobbyOf, heapMb });
+ * const figures = await runCycles({ runtime, cycles: 1_000, concurrency: 8, calls, lobbyOf: (c) => lobbyOf(28_000 + c), heapMb });
  */
 export async function runCycles(o: CyclesOptions): Promise<Record<string, number>> {
   const before = { heap: o.heapMb(), nodeReads: o.calls.count('listNodes'), looks: o.calls.count('startLook'), polls: o.calls.count('poll') };
@@ -39,7 +37,7 @@ export async function runCycles(o: CyclesOptions): Promise<Record<string, number
   const worker = async (): Promise<void> => {
     for (let c = next++; c < o.cycles; c = next++) {
       if (c === Math.floor(o.cycles / 2)) heapMid = o.heapMb();
-      const lobby = o.lobbyOf(crypto.randomUUID(), FIRST_PORT + c);
+      const lobby = o.lobbyOf(c);
       try {
         await o.runtime.start(lobby);
         await o.runtime.stop({ type: 'stop-lobby', lobbyId: lobby.lobbyId, region: lobby.region, reason: 'requested', force: false });

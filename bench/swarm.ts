@@ -1,18 +1,19 @@
 /**
  * `npm run bench -- swarm [--json] [--rounds 10] [--cycles 1000] [--concurrency 8]`: on a real
- * 3-node Docker Swarm (test/swarm/cluster.ts; root), in one run:
+ * 3-node Docker Swarm (test/swarm/cluster.ts; root; each node its own region), in one run:
  *
  * - a lobby started by Tavern's Swarm runtime → the first answer from its TCP port on its node,
- *   against a bare `service create` (the same image, the same host-mode port, nothing else), its
- *   task looked at every 20 ms until it runs → the first answer (ratio; goal ≤ 1.3×), and against the single-host Docker runtime (Tavern's
+ *   against a bare `service create` on the same node (the same image, the same host-mode port, a
+ *   region constraint as Tavern's, nothing else), its task looked at every 20 ms until it runs →
+ *   the first answer (ratio; goal ≤ 1.3×), and against the single-host Docker runtime (Tavern's
  *   `TAVERN_RUNTIME=docker` adapter on this machine's dockerd, the same image) → the first answer
- *   on 127.0.0.1; rounds rotate which goes first. Every probe starts once the task runs (see
- *   `firstAnswer`). Tavern's Swarm start is split into its steps
- *   (when the host claim, the service create and the task look that saw it run returned);
- * - `--cycles` lobby start/stop cycles across the nodes, `--concurrency` at a time: lobbies placed
- *   per second; then, once every lobby's end was reported, the services, host records, containers
- *   on the nodes and their published ports left over (leaks), and Tavern's live heap before,
- *   halfway and after (flat).
+ *   on 127.0.0.1. Round r runs on node r mod 3; rounds rotate which goes first; every probe starts
+ *   once the task runs (see `firstAnswer`). Tavern's Swarm start is split into its steps (when the
+ *   host claim, the service create and the task look that saw it run returned);
+ * - `--cycles` lobby start/stop cycles going round the three nodes, `--concurrency` at a time:
+ *   lobbies placed per second; then, once every lobby's end was reported, the services, host
+ *   records, containers on the nodes and their published ports left over (leaks), and Tavern's
+ *   live heap before, halfway and after (flat).
  */
 import { loadavg } from 'node:os';
 import Dockerode from 'dockerode';
@@ -31,8 +32,12 @@ import { leftOnNodes, runCycles } from './swarm-cycles.js';
 
 const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 
-const lobbyOf = (lobbyId: string, port: number): StartLobby => ({
-  type: 'start-lobby', lobbyId, namespaceId: 'bench', versionId: 'v', gameMode: 'default', region: 'local', tier: 'basic-1d16',
+/** Each node its own region, so a round's Tavern lobby and bare service run on the same node, and the cycles go round the three. */
+const REGIONS = ['n1', 'n2', 'n3'] as const;
+const regionOf = (i: number): string => REGIONS[i % REGIONS.length] as string;
+
+const lobbyOf = (port: number, region: string): StartLobby => ({
+  type: 'start-lobby', lobbyId: crypto.randomUUID(), namespaceId: 'bench', versionId: 'v', gameMode: 'default', region, tier: 'basic-1d16',
   imageId: 'busybox', args: [], env: { PORT_DEFAULT: '7000' }, networkMode: 'bridge',
   ports: [{ label: 'default', protocol: 'tcp', proxy: 'game_guard', transport: 'tcp', publicPort: port, hostPort: port - 6_000, containerPort: 7000 }],
 });
@@ -64,7 +69,7 @@ export async function swarmBench(args: readonly string[]): Promise<void> {
   if (cycles > 3_999) throw new Error('--cycles: at most 3,999 (one port each, 28000..31998)');
   const loadBefore = loadavg()[0] ?? NaN;
   const host = new Dockerode();
-  const cluster: Cluster = await startCluster({ nodes: 3 });
+  const cluster: Cluster = await startCluster({ nodes: 3, regions: Object.fromEntries(REGIONS.map((r, i) => [r, [i + 1]])) });
   const instanceId = `bench-${process.pid}`;
   const dockerInstance = `bench-docker-${process.pid}`;
   const localImage = `tavern-bench-busybox:${process.pid}`;
@@ -100,8 +105,8 @@ export async function swarmBench(args: readonly string[]): Promise<void> {
     const steps = { claim: [] as number[], create: [] as number[], running: [] as number[], start: [] as number[], looks: [] as number[] };
     const answered = { swarm: [] as number[], bare: [] as number[], docker: [] as number[] };
     let port = 27_000;
-    const viaSwarm = async (): Promise<void> => {
-      const lobby = lobbyOf(crypto.randomUUID(), ++port);
+    const viaSwarm = async (region: string): Promise<void> => {
+      const lobby = lobbyOf(++port, region);
       const looks = calls.count('startLook');
       const t0 = performance.now();
       await runtime.start(lobby);
@@ -111,14 +116,14 @@ export async function swarmBench(args: readonly string[]): Promise<void> {
       steps.running.push(calls.since('startLook', t0));
       steps.looks.push(calls.count('startLook') - looks);
       answered.swarm.push(await firstAnswer(t0, runtime.addressOf(lobby.lobbyId) ?? '', port));
-      await runtime.stop({ type: 'stop-lobby', lobbyId: lobby.lobbyId, region: 'local', reason: 'requested', force: false });
+      await runtime.stop({ type: 'stop-lobby', lobbyId: lobby.lobbyId, region, reason: 'requested', force: false });
     };
-    const viaBare = async (): Promise<void> => {
+    const viaBare = async (region: string): Promise<void> => {
       const p = ++port;
       const t0 = performance.now();
       const service = await cluster.manager.docker.createService({
         Name: `bench-bare-${p}`,
-        TaskTemplate: { ContainerSpec: { Image: image, Env: ['PORT_DEFAULT=7000'] }, RestartPolicy: { Condition: 'none' } },
+        TaskTemplate: { ContainerSpec: { Image: image, Env: ['PORT_DEFAULT=7000'] }, RestartPolicy: { Condition: 'none' }, Placement: { Constraints: [`node.labels.tavern.region == ${region}`] } },
         EndpointSpec: { Ports: [{ Protocol: 'tcp', TargetPort: 7000, PublishedPort: p, PublishMode: 'host' }] },
       });
       const nodeId = await runningOn(cluster.manager.docker, service.id);
@@ -127,16 +132,16 @@ export async function swarmBench(args: readonly string[]): Promise<void> {
       await cluster.manager.docker.getService(service.id).remove();
     };
     const viaDocker = async (): Promise<void> => {
-      const lobby = lobbyOf(crypto.randomUUID(), await freePort(26_000, 31_999));
+      const lobby = lobbyOf(await freePort(26_000, 31_999), 'local');
       const p = lobby.ports[0]?.publicPort ?? 0;
       const t0 = performance.now();
       await docker.start(lobby);
       answered.docker.push(await firstAnswer(t0, '127.0.0.1', p));
-      await docker.stop({ type: 'stop-lobby', lobbyId: lobby.lobbyId, region: 'local', reason: 'requested', force: true });
+      await docker.stop({ type: 'stop-lobby', lobbyId: lobby.lobbyId, region: lobby.region, reason: 'requested', force: true });
     };
     const order = [viaSwarm, viaBare, viaDocker];
-    for (let r = 0; r < rounds; r++) for (let i = 0; i < order.length; i++) await (order[(r + i) % order.length] as () => Promise<void>)();
-    const cycled = await runCycles({ runtime, cycles, concurrency, calls, lobbyOf, heapMb: liveHeapMb });
+    for (let r = 0; r < rounds; r++) for (let i = 0; i < order.length; i++) await (order[(r + i) % order.length] as (region: string) => Promise<void>)(regionOf(r));
+    const cycled = await runCycles({ runtime, cycles, concurrency, calls, lobbyOf: (c) => lobbyOf(28_000 + c, regionOf(c)), heapMb: liveHeapMb });
     const left = {
       left_services: (await cluster.manager.docker.listServices({ filters: { label: [`tavern.instance=${instanceId}`] } })).length,
       left_host_records: (await catalog.lobbyHosts(instanceId)).length,
