@@ -5,7 +5,9 @@
  * - a lobby started by Tavern's Swarm runtime → the first answer from its TCP port on its node,
  *   against a bare `service create` on the same node (the same image, the same host-mode port, a
  *   region constraint as Tavern's, nothing else), its task looked at every 20 ms until it runs →
- *   the first answer (ratio; goal ≤ 1.3×), and against the single-host Docker runtime (Tavern's
+ *   the first answer (ratio; goal ≤ 1.3×), against Tavern's own service spec made the same bare
+ *   way (what Swarm costs for the hardening, limits and placement, without Tavern's code), and
+ *   against the single-host Docker runtime (Tavern's
  *   `TAVERN_RUNTIME=docker` adapter on this machine's dockerd, the same image) → the first answer
  *   on 127.0.0.1. Round r runs on node r mod 3; rounds rotate which goes first; every probe starts
  *   once the task runs (see `firstAnswer`). Tavern's Swarm start is split into its steps (when the
@@ -17,9 +19,11 @@
  */
 import { loadavg } from 'node:os';
 import Dockerode from 'dockerode';
+import { DEFAULT_HARDENING } from '../src/adapters/docker/lobby-spec.js';
 import { DockerRuntime } from '../src/adapters/docker/runtime.js';
 import { MemoryCatalogStore } from '../src/adapters/memory/catalog.js';
 import { SwarmRuntime } from '../src/adapters/swarm/runtime.js';
+import { serviceSpec } from '../src/adapters/swarm/service-spec.js';
 import type { RawTask } from '../src/adapters/swarm/swarm-state.js';
 import type { StartLobby } from '../src/core/effects.js';
 import { busyboxGameServer } from '../test/docker/images.js';
@@ -92,7 +96,8 @@ export async function swarmBench(args: readonly string[]): Promise<void> {
         releaseLobbyHost: (lobbyId: string) => catalog.releaseLobbyHost(lobbyId),
       },
     };
-    const runtime = new SwarmRuntime({ ...hosting, docker: manager, images: { ensure: () => Promise.resolve(image) }, apiOrigin: `http://${cluster.layout.hostAddress}:9` });
+    const apiOrigin = `http://${cluster.layout.hostAddress}:9`;
+    const runtime = new SwarmRuntime({ ...hosting, docker: manager, images: { ensure: () => Promise.resolve(image) }, apiOrigin });
     const exits: string[] = [];
     runtime.attach({ exited: (_ns, _id, reason) => exits.push(reason) });
     await runtime.health();
@@ -102,8 +107,9 @@ export async function swarmBench(args: readonly string[]): Promise<void> {
     });
     await docker.lobbyNetwork();
     const bareRunning: number[] = [];
+    const specRunning: number[] = [];
     const steps = { claim: [] as number[], create: [] as number[], running: [] as number[], start: [] as number[], looks: [] as number[] };
-    const answered = { swarm: [] as number[], bare: [] as number[], docker: [] as number[] };
+    const answered = { swarm: [] as number[], bare: [] as number[], spec: [] as number[], docker: [] as number[] };
     let port = 27_000;
     const viaSwarm = async (region: string): Promise<void> => {
       const lobby = lobbyOf(++port, region);
@@ -118,18 +124,28 @@ export async function swarmBench(args: readonly string[]): Promise<void> {
       answered.swarm.push(await firstAnswer(t0, runtime.addressOf(lobby.lobbyId) ?? '', port));
       await runtime.stop({ type: 'stop-lobby', lobbyId: lobby.lobbyId, region, reason: 'requested', force: false });
     };
+    /** A service made straight through the manager → its task runs (looked at every 20 ms) → the first answer on its node; then removed. */
+    const viaService = async (spec: Dockerode.ServiceSpec, p: number, running: number[], firsts: number[]): Promise<void> => {
+      const t0 = performance.now();
+      const service = await cluster.manager.docker.createService(spec);
+      const nodeId = await runningOn(cluster.manager.docker, service.id);
+      running.push(performance.now() - t0);
+      firsts.push(await firstAnswer(t0, cluster.nodes.find((n) => n.id === nodeId)?.address ?? '', p));
+      await cluster.manager.docker.getService(service.id).remove();
+    };
     const viaBare = async (region: string): Promise<void> => {
       const p = ++port;
-      const t0 = performance.now();
-      const service = await cluster.manager.docker.createService({
+      await viaService({
         Name: `bench-bare-${p}`,
         TaskTemplate: { ContainerSpec: { Image: image, Env: ['PORT_DEFAULT=7000'] }, RestartPolicy: { Condition: 'none' }, Placement: { Constraints: [`node.labels.tavern.region == ${region}`] } },
         EndpointSpec: { Ports: [{ Protocol: 'tcp', TargetPort: 7000, PublishedPort: p, PublishMode: 'host' }] },
-      });
-      const nodeId = await runningOn(cluster.manager.docker, service.id);
-      bareRunning.push(performance.now() - t0);
-      answered.bare.push(await firstAnswer(t0, cluster.nodes.find((n) => n.id === nodeId)?.address ?? '', p));
-      await cluster.manager.docker.getService(service.id).remove();
+      }, p, bareRunning, answered.bare);
+    };
+    /** Tavern's own service spec (hardening, limits, labels, placement), made bare: what Swarm costs for it, without Tavern's code. */
+    const viaSpec = async (region: string): Promise<void> => {
+      const lobby = lobbyOf(++port, region);
+      const spec = serviceSpec({ ...lobby, env: { ...lobby.env, RIVET_API_ENDPOINT: apiOrigin } }, { image, instanceId: `bench-spec-${process.pid}`, hardening: DEFAULT_HARDENING, stopGraceMs: hosting.stopGraceMs });
+      await viaService(spec, port, specRunning, answered.spec);
     };
     const viaDocker = async (): Promise<void> => {
       const lobby = lobbyOf(await freePort(26_000, 31_999), 'local');
@@ -139,7 +155,7 @@ export async function swarmBench(args: readonly string[]): Promise<void> {
       answered.docker.push(await firstAnswer(t0, '127.0.0.1', p));
       await docker.stop({ type: 'stop-lobby', lobbyId: lobby.lobbyId, region: lobby.region, reason: 'requested', force: true });
     };
-    const order = [viaSwarm, viaBare, viaDocker];
+    const order = [viaSwarm, viaBare, viaSpec, viaDocker];
     for (let r = 0; r < rounds; r++) for (let i = 0; i < order.length; i++) await (order[(r + i) % order.length] as (region: string) => Promise<void>)(regionOf(r));
     const cycled = await runCycles({ runtime, cycles, concurrency, calls, lobbyOf: (c) => lobbyOf(28_000 + c, regionOf(c)), heapMb: liveHeapMb });
     const left = {
@@ -151,9 +167,10 @@ export async function swarmBench(args: readonly string[]): Promise<void> {
     const result = {
       rounds, cycles, concurrency, load_1m_before: loadBefore, load_1m_after: loadavg()[0] ?? NaN,
       swarm_first_answer_s: median(answered.swarm), bare_service_first_answer_s: median(answered.bare), ratio_swarm_to_bare: median(answered.swarm) / median(answered.bare),
+      spec_service_first_answer_s: median(answered.spec), ratio_swarm_to_spec: median(answered.swarm) / median(answered.spec),
       docker_first_answer_s: median(answered.docker), ratio_swarm_to_docker: median(answered.swarm) / median(answered.docker),
       swarm_claimed_ms: median(steps.claim), swarm_service_created_ms: median(steps.create), swarm_running_seen_ms: median(steps.running), swarm_started_ms: median(steps.start),
-      swarm_task_looks_per_start: median(steps.looks), bare_running_seen_ms: median(bareRunning),
+      swarm_task_looks_per_start: median(steps.looks), bare_running_seen_ms: median(bareRunning), spec_running_seen_ms: median(specRunning),
       ...cycled,
       exits_reported: exits.length, exits_not_exited: exits.filter((e) => e !== 'exited').length,
       ...left,
