@@ -1,17 +1,20 @@
 /**
- * `npm run bench -- swarm [--json] [--rounds 10] [--cycles 1000] [--concurrency 8]`: on a real
- * 3-node Docker Swarm (test/swarm/cluster.ts; root; each node its own region), in one run:
+ * `npm run bench -- swarm [--json] [--rounds 10] [--cycles 1000] [--concurrency 8]
+ * [--tier basic-1d16]`: on a real 3-node Docker Swarm (test/swarm/cluster.ts; root; each node its
+ * own region), in one run:
  *
  * - a lobby started by Tavern's Swarm runtime → the first answer from its TCP port on its node,
  *   against a bare `service create` on the same node (the same image, the same host-mode port, a
  *   region constraint as Tavern's, nothing else), its task looked at every 20 ms until it runs →
- *   the first answer (ratio; goal ≤ 1.3×), against Tavern's own service spec made the same bare
- *   way (what Swarm costs for the hardening, limits and placement, without Tavern's code), and
- *   against the single-host Docker runtime (Tavern's
- *   `TAVERN_RUNTIME=docker` adapter on this machine's dockerd, the same image) → the first answer
- *   on 127.0.0.1. Round r runs on node r mod 3; rounds rotate which goes first; every probe starts
- *   once the task runs (see `firstAnswer`). Tavern's Swarm start is split into its steps (when the
- *   host claim, the service create and the task look that saw it run returned);
+ *   the first answer (ratio; goal ≤ 1.3×); against Tavern's own service spec made the same bare
+ *   way (what Swarm costs for the hardening, limits and placement, without Tavern's code); and
+ *   against the single-host Docker runtime (Tavern's `TAVERN_RUNTIME=docker` adapter on this
+ *   machine's dockerd, the same image) → the first answer on 127.0.0.1. Round r runs on node
+ *   r mod 3; rounds rotate which goes first; every probe starts once the task runs (see
+ *   `firstAnswer`). Tavern's Swarm start is split into its steps (when the host claim, the
+ *   service create and the task look that saw it run returned). The lobbies' tier (`--tier`,
+ *   default the smallest, as in the runtime benchmark) caps their CPU: at 1/16 of a core the
+ *   lobby's own start-up is throttled (≈ 0.1 s more than with no cap, on any runtime);
  * - `--cycles` lobby start/stop cycles going round the three nodes, `--concurrency` at a time:
  *   lobbies placed per second; then, once every lobby's end was reported, the services, host
  *   records, containers on the nodes and their published ports left over (leaks), and Tavern's
@@ -40,16 +43,17 @@ const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[
 const REGIONS = ['n1', 'n2', 'n3'] as const;
 const regionOf = (i: number): string => REGIONS[i % REGIONS.length] as string;
 
-const lobbyOf = (port: number, region: string): StartLobby => ({
-  type: 'start-lobby', lobbyId: crypto.randomUUID(), namespaceId: 'bench', versionId: 'v', gameMode: 'default', region, tier: 'basic-1d16',
+const lobbyOf = (port: number, region: string, tier: string): StartLobby => ({
+  type: 'start-lobby', lobbyId: crypto.randomUUID(), namespaceId: 'bench', versionId: 'v', gameMode: 'default', region, tier,
   imageId: 'busybox', args: [], env: { PORT_DEFAULT: '7000' }, networkMode: 'bridge',
   ports: [{ label: 'default', protocol: 'tcp', proxy: 'game_guard', transport: 'tcp', publicPort: port, hostPort: port - 6_000, containerPort: 7000 }],
 });
 
-const arg = (args: readonly string[], name: string, fallback: number): number => {
+const option = (args: readonly string[], name: string): string | undefined => {
   const i = args.indexOf(name);
-  return i >= 0 ? Number(args[i + 1]) : fallback;
+  return i >= 0 ? args[i + 1] : undefined;
 };
+const arg = (args: readonly string[], name: string, fallback: number): number => Number(option(args, name) ?? fallback);
 
 /** Which manager calls are timed: the start path's, and the task looks of starts apart from the poll's. */
 const startCalls = (method: string, args: readonly unknown[]): string | undefined => {
@@ -70,6 +74,7 @@ export async function swarmBench(args: readonly string[]): Promise<void> {
   const rounds = arg(args, '--rounds', 10);
   const cycles = arg(args, '--cycles', 1000);
   const concurrency = arg(args, '--concurrency', 8);
+  const tier = option(args, '--tier') ?? 'basic-1d16';
   if (cycles > 3_999) throw new Error('--cycles: at most 3,999 (one port each, 28000..31998)');
   const loadBefore = loadavg()[0] ?? NaN;
   const host = new Dockerode();
@@ -112,7 +117,7 @@ export async function swarmBench(args: readonly string[]): Promise<void> {
     const answered = { swarm: [] as number[], bare: [] as number[], spec: [] as number[], docker: [] as number[] };
     let port = 27_000;
     const viaSwarm = async (region: string): Promise<void> => {
-      const lobby = lobbyOf(++port, region);
+      const lobby = lobbyOf(++port, region, tier);
       const looks = calls.count('startLook');
       const t0 = performance.now();
       await runtime.start(lobby);
@@ -143,12 +148,12 @@ export async function swarmBench(args: readonly string[]): Promise<void> {
     };
     /** Tavern's own service spec (hardening, limits, labels, placement), made bare: what Swarm costs for it, without Tavern's code. */
     const viaSpec = async (region: string): Promise<void> => {
-      const lobby = lobbyOf(++port, region);
+      const lobby = lobbyOf(++port, region, tier);
       const spec = serviceSpec({ ...lobby, env: { ...lobby.env, RIVET_API_ENDPOINT: apiOrigin } }, { image, instanceId: `bench-spec-${process.pid}`, hardening: DEFAULT_HARDENING, stopGraceMs: hosting.stopGraceMs });
       await viaService(spec, port, specRunning, answered.spec);
     };
     const viaDocker = async (): Promise<void> => {
-      const lobby = lobbyOf(await freePort(26_000, 31_999), 'local');
+      const lobby = lobbyOf(await freePort(26_000, 31_999), 'local', tier);
       const p = lobby.ports[0]?.publicPort ?? 0;
       const t0 = performance.now();
       await docker.start(lobby);
@@ -157,7 +162,7 @@ export async function swarmBench(args: readonly string[]): Promise<void> {
     };
     const order = [viaSwarm, viaBare, viaSpec, viaDocker];
     for (let r = 0; r < rounds; r++) for (let i = 0; i < order.length; i++) await (order[(r + i) % order.length] as (region: string) => Promise<void>)(regionOf(r));
-    const cycled = await runCycles({ runtime, cycles, concurrency, calls, lobbyOf: (c) => lobbyOf(28_000 + c, regionOf(c)), heapMb: liveHeapMb });
+    const cycled = await runCycles({ runtime, cycles, concurrency, calls, lobbyOf: (c) => lobbyOf(28_000 + c, regionOf(c), tier), heapMb: liveHeapMb });
     const left = {
       left_services: (await cluster.manager.docker.listServices({ filters: { label: [`tavern.instance=${instanceId}`] } })).length,
       left_host_records: (await catalog.lobbyHosts(instanceId)).length,
@@ -165,7 +170,7 @@ export async function swarmBench(args: readonly string[]): Promise<void> {
     };
     runtime.close();
     const result = {
-      rounds, cycles, concurrency, load_1m_before: loadBefore, load_1m_after: loadavg()[0] ?? NaN,
+      rounds, cycles, concurrency, tier, load_1m_before: loadBefore, load_1m_after: loadavg()[0] ?? NaN,
       swarm_first_answer_s: median(answered.swarm), bare_service_first_answer_s: median(answered.bare), ratio_swarm_to_bare: median(answered.swarm) / median(answered.bare),
       spec_service_first_answer_s: median(answered.spec), ratio_swarm_to_spec: median(answered.swarm) / median(answered.spec),
       docker_first_answer_s: median(answered.docker), ratio_swarm_to_docker: median(answered.swarm) / median(answered.docker),
@@ -177,7 +182,7 @@ export async function swarmBench(args: readonly string[]): Promise<void> {
     };
     if (args.includes('--json')) process.stdout.write(`${JSON.stringify(result)}\n`);
     else {
-      const rows = Object.entries(result).map(([k, v]) => [k, Number.isInteger(v) ? String(v) : v.toFixed(3)]);
+      const rows = Object.entries(result).map(([k, v]) => [k, typeof v === 'string' || Number.isInteger(v) ? String(v) : v.toFixed(3)]);
       process.stdout.write(`${table(['figure', 'value'], rows)}\n`);
     }
   } finally {
