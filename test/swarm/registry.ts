@@ -65,6 +65,21 @@ export interface PushedImage {
 }
 
 /**
+ * Imports `image` into `engine` as `ref` (`repo:tag`): its files as the root filesystem, its
+ * process as the entrypoint, environment, working directory and user.
+ *
+ * @example
+ * await importImage(new Dockerode(), 'tavern-bench-busybox:1', { files, process });
+ */
+export const importImage = async (engine: Dockerode, ref: string, image: ImageSource): Promise<void> => {
+  const [repo, tag = 'latest'] = ref.split(/:(?=[^:/]*$)/) as [string, string?];
+  const p = image.process;
+  const changes = [`ENTRYPOINT ${JSON.stringify(p.args)}`, ...p.env.map((e) => `ENV ${e}`), `WORKDIR ${p.cwd}`, `USER ${p.uid}:${p.gid}`];
+  const imported = await readReply(await engine.importImage(tarOf(image.files) as unknown as NodeJS.ReadableStream, { repo, tag, changes }));
+  if (imported.error !== undefined) throw new Error(`importing ${ref} failed: ${imported.error}`);
+};
+
+/**
  * Imports `image` into `engine` (a node's) as `<registry>/<name>`, pushes it to the registry
  * and removes the local tag; the pushed reference and digest.
  *
@@ -74,10 +89,7 @@ export interface PushedImage {
 export const pushImage = async (engine: Dockerode, registry: string, name: string, image: ImageSource): Promise<PushedImage> => {
   const [repo, tag = 'latest'] = `${registry}/${name}`.split(/:(?=[^:/]*$)/) as [string, string?];
   const ref = `${repo}:${tag}`;
-  const p = image.process;
-  const changes = [`ENTRYPOINT ${JSON.stringify(p.args)}`, ...p.env.map((e) => `ENV ${e}`), `WORKDIR ${p.cwd}`, `USER ${p.uid}:${p.gid}`];
-  const imported = await readReply(await engine.importImage(tarOf(image.files) as unknown as NodeJS.ReadableStream, { repo, tag, changes }));
-  if (imported.error !== undefined) throw new Error(`importing ${ref} failed: ${imported.error}`);
+  await importImage(engine, ref, image);
   const pushed = await readReply(await engine.getImage(ref).push({ authconfig: {} }));
   if (pushed.error !== undefined) throw new Error(`pushing ${ref} failed: ${pushed.error}`);
   const digest = pushed.messages.map((m) => /digest: (sha256:[0-9a-f]{64})/.exec(m)?.[1]).find((d) => d !== undefined);

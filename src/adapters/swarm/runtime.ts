@@ -17,8 +17,10 @@ import { describeEngineError, isStatus } from '../docker/engine-errors.js';
 import { containerName, DEFAULT_HARDENING, hostedOf, LABELS } from '../docker/lobby-spec.js';
 import { DEFAULT_LOG_LIMITS, followLogs, LogPump } from '../docker/log-pump.js';
 import { adoptHosted, type HostingOptions } from '../docker/runtime-options.js';
+import { NodeList } from './node-list.js';
 import { serviceSpec } from './service-spec.js';
-import { acceptingRegions, latestTask, nodeFacts, nodesByRegion, type RawNode, type RawTask, regionsFn, type SwarmNodeFacts, taskOutcome, type TaskOutcome } from './swarm-state.js';
+import { acceptingRegions, latestTask, nodesByRegion, PLACED, type RawTask, regionsFn, type SwarmNodeFacts, taskOutcome, type TaskOutcome } from './swarm-state.js';
+import { TaskWaiter } from './task-waiter.js';
 
 /** A build's image as every node pulls it: a registry reference, pinned by digest where it can be. */
 export interface SwarmImageResolver {
@@ -50,15 +52,8 @@ interface Watched {
   finishing: boolean;
 }
 
-/** The manager's node and task lists, typed. */
-const listNodes = async (docker: Dockerode): Promise<SwarmNodeFacts[]> => nodeFacts((await docker.listNodes()) as RawNode[]);
+/** The manager's task list, typed. */
 const listTasks = async (docker: Dockerode, filters: Record<string, string[]>): Promise<RawTask[]> => (await docker.listTasks({ filters })) as RawTask[];
-
-/**
- * Task states from the scheduler's choice of a node until the task ends: its container may run,
- * and call ready, before the manager says "running", so its node's address is known from then on.
- */
-const PLACED = new Set(['assigned', 'accepted', 'preparing', 'ready', 'starting', 'running']);
 
 // Not unref'd: a start waiting for its task keeps the process alive (it is bounded).
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -83,9 +78,17 @@ export class SwarmRuntime implements HostedRuntime {
   #polling = false;
   /** Every known lobby's address, as last told to `placementChanged`. */
   #told = '';
+  readonly #nodeList: NodeList;
+  readonly #tasks: TaskWaiter;
 
   constructor(options: SwarmRuntimeOptions) {
     this.#o = options;
+    this.#nodeList = new NodeList(options.docker, (message, error) => this.#warn(message, error));
+    this.#tasks = new TaskWaiter({
+      tasks: (ids) => listTasks(options.docker, { service: [...ids] }),
+      nodes: () => (this.#nodes.length === 0 ? this.#nodeList.read() : Promise.resolve(this.#nodes)),
+      now: () => options.clock.now(),
+    });
   }
 
   attach(listener: RuntimeListener): void {
@@ -123,12 +126,14 @@ export class SwarmRuntime implements HostedRuntime {
       if (info.Swarm?.LocalNodeState !== 'active' || info.Swarm.ControlAvailable !== true) {
         throw new Error(`the engine is not a Swarm manager (swarm state ${info.Swarm?.LocalNodeState ?? 'unknown'}): point TAVERN_SWARM_HOST at a manager`);
       }
-      const [nodes, tasks] = await Promise.all([listNodes(this.#o.docker), listTasks(this.#o.docker, { label: [LABELS.lobby], 'desired-state': ['running'] })]);
+      await this.#nodeList.follow();
+      const [nodes, tasks] = await Promise.all([this.#nodeList.read(), listTasks(this.#o.docker, { label: [LABELS.lobby], 'desired-state': ['running'] })]);
       this.#setNodes(nodes);
       this.#setPlaced(tasks);
       this.#tellPlacement();
       this.#health = { runtime: 'swarm', reachable: true, ...(info.ServerVersion === undefined ? {} : { version: info.ServerVersion }), regions: nodesByRegion(this.#nodes) };
     } catch (error) {
+      this.#nodeList.close();
       this.#setNodes([]);
       this.#health = { runtime: 'swarm', reachable: false, error: describeEngineError(error) };
     }
@@ -177,20 +182,28 @@ export class SwarmRuntime implements HostedRuntime {
     let claimed = false;
     let service: Dockerode.Service | undefined;
     try {
-      const claim = await this.#o.hosts.claimLobbyHost({ lobbyId: lobby.lobbyId, namespaceId: lobby.namespaceId, instanceId: this.#o.instanceId, createdAt: this.#o.clock.now() });
+      // The nodes as they are now (a drain set a moment ago keeps this lobby off its node), read while the claim is made.
+      const [claim, nodes] = await Promise.all([
+        this.#o.hosts.claimLobbyHost({ lobbyId: lobby.lobbyId, namespaceId: lobby.namespaceId, instanceId: this.#o.instanceId, createdAt: this.#o.clock.now() }),
+        this.#nodeList.current(),
+      ]);
       if (!claim.ok) throw new Error('this lobby is already hosted (another Tavern instance, or an earlier start)');
       claimed = true;
       if (lobby.imageId === undefined) throw new Error("the version's container has no image_id (build)");
-      const image = await this.#o.images.ensure(lobby.imageId);
-      const env = { ...lobby.env, ...(await this.#o.lobbyEnv?.(lobby, this.#o.apiOrigin)), RIVET_API_ENDPOINT: this.#o.apiOrigin };
-      // The nodes as they are now: a drain set a moment ago keeps this lobby off its node.
-      this.#setNodes(await listNodes(this.#o.docker));
+      const [image, lobbyEnv] = await Promise.all([this.#o.images.ensure(lobby.imageId), this.#o.lobbyEnv?.(lobby, this.#o.apiOrigin)]);
+      const env = { ...lobby.env, ...lobbyEnv, RIVET_API_ENDPOINT: this.#o.apiOrigin };
+      this.#setNodes(nodes);
       const drained = this.#nodes.filter((n) => n.drained).map((n) => n.id);
       const spec = serviceSpec({ ...lobby, env }, { image, instanceId: this.#o.instanceId, hardening: this.#o.hardening ?? DEFAULT_HARDENING, stopGraceMs: this.#o.stopGraceMs, drained });
       const created = (await this.#o.docker.createService(spec)) as { id?: string; ID?: string };
       service = this.#o.docker.getService(created.id ?? created.ID ?? containerName(lobby.lobbyId));
       const serviceId = service.id;
-      const nodeId = await this.#untilRunning(serviceId, lobby.lobbyId);
+      // Placed: where the lobby answers is known before the manager calls its task running.
+      const nodeId = await this.#tasks.until(serviceId, this.#o.startTimeoutMs ?? 120_000, (node) => {
+        if (this.#placed.get(lobby.lobbyId) === node) return;
+        this.#placed.set(lobby.lobbyId, node);
+        this.#tellPlacement();
+      });
       await this.#watch({ lobbyId: lobby.lobbyId, namespaceId: lobby.namespaceId, versionId: lobby.versionId, containerId: serviceId, running: true }, 0, nodeId);
     } catch (error) {
       this.#placed.delete(lobby.lobbyId);
@@ -200,29 +213,6 @@ export class SwarmRuntime implements HostedRuntime {
     } finally {
       this.#starting.delete(lobby.lobbyId);
     }
-  }
-
-  /**
-   * Waits until the service's task runs (its node's id), noting its node as soon as the scheduler
-   * chose one; throws saying why when it ended or never ran in time.
-   */
-  async #untilRunning(serviceId: string, lobbyId: string): Promise<string> {
-    const deadline = this.#o.clock.now() + (this.#o.startTimeoutMs ?? 120_000);
-    let last: TaskOutcome = { kind: 'pending' };
-    for (let wait = 50; this.#o.clock.now() < deadline; wait = Math.min(wait * 2, 250)) {
-      const [tasks, nodes] = await Promise.all([listTasks(this.#o.docker, { service: [serviceId] }), this.#nodes.length === 0 ? listNodes(this.#o.docker) : this.#nodes]);
-      const task = latestTask(tasks);
-      // Placed: where the lobby answers is known before the manager calls its task running.
-      if (task?.NodeID !== undefined && PLACED.has(task.Status?.State ?? '') && this.#placed.get(lobbyId) !== task.NodeID) {
-        this.#placed.set(lobbyId, task.NodeID);
-        this.#tellPlacement();
-      }
-      last = taskOutcome(task, nodes);
-      if (last.kind === 'running') return last.nodeId;
-      if (last.kind === 'ended' || last.kind === 'lost') throw new Error(`the lobby's task did not start: ${last.why}`);
-      await pause(wait);
-    }
-    throw new Error(`the lobby's task did not run within ${this.#o.startTimeoutMs ?? 120_000} ms${last.kind === 'pending' && last.why !== undefined ? `: ${last.why}` : ''}`);
   }
 
   /**
@@ -248,7 +238,7 @@ export class SwarmRuntime implements HostedRuntime {
   async inventory(): Promise<readonly HostedContainer[]> {
     const services = (await this.#o.docker.listServices({ filters: { label: [`${LABELS.instance}=${this.#o.instanceId}`] } })) as { ID: string; Spec?: { Labels?: Record<string, string> } }[];
     if (services.length === 0) return [];
-    const [tasks, nodes] = await Promise.all([listTasks(this.#o.docker, { label: [`${LABELS.instance}=${this.#o.instanceId}`] }), listNodes(this.#o.docker)]);
+    const [tasks, nodes] = await Promise.all([listTasks(this.#o.docker, { label: [`${LABELS.instance}=${this.#o.instanceId}`] }), this.#nodeList.read()]);
     return services.flatMap((s) => hostedOf(s.Spec?.Labels ?? {}, s.ID, taskOutcome(latestTask(tasks.filter((t) => t.ServiceID === s.ID)), nodes).kind === 'running'));
   }
 
@@ -268,6 +258,7 @@ export class SwarmRuntime implements HostedRuntime {
   close(): void {
     if (this.#timer !== undefined) clearInterval(this.#timer);
     this.#timer = undefined;
+    this.#nodeList.close();
     for (const w of this.#watched.values()) (w.logs as { destroy?: () => void } | undefined)?.destroy?.();
     this.#watched.clear();
   }
@@ -287,7 +278,7 @@ export class SwarmRuntime implements HostedRuntime {
     if (this.#polling) return;
     this.#polling = true;
     try {
-      const [nodes, tasks] = await Promise.all([listNodes(this.#o.docker), listTasks(this.#o.docker, { label: [LABELS.lobby] })]);
+      const [nodes, tasks] = await Promise.all([this.#nodeList.read(), listTasks(this.#o.docker, { label: [LABELS.lobby] })]);
       this.#setNodes(nodes);
       this.#setPlaced(tasks);
       this.#tellPlacement();

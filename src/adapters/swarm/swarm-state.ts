@@ -81,6 +81,12 @@ const OVER = new Set(['complete', 'failed', 'shutdown', 'rejected', 'orphaned', 
 const GONE = new Set(['down', 'unknown', 'disconnected']);
 
 /**
+ * Task states from the scheduler's choice of a node until the task ends: its container may run,
+ * and call ready, before the manager says "running", so its node's address is known from then on.
+ */
+export const PLACED: ReadonlySet<string> = new Set(['assigned', 'accepted', 'preparing', 'ready', 'starting', 'running']);
+
+/**
  * The latest task of a service (it has one: restart policy none), or undefined.
  *
  * @example
