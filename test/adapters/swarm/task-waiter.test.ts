@@ -46,6 +46,17 @@ describe('waiting for lobbies\' tasks to run', () => {
     expect(m.asked.at(-1)).toEqual(['b']);
   });
 
+  it('tells the node as soon as the scheduler places the task, before it runs', async () => {
+    const m = manager({ a: [task('a', 'pending', ''), task('a', 'assigned', 'n2'), task('a', 'starting', 'n2'), task('a', 'running', 'n2')] });
+    const placed: string[] = [];
+    const nodesUp = nodeFacts([{ ID: 'n2', Spec: { Labels: { 'tavern.region': 'lnd' } }, Description: { Hostname: 'host-n2' }, Status: { State: 'ready' } }]);
+    const waiter = new TaskWaiter({ tasks: m.tasks, nodes: () => Promise.resolve(nodesUp), now: () => 0, fastMs: 1 });
+    const node = await waiter.until('a', 10_000, (n) => placed.push(n));
+    expect(node).toBe('n2');
+    // Heard from "assigned" on (each look: assigned, starting, running), never while pending without a node.
+    expect(placed).toEqual(['n2', 'n2', 'n2']);
+  });
+
   it('a task that ended, or whose node is down, fails its start saying why; the others wait on', async () => {
     const m = manager({
       ended: [task('ended', 'failed', 'n1', { Err: 'starting container failed: no such image' })],
