@@ -14,7 +14,7 @@ import { versionsView } from './versions.js';
 import { inWords } from './words.js';
 
 const state = {
-  token: sessionStorage.getItem('tavern-token'), gameId: undefined, game: undefined, nsId: undefined, ns: undefined,
+  token: sessionStorage.getItem('tavern-token'), gameId: undefined, game: undefined, nsId: undefined, ns: undefined, deployed: false,
   timers: [], lastLobbies: new Set(), stoppedAt: 0, range: '1h',
 };
 const STOPPED_EVERY_MS = 5000;
@@ -118,7 +118,7 @@ async function refreshLobbies() {
       el('td', {}, l.lobby_group_name_id), el('td', {}, `${l.total_player_count}/${l.max_players_normal}`), el('td', {}, flags), el('td', {}, age(l.create_ts)),
       el('td', {}, button('Open', () => lobby.open(l.lobby_id), { 'aria-label': `Open lobby ${l.lobby_id}` })));
   }));
-  empty('lobbies-empty', lobbies.length > 0 ? undefined : state.ns?.version_id
+  empty('lobbies-empty', lobbies.length > 0 ? undefined : state.deployed
     ? 'No lobby running: a player\'s find starts one (or keep some ready with idle_lobbies in rivet.toml).'
     : 'No lobby yet: deploy a version first (tavern deploy).');
   state.backoffBanners = backoff.map((b) => `Version ${versionName(b.version_id)}, mode ${b.game_mode}: ${b.failures} lobbies in a row failed to start; the next start waits until ${new Date(b.until_ts).toLocaleTimeString()} (start back-off). Open the last one's logs: lobby ${b.last_lobby_id.slice(0, 8)}.`);
@@ -205,13 +205,15 @@ async function loadUploads() {
 async function loadVersion() {
   const ns = state.game.namespaces.find((n) => n.namespace_id === state.nsId);
   state.ns = ns;
-  if (ns?.version_id) {
-    const { version } = await call('GET', gamePath(`/versions/${ns.version_id}`));
+  const version = ns?.version_id ? (await call('GET', gamePath(`/versions/${ns.version_id}`))).version : undefined;
+  // A new game's first version (0.0.1) is empty: nothing is deployed until tavern deploy publishes one.
+  state.deployed = version !== undefined && Object.keys(version.config ?? {}).length > 0;
+  $('version-config').textContent = version === undefined ? '' : JSON.stringify(version.config, null, 2);
+  if (state.deployed) {
     $('version-name').textContent = `${version.display_name} (${version.version_id})`;
-    $('version-config').textContent = JSON.stringify(version.config, null, 2);
     $('version-details').hidden = false;
   } else {
-    $('version-name').textContent = 'No version yet: run tavern deploy in your game\'s folder.';
+    $('version-name').textContent = `No version yet${version === undefined ? '' : ` (${version.display_name} is the game's empty first version)`}: run tavern deploy in your game's folder.`;
     $('version-details').hidden = true;
   }
 }

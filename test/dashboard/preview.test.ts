@@ -123,7 +123,7 @@ describeNeeding({ what: 'Chromium', start: 'apt-get install chromium' }, 'the da
     const other = namespaces.find((n) => n.name_id !== 'prod');
     if (other === undefined) throw new Error('the game has one namespace only');
     await page.getByLabel('Namespace').selectOption(other.namespace_id);
-    await page.getByText('0.0.1 (').waitFor();
+    await page.getByText('0.0.1 is the game\'s empty first version').waitFor();
     await page.getByRole('button', { name: 'Preview' }).click();
     // Its live version (the game's first) runs no lobbies: the preview needs a config that does.
     expect(await config().inputValue()).toBe('{}');

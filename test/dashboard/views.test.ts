@@ -223,8 +223,8 @@ describeNeeding({ what: 'Chromium', start: 'apt-get install chromium' }, 'the da
     await page.getByLabel('Namespace').selectOption(other.namespace_id);
     await expect.poll(() => pending.size).toBe(0);
     expect(await page.locator('#view-lobby').isHidden()).toBe(true);
-    // The other namespace runs nothing yet: its empty states say what to do.
-    await expect.poll(() => page.locator('#lobbies-empty').textContent()).toBe('No lobby running: a player\'s find starts one (or keep some ready with idle_lobbies in rivet.toml).');
+    // The other namespace runs the game's empty first version: its empty states say what to do.
+    await expect.poll(() => page.locator('#lobbies-empty').textContent()).toBe('No lobby yet: deploy a version first (tavern deploy).');
     await expect.poll(() => page.locator('#history-empty').textContent()).toBe('Nothing recorded in this range yet: the charts fill as players find lobbies (one point a minute, kept by the server).');
     await expect.poll(() => page.locator('#stopped-empty').textContent()).toBe('No lobby failed in the last 24 hours.');
   }, 30_000);
@@ -244,7 +244,8 @@ describeNeeding({ what: 'Chromium', start: 'apt-get install chromium' }, 'the da
       const games = await narrow.locator('#game option').allTextContents();
       expect(games).toContain('Empty game');
       await narrow.getByRole('combobox', { name: 'Game' }).selectOption({ label: 'Empty game' });
-      await expect.poll(() => narrow.locator('#lobbies-empty').textContent()).toBe('No lobby running: a player\'s find starts one (or keep some ready with idle_lobbies in rivet.toml).');
+      await expect.poll(() => narrow.locator('#lobbies-empty').textContent()).toBe('No lobby yet: deploy a version first (tavern deploy).');
+      expect(await narrow.locator('#version-name').textContent()).toBe('No version yet (0.0.1 is the game\'s empty first version): run tavern deploy in your game\'s folder.');
       await narrow.getByRole('button', { name: 'Versions' }).click();
       await narrow.locator('#versions tr.current').filter({ hasText: '0.0.1' }).waitFor();
       expect(await narrow.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
