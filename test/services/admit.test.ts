@@ -30,9 +30,9 @@ async function admission() {
 describe('admit', () => {
   it('answers a refusal as a value and records it with the mode and region asked for', async () => {
     const { ns, deps, recorded } = await admission();
-    const result = await admit(deps, ns, { kind: 'find', request: { namespaceId: ns.id, gameModes: ['nope'], regions: ['local'], client } }, new AbortController().signal);
+    const result = await admit(deps, ns, { kind: 'find', request: { namespaceId: ns.id, gameModes: ['nope'], regions: ['local'], client } }, () => new AbortController().signal);
     expect(result.ok ? 'ok' : result.error.code).toBe('MATCHMAKER_GAME_MODE_NOT_FOUND');
-    const created = await admit(deps, ns, { kind: 'create', request: { namespaceId: ns.id, gameMode: 'default', region: 'local', client } }, new AbortController().signal);
+    const created = await admit(deps, ns, { kind: 'create', request: { namespaceId: ns.id, gameMode: 'default', region: 'local', client } }, () => new AbortController().signal);
     const code = created.ok ? 'ok' : created.error.code;
     expect(code).not.toBe('ok');
     expect(recorded).toMatchObject([
@@ -43,7 +43,7 @@ describe('admit', () => {
 
   it('waits for a starting lobby and answers it with a player token once it is ready', async () => {
     const { c, ns, deps, tokens, recorded } = await admission();
-    const pending = admit(deps, ns, { kind: 'find', request: { namespaceId: ns.id, gameModes: ['default'], client } }, new AbortController().signal);
+    const pending = admit(deps, ns, { kind: 'find', request: { namespaceId: ns.id, gameModes: ['default'], client } }, () => new AbortController().signal);
     const lobby = await eventually('the lobby', () => [...(c.store.world.namespaces.get(ns.id)?.lobbies.values() ?? [])][0]);
     expect((await c.matchmaker.lobbyReady({ namespaceId: ns.id, lobbyId: lobby.id })).ok).toBe(true);
     const result = await pending;
@@ -56,7 +56,7 @@ describe('admit', () => {
 
   it('gives the seat back and refuses with MATCHMAKER_LOBBY_NOT_STARTED when the lobby does not start in time', async () => {
     const { c, ns, deps, timers, recorded } = await admission();
-    const pending = admit(deps, ns, { kind: 'find', request: { namespaceId: ns.id, gameModes: ['default'], client } }, new AbortController().signal);
+    const pending = admit(deps, ns, { kind: 'find', request: { namespaceId: ns.id, gameModes: ['default'], client } }, () => new AbortController().signal);
     const lobby = await eventually('the lobby', () => [...(c.store.world.namespaces.get(ns.id)?.lobbies.values() ?? [])][0]);
     await eventually('the seat wait', () => timers.pending > 0 || undefined);
     timers.advance(50_000);

@@ -83,7 +83,7 @@ async function find(ctx: Ctx): Promise<unknown> {
   if (body.tags !== undefined) request.tags = body.tags;
   if (body.max_players !== undefined) request.maxPlayers = body.max_players;
   if (body.captcha !== undefined || body.verification_data !== undefined) Object.assign(request, credentials(body));
-  return joined(ctx, await admit(ctx.services, ns, { kind: 'find', request }, ctx.signal));
+  return joined(ctx, await admit(ctx.services, ns, { kind: 'find', request }, () => ctx.signal));
 }
 
 type Writable<T> = { -readonly [K in keyof T]: T[K] };
@@ -99,7 +99,7 @@ async function join(ctx: Ctx): Promise<unknown> {
   const state = await ctx.services.matchmaker.lobbyState(lobbyId);
   const ns = agent.ns;
   const request = { namespaceId: ns.id, lobbyId, client, ...(state === undefined ? {} : { lobbyState: JSON.parse(state) as unknown }), ...credentials(body) };
-  return joined(ctx, await admit(ctx.services, ns, { kind: 'join', request }, ctx.signal));
+  return joined(ctx, await admit(ctx.services, ns, { kind: 'join', request }, () => ctx.signal));
 }
 
 async function create(ctx: Ctx): Promise<unknown> {
@@ -119,7 +119,7 @@ async function create(ctx: Ctx): Promise<unknown> {
     ...(body.lobby_config === undefined ? {} : { lobbyConfig: body.lobby_config }),
     ...credentials(body),
   };
-  return joined(ctx, await admit(ctx.services, ns, { kind: 'create', request }, ctx.signal));
+  return joined(ctx, await admit(ctx.services, ns, { kind: 'create', request }, () => ctx.signal));
 }
 
 export function registerMatchmakerLobbies(router: Router<Handler>): void {
