@@ -12,8 +12,7 @@
 import { RivetClient, RivetError } from '@rivet-gg/api';
 import { randomUUID } from 'node:crypto';
 import { createSocket } from 'node:dgram';
-import { createReadStream, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { request } from 'node:http';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +22,7 @@ import { bridgeGateway } from '../../src/adapters/docker/engine.js';
 import { describeWithDocker, docker, dockerProblem, removeBuildImages } from './engine.js';
 import { nodeGameServer, type GameServerArchives } from './images.js';
 import { eventually as poll } from '../wait.js';
+import { putFile } from '../put-file.js';
 
 const problem = await dockerProblem();
 const ADMIN = `docker-e2e-admin-${randomUUID()}`;
@@ -52,16 +52,6 @@ const serverEnv = (): Record<string, string> => ({
 const client = (token: string): RivetClient => new RivetClient({ environment: w.server.origin, token });
 
 /** PUT a file (or `length` bytes of it from `offset`) to a presigned URL, streamed. */
-const putFile = (url: string, file: string, offset = 0, length = statSync(file).size - offset): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const req = request(url, { method: 'PUT', headers: { 'content-length': String(length) } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', reject);
-    createReadStream(file, { start: offset, end: offset + length - 1 }).pipe(req);
-  });
-
 /** Polls `check` every 200 ms until it returns a value (not undefined), for at most `ms`; the server's last lines in the failure. */
 const eventually = <T>(what: string, check: () => Promise<T | undefined>, ms = 20_000): Promise<T> =>
   poll(() => `${what}\n${w.server.tail()}`, check, { timeoutMs: ms, everyMs: 200 });

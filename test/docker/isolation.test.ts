@@ -14,8 +14,7 @@
  */
 import { RivetClient } from '@rivet-gg/api';
 import { randomUUID } from 'node:crypto';
-import { createReadStream, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { request } from 'node:http';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,6 +26,7 @@ import { describeWithDocker, docker, dockerProblem, removeBuildImages } from './
 import { nodeGameServer } from './images.js';
 import { probe } from './probe.js';
 import { bridgeGateway } from './run.js';
+import { putFile } from '../put-file.js';
 
 const problem = await dockerProblem();
 const ADMIN = `isolation-admin-${randomUUID()}`;
@@ -39,16 +39,6 @@ const serverEnv = (extra: Record<string, string> = {}): Record<string, string> =
   TAVERN_RUNTIME: 'docker', TAVERN_ADMIN_TOKEN: ADMIN, TAVERN_HOST: '127.0.0.1', TAVERN_PORT: '0', TAVERN_DATA_DIR: w.dataDir,
   TAVERN_INSTANCE_ID: INSTANCE, TAVERN_DOCKER_USER: USER, LOG_LEVEL: 'info', ...extra,
 });
-
-const putFile = (url: string, file: string): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const req = request(url, { method: 'PUT', headers: { 'content-length': String(statSync(file).size) } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', reject);
-    createReadStream(file).pipe(req);
-  });
 
 const hostVersion = (): unknown => ({
   matchmaker: {

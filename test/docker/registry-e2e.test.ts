@@ -6,9 +6,8 @@
  * log says why, naming the registry.
  */
 import { randomUUID } from 'node:crypto';
-import { createReadStream, existsSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -19,6 +18,7 @@ import { startRegistry } from '../swarm/registry.js';
 import { pidsMentioning, signalAndWait } from '../swarm/system.js';
 import { docker, dockerProblem, removeBuildImages, removeRepository } from './engine.js';
 import { nodeGameServer, type GameServerArchives } from './images.js';
+import { putFile } from '../put-file.js';
 
 const REGISTRY_BIN = '/usr/bin/docker-registry';
 const problem = (await dockerProblem()) ?? (existsSync(REGISTRY_BIN) ? undefined : `${REGISTRY_BIN} is missing`);
@@ -27,16 +27,6 @@ const INSTANCE = `registry-e2e-${randomUUID().slice(0, 8)}`;
 const PREFIX = `swarmreg-${randomUUID().slice(0, 8)}`;
 
 /** PUTs a file to a presigned URL, streamed. */
-const putFile = (url: string, file: string): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const req = request(url, { method: 'PUT', headers: { 'content-length': String(statSync(file).size) } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', reject);
-    createReadStream(file).pipe(req);
-  });
-
 describeNeeding({ what: 'the Docker Engine and docker-registry', start: 'start dockerd and apt-get install docker-registry' }, 'a server pushing builds to a registry (real server, engine and registry)', problem, () => {
   let dir: string;
   let address: string;

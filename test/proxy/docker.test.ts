@@ -8,8 +8,7 @@
  */
 import { RivetClient } from '@rivet-gg/api';
 import { randomUUID } from 'node:crypto';
-import { createReadStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { request } from 'node:http';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
@@ -22,20 +21,11 @@ import { eventually } from '../wait.js';
 import { api, startServer, type Server } from '../server/process.js';
 import { makeCa, writeLeaf } from './certs.js';
 import { echo, freePort, get, HAPROXY, haproxyProblem, openWebSocket } from './helpers.js';
+import { putFile } from '../put-file.js';
 
 const ADMIN = `proxy-docker-admin-${randomUUID()}`;
 const INSTANCE = `proxy-${randomUUID().slice(0, 8)}`;
 const DOMAIN = 'example.test';
-
-const putFile = (url: string, file: string): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const req = request(url, { method: 'PUT', headers: { 'content-length': String(statSync(file).size) } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', reject);
-    createReadStream(file).pipe(req);
-  });
 
 const problem = (await dockerProblem()) ?? haproxyProblem();
 

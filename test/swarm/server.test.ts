@@ -12,8 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createSocket } from 'node:dgram';
-import { createReadStream, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { request } from 'node:http';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,6 +28,7 @@ import { swarmNode } from './api.js';
 import { startCluster, type Cluster } from './cluster.js';
 import { taskContainer } from './lobbies.js';
 import { swarmProblem } from './system.js';
+import { putFile } from '../put-file.js';
 
 const ADMIN = `swarm-server-admin-${randomUUID()}`;
 const DOMAIN = 'example.test';
@@ -72,16 +72,6 @@ const udpAsk = (host: string, port: number, text: string): Promise<string | unde
     socket.once('message', (m) => done(m.toString()));
     socket.once('error', () => done(undefined));
     socket.send(text, port, host);
-  });
-
-const putFile = (url: string, file: string): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const req = request(url, { method: 'PUT', headers: { 'content-length': String(statSync(file).size) } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', reject);
-    createReadStream(file).pipe(req);
   });
 
 const problem = (await swarmProblem()) ?? haproxyProblem();
