@@ -4,6 +4,7 @@
  * container found on the node that runs it. Test helpers.
  */
 import { randomUUID } from 'node:crypto';
+import { connect } from 'node:net';
 import type Dockerode from 'dockerode';
 import type { StartLobby } from '../../src/core/effects.js';
 import type { LogLine, LogStream } from '../../src/io/catalog.js';
@@ -80,3 +81,24 @@ export const taskContainer = async (cluster: Cluster, lobbyId: string): Promise<
   if (task === undefined || node === undefined || id === undefined) return undefined;
   return { node, engine: node.docker, id, running: task.Status.State === 'running' };
 };
+
+/**
+ * What the TCP server at `host:port` answers first to `text`, or undefined while nothing answers
+ * (each try bounded by a 1 s timeout): for polling with a deadline.
+ *
+ * @example
+ * await eventually('the echo', () => tcpAsk(node.address, port, 'hello\n')); // 'hello\n'
+ */
+export const tcpAsk = (host: string, port: number, text: string): Promise<string | undefined> =>
+  new Promise((resolve) => {
+    const socket = connect({ host, port, timeout: 1_000 }, () => socket.write(text));
+    socket.once('data', (d) => {
+      socket.destroy();
+      resolve(d.toString());
+    });
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(undefined);
+    });
+    socket.once('error', () => resolve(undefined));
+  });

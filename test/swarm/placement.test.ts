@@ -8,7 +8,6 @@
  * once it is back.
  */
 import { randomUUID } from 'node:crypto';
-import { connect } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { MemoryCatalogStore } from '../../src/adapters/memory/catalog.js';
 import type { StartLobby } from '../../src/core/effects.js';
@@ -18,23 +17,8 @@ import { describeNeeding } from '../needs.js';
 import { eventually } from '../wait.js';
 import { swarmNode } from './api.js';
 import { startCluster, type Cluster } from './cluster.js';
-import { Lines, lobbyOf, pushGameServers, taskContainer } from './lobbies.js';
+import { Lines, lobbyOf, pushGameServers, taskContainer, tcpAsk } from './lobbies.js';
 import { swarmProblem } from './system.js';
-
-/** What the TCP echo at `host:port` answers to a line, or undefined while nothing answers (each try bounded). */
-const echo = (host: string, port: number, line: string): Promise<string | undefined> =>
-  new Promise((resolve) => {
-    const socket = connect({ host, port, timeout: 1_000 }, () => socket.write(`${line}\n`));
-    socket.once('data', (d) => {
-      socket.destroy();
-      resolve(d.toString());
-    });
-    socket.once('timeout', () => {
-      socket.destroy();
-      resolve(undefined);
-    });
-    socket.once('error', () => resolve(undefined));
-  });
 
 describeNeeding(
   { what: 'root and the Swarm harness tools', start: 'run as root with iproute2, iptables, util-linux, docker.io and docker-registry installed (see .ci/run)' },
@@ -103,7 +87,7 @@ describeNeeding(
         const node = cluster().node(await nodeOf(lobby.lobbyId));
         expect(address).toBe(node.address);
         const port = lobby.ports[0]?.publicPort ?? 0;
-        expect(await eventually(`${address}:${port} to echo`, () => echo(node.address, port, `hello ${lobby.lobbyId}`), { timeoutMs: 20_000 })).toBe(`hello ${lobby.lobbyId}\n`);
+        expect(await eventually(`${address}:${port} to echo`, () => tcpAsk(node.address, port, `hello ${lobby.lobbyId}\n`), { timeoutMs: 20_000 })).toBe(`hello ${lobby.lobbyId}\n`);
       }
       for (const lobby of [...lnd, fra]) await stopLobby(lobby.lobbyId, lobby.region);
       for (const lobby of [...lnd, fra]) expect(await exits.of(lobby.lobbyId)).toBe('exited');
@@ -134,7 +118,7 @@ describeNeeding(
         await expect(refused.start(late)).rejects.toThrow(/did not run within 3000 ms: no suitable node/);
         // The lobby already there runs on and answers, and finishes when asked.
         const port = running.ports[0]?.publicPort ?? 0;
-        expect(await eventually('the drained node\'s lobby to echo', () => echo(cluster().node(3).address, port, 'still here'), { timeoutMs: 20_000 })).toBe('still here\n');
+        expect(await eventually('the drained node\'s lobby to echo', () => tcpAsk(cluster().node(3).address, port, 'still here\n'), { timeoutMs: 20_000 })).toBe('still here\n');
         await stopLobby(running.lobbyId, 'fra');
         expect(await exits.of(running.lobbyId)).toBe('exited');
       } finally {

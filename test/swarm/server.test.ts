@@ -13,7 +13,6 @@
 import { randomUUID } from 'node:crypto';
 import { createSocket } from 'node:dgram';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,7 +25,7 @@ import { api, ok, startServer, type Answer, type Server } from '../server/proces
 import { eventually } from '../wait.js';
 import { swarmNode } from './api.js';
 import { startCluster, type Cluster } from './cluster.js';
-import { taskContainer } from './lobbies.js';
+import { taskContainer, tcpAsk } from './lobbies.js';
 import { swarmProblem } from './system.js';
 import { putFile } from '../put-file.js';
 
@@ -43,21 +42,6 @@ interface Found {
   readonly ports: Readonly<Record<string, FoundPort>>;
   readonly token: string;
 }
-
-/** What the TCP echo at `host:port` answers to `text`, or undefined while nothing answers (each try bounded). */
-const tcpAsk = (host: string, port: number, text: string): Promise<string | undefined> =>
-  new Promise((resolve) => {
-    const socket = connect({ host, port, timeout: 1_000 }, () => socket.write(text));
-    socket.once('data', (d) => {
-      socket.destroy();
-      resolve(d.toString());
-    });
-    socket.once('timeout', () => {
-      socket.destroy();
-      resolve(undefined);
-    });
-    socket.once('error', () => resolve(undefined));
-  });
 
 /** What the UDP echo at `host:port` answers to a datagram `text`, or undefined after a second. */
 const udpAsk = (host: string, port: number, text: string): Promise<string | undefined> =>
