@@ -7,22 +7,21 @@
  * test/.generated/dashboard/. Under CI a missing Chromium or engine fails (see .ci/run).
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { writeGameFolder } from '../cli/game-folder.js';
 import { tavern } from '../cli/run.js';
 import { describeWithDocker, docker, dockerProblem, removeBuildImages } from '../docker/engine.js';
 import { api, ok, startServer, type Server } from '../server/process.js';
+import { chromiumProblem, collectErrors, launchChromium } from './chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = new URL('../.generated/dashboard/', import.meta.url).pathname;
 const ADMIN = `dash-admin-${randomUUID()}`;
 const INSTANCE = `dash-${randomUUID().slice(0, 8)}`;
-const problem = (await dockerProblem()) ?? (existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is missing (apt-get install chromium)`);
+const problem = (await dockerProblem()) ?? chromiumProblem();
 
 /** The sample game server, printing a numbered line every second after it is ready. */
 const TICKING_SERVER = `busybox nc -ll -p "$PORT_DEFAULT" -e busybox cat &
@@ -59,12 +58,9 @@ describeWithDocker('the dashboard in Chromium', problem, () => {
     expect(deployed.code, deployed.stderr).toBe(0);
     buildId = /^build (\S+)$/m.exec(deployed.stdout)?.[1];
     publicToken = (await tavern(game, env, 'token', 'create', '--kind', 'public')).stdout.trim();
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: process.getuid?.() === 0 ? ['--no-sandbox'] : [] });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1200, height: 1400 } });
-    page.on('console', (m) => {
-      if (m.type() === 'error') consoleErrors.push(m.text());
-    });
-    page.on('pageerror', (e) => consoleErrors.push(e.message));
+    collectErrors(page, consoleErrors);
   }, 240_000);
 
   afterAll(async () => {

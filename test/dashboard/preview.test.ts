@@ -7,20 +7,19 @@
  * appears, one revoked from the list shows revoked and is refused; both views fit 390 px. Waits on
  * selectors and requests, never on time. Under CI a missing Chromium fails.
  */
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { writeRecording } from '../../bench/preview-recording.js';
 import type { App } from '../../src/server/app.js';
 import { createHttpServer } from '../../src/server/http.js';
 import { describeNeeding } from '../needs.js';
 import { harness, type Harness } from '../server/harness.js';
+import { chromiumProblem, closeServer, collectErrors, launchChromium } from './chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const problem = existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is missing`;
+const problem = chromiumProblem();
 const SHOTS = new URL('../.generated/dashboard/', import.meta.url).pathname;
 
 describeNeeding({ what: 'Chromium', start: 'apt-get install chromium' }, 'the dashboard\'s deploy preview and token list (Chromium)', problem, () => {
@@ -44,13 +43,10 @@ describeNeeding({ what: 'Chromium', start: 'apt-get install chromium' }, 'the da
     const now = h.clock.now();
     await writeRecording(h.demand.store, { namespaceId: s.nsId, start: now - 2 * 3_600_000, minutes: 120, ccu: 12, gameMode: 'default', region: 'local', seed: 3 });
     await mkdir(SHOTS, { recursive: true });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1200, height: 1400 } });
     page.setDefaultTimeout(10_000);
-    page.on('console', (m) => {
-      if (m.type() === 'error') consoleErrors.push(m.text());
-    });
-    page.on('pageerror', (e) => consoleErrors.push(e.message));
+    collectErrors(page, consoleErrors);
     await page.goto(`${origin}/dashboard`);
     await page.getByLabel('Token', { exact: true }).fill(s.cloud);
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -59,8 +55,7 @@ describeNeeding({ what: 'Chromium', start: 'apt-get install chromium' }, 'the da
 
   afterAll(async () => {
     await browser?.close();
-    server?.closeAllConnections();
-    await new Promise<void>((resolve) => (server === undefined ? resolve() : server.close(() => resolve())));
+    await closeServer(server);
     h?.cleanup();
   });
 

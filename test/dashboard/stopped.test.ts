@@ -4,17 +4,16 @@
  * crashes leaves the lobby table and shows there with why, its exit code and its last log lines;
  * a normal stop shows only when asked for every stop. Under CI a missing Chromium fails.
  */
-import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createHttpServer } from '../../src/server/http.js';
 import { describeNeeding } from '../needs.js';
 import { harness, settle, str, until, type Harness } from '../server/harness.js';
+import { chromiumProblem, closeServer, collectErrors, launchChromium } from './chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const problem = existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is missing`;
+const problem = chromiumProblem();
 
 describeNeeding({ what: 'Chromium', start: 'apt-get install chromium' }, 'the dashboard\'s recently stopped lobbies (Chromium)', problem, () => {
   let h: Harness;
@@ -33,18 +32,14 @@ describeNeeding({ what: 'Chromium', start: 'apt-get install chromium' }, 'the da
     server = createHttpServer(h.app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: process.getuid?.() === 0 ? ['--no-sandbox'] : [] });
+    browser = await launchChromium();
     page = await browser.newPage();
-    page.on('console', (m) => {
-      if (m.type() === 'error') consoleErrors.push(m.text());
-    });
-    page.on('pageerror', (e) => consoleErrors.push(e.message));
+    collectErrors(page, consoleErrors);
   }, 60_000);
 
   afterAll(async () => {
     await browser?.close();
-    server?.closeAllConnections();
-    await new Promise<void>((resolve) => (server === undefined ? resolve() : server.close(() => resolve())));
+    await closeServer(server);
     h?.cleanup();
   });
 

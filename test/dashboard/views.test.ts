@@ -7,19 +7,18 @@
  * states, a 390 px wide screen, and a namespace switch that stops following. Waits on selectors
  * and requests, never on time. Under CI a missing Chromium fails.
  */
-import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { EMPTY_TALLY, rollupMinute } from '../../src/core/history/minute.js';
 import type { App } from '../../src/server/app.js';
 import { createHttpServer } from '../../src/server/http.js';
 import { describeNeeding } from '../needs.js';
 import { ADMIN, defaultConfig, harness, settle, str, until, type Harness } from '../server/harness.js';
+import { chromiumProblem, closeServer, collectErrors, launchChromium } from './chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const problem = existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is missing`;
+const problem = chromiumProblem();
 const SHOTS = new URL('../.generated/dashboard/', import.meta.url).pathname;
 
 describeNeeding({ what: 'Chromium', start: 'apt-get install chromium' }, 'the dashboard\'s views and actions (Chromium)', problem, () => {
@@ -43,21 +42,17 @@ describeNeeding({ what: 'Chromium', start: 'apt-get install chromium' }, 'the da
     app.respond = (request) => h.app.respond(request);
     h.clock.set(Date.now());
     s = await h.setup();
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+    browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1200, height: 1400 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
     page = await context.newPage();
     page.setDefaultTimeout(10_000);
-    page.on('console', (m) => {
-      if (m.type() === 'error') consoleErrors.push(m.text());
-    });
-    page.on('pageerror', (e) => consoleErrors.push(e.message));
+    collectErrors(page, consoleErrors);
   }, 60_000);
 
   afterAll(async () => {
     await browser?.close();
-    server?.closeAllConnections();
-    await new Promise<void>((resolve) => (server === undefined ? resolve() : server.close(() => resolve())));
+    await closeServer(server);
     h?.cleanup();
   });
 

@@ -14,14 +14,13 @@ import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
 import { call, createGame, publicToken, str, TAVERN_ADMIN, uploadBuild } from '../../bench/http-tavern.js';
 import { writeRecording } from '../../bench/preview-recording.js';
 import { openSqlite } from '../../src/adapters/sqlite/index.js';
 import { tavern } from '../cli/run.js';
+import { launchChromium } from '../dashboard/chromium.js';
 import { startServer } from '../server/process.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const OUT = fileURLToPath(new URL('../../docs/screenshots/dashboard.png', import.meta.url));
 const LOBBY_OUT = fileURLToPath(new URL('../../docs/screenshots/lobby.png', import.meta.url));
 const PREVIEW_OUT = fileURLToPath(new URL('../../docs/screenshots/preview.png', import.meta.url));
@@ -69,7 +68,7 @@ try {
     await stores.close();
   }
 
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: process.getuid?.() === 0 ? ['--no-sandbox'] : [] });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage({ viewport: { width: 1200, height: 1400 } });
     await page.goto(`${server.origin}/dashboard`);
