@@ -26,15 +26,15 @@ const take = (index: number): Promise<Server | undefined> =>
 const close = (server: Server): Promise<void> => new Promise((resolve) => server.close(() => resolve()));
 
 /**
- * Takes the first free slot. Every free slot is first handed to `clean` (while held, so no other
- * process starts a cluster there meanwhile), which removes a killed run's leftovers. Rejects when
- * every slot is held by a live process.
+ * Takes the first free slot and hands it to `clean` (while held, so no other process starts a
+ * cluster there meanwhile), which removes a killed run's leftovers under its names. Only the slot
+ * taken is held, even for a moment: holding the others to clean them too made a process starting
+ * at the same time find every slot held. Rejects when every slot is held by a live process.
  *
  * @example
  * const slot = await takeSlot((index) => teardown(layout(index))); // slot.index: 0
  */
 export const takeSlot = async (clean: (index: number) => Promise<void>): Promise<Slot> => {
-  let taken: Slot | undefined;
   for (let index = 0; index < SLOTS; index += 1) {
     const server = await take(index);
     if (server === undefined) continue;
@@ -42,15 +42,9 @@ export const takeSlot = async (clean: (index: number) => Promise<void>): Promise
       await clean(index);
     } catch (e) {
       await close(server);
-      await taken?.release();
       throw e;
     }
-    if (taken === undefined) {
-      taken = { index, release: () => close(server) };
-    } else {
-      await close(server);
-    }
+    return { index, release: () => close(server) };
   }
-  if (taken === undefined) throw new Error(`all ${SLOTS} Swarm test slots are held by other running processes`);
-  return taken;
+  throw new Error(`all ${SLOTS} Swarm test slots are held by other running processes`);
 };
