@@ -54,13 +54,9 @@ const bufferedBody = (req: IncomingMessage, max: number): BodyRead | undefined =
   return length === 0 ? EMPTY : ((req.read() as Buffer | null) ?? EMPTY);
 };
 
+/** The body as it arrives (see {@link bufferedBody} for one that arrived already). */
 const readBody = (req: IncomingMessage, max: number): Promise<BodyRead> =>
   new Promise((resolve) => {
-    const buffered = bufferedBody(req, max);
-    if (buffered !== undefined) {
-      resolve(buffered);
-      return;
-    }
     const chunks: Buffer[] = [];
     let size = 0;
     const done = (result: BodyRead): void => {
@@ -92,6 +88,12 @@ class NodeIncoming implements Incoming {
   readonly method: string;
   readonly path: string;
   readonly remoteAddress?: string;
+  /**
+   * Whether the app took the whole body at once from the buffer. Node runs the app between the
+   * parser's callbacks, so a body can be taken, and the request answered, before the parser marks
+   * the request complete: that answer must not close the connection as an unread body would.
+   */
+  bodyTaken = false;
   readonly #req: IncomingMessage;
   readonly #res: ServerResponse;
   #url: URL | undefined;
@@ -117,11 +119,18 @@ class NodeIncoming implements Incoming {
   }
 
   read(max: number): Promise<BodyRead> {
-    return this.method !== 'GET' && this.method !== 'HEAD' ? readBody(this.#req, max) : Promise.resolve(new Uint8Array(0));
+    if (this.method === 'GET' || this.method === 'HEAD') return Promise.resolve(EMPTY);
+    const body = bufferedBody(this.#req, max);
+    if (body === undefined) return readBody(this.#req, max);
+    this.bodyTaken = true;
+    return Promise.resolve(body);
   }
 
   readNow(max: number): BodyRead | undefined {
-    return this.method !== 'GET' && this.method !== 'HEAD' ? bufferedBody(this.#req, max) : EMPTY;
+    if (this.method === 'GET' || this.method === 'HEAD') return EMPTY;
+    const body = bufferedBody(this.#req, max);
+    if (body !== undefined) this.bodyTaken = true;
+    return body;
   }
 
   stream(): AsyncIterable<Uint8Array> {
@@ -143,7 +152,7 @@ class NodeIncoming implements Incoming {
 }
 
 /** The request as the app reads it. */
-export const fromNode = (req: IncomingMessage, res: ServerResponse): Incoming => new NodeIncoming(req, res);
+export const fromNode = (req: IncomingMessage, res: ServerResponse): Incoming & { readonly bodyTaken: boolean } => new NodeIncoming(req, res);
 
 /** Whether the server began to shut down ({@link closeHttpServer}); shared by its requests. */
 interface Lifecycle {
@@ -192,7 +201,8 @@ async function writeStream(res: ServerResponse, status: number, headers: Record<
  */
 export async function serve(app: Pick<App, 'respond'>, req: IncomingMessage, res: ServerResponse, logger?: Logger, lifecycle?: Lifecycle): Promise<void> {
   try {
-    const answer = lifecycle?.closing === true ? shuttingDown() : await app.respond(fromNode(req, res));
+    const incoming = fromNode(req, res);
+    const answer = lifecycle?.closing === true ? shuttingDown() : await app.respond(incoming);
     // The answer's headers are its own: completed in place.
     const headers = answer.headers;
     if (answer.stream !== undefined) {
@@ -203,7 +213,7 @@ export async function serve(app: Pick<App, 'respond'>, req: IncomingMessage, res
     // A body the app did not read (refused before reading it) would stall a kept-alive connection:
     // close it instead (GET and HEAD bodies are never handed to the app: node discards them
     // itself). Shutting down, no connection is kept for another request.
-    if ((!req.complete && req.method !== 'GET' && req.method !== 'HEAD') || lifecycle?.closing === true) headers['connection'] = 'close';
+    if ((!req.complete && !incoming.bodyTaken && req.method !== 'GET' && req.method !== 'HEAD') || lifecycle?.closing === true) headers['connection'] = 'close';
     res.writeHead(answer.status, headers).end(answer.body);
   } catch (error) {
     logger?.error({ err: error }, 'could not answer a request');

@@ -140,6 +140,36 @@ describe('node:http bridge', () => {
     }
   });
 
+  it('keeps the connection after an answer given as soon as the body was read, before the parser marked the request complete', async () => {
+    const { ADMIN, harness } = await import('./harness.js');
+    const h = harness();
+    try {
+      const port = await serveApp(h.app);
+      let connections = 0;
+      server?.on('connection', () => connections++);
+      // Two invalid bodies, one after the other on one connection: each is refused within the
+      // turns the parser still has to run, so the request is not complete when answered.
+      const post = (body: string): string =>
+        `POST /cloud/games HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer ${ADMIN}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+      const got = await new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => socket.write(post('{"name_id":7}')));
+        let text = '';
+        socket.setEncoding('utf8').on('error', reject).on('close', () => resolve(text)).on('data', (c: string) => {
+          text += c;
+          const answers = text.match(/HTTP\/1\.1 /g)?.length ?? 0;
+          if (answers === 1 && text.endsWith('}')) socket.write(post('{"name_id":[]}'));
+          if (answers === 2 && text.endsWith('}')) socket.end();
+        });
+      });
+      const heads = got.split(/(?=HTTP\/1\.1 )/).map((a) => a.split('\r\n\r\n')[0] ?? '');
+      expect(heads.map((head) => head.split(' ')[1])).toEqual(['400', '400']);
+      for (const head of heads) expect(head).not.toMatch(/connection: close/i);
+      expect(connections).toBe(1);
+    } finally {
+      h.cleanup();
+    }
+  });
+
   it('reads the request through a class: no accessor of its own, which V8 would keep alive with the request', async () => {
     const own: (PropertyDescriptor | undefined)[] = [];
     const port = await listen((req, res) => {
