@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import bcrypt from 'bcryptjs';
-import { canPin, pinSelf, spawnServer, type ServerChild } from './http-child.js';
+import { canPin, pinSelf, SERVER_NODE_FLAGS, spawnServer, type ServerChild } from './http-child.js';
 import { percentile } from './http-load.js';
 import { call, createGame, deploySite, TAVERN_ADMIN } from './http-tavern.js';
 import { intArg, table } from './measure.js';
@@ -59,7 +59,7 @@ async function startTavern(dir: string, cpu: number | undefined): Promise<{ chil
   let cdn = '';
   let api = '';
   const child = await spawnServer({
-    name: 'tavern', args: [MAIN], isolated: true, ...(cpu === undefined ? {} : { cpu }),
+    name: 'tavern', args: [...SERVER_NODE_FLAGS, MAIN], isolated: true, ...(cpu === undefined ? {} : { cpu }),
     env: {
       TAVERN_PORT: '0', TAVERN_CDN_PORT: '0', TAVERN_CDN_DOMAIN: CDN_DOMAIN, TAVERN_DATA_DIR: dir, TAVERN_ADMIN_TOKEN: TAVERN_ADMIN,
       TAVERN_RUNTIME: 'none', TAVERN_TRUST_PROXY: 'true',

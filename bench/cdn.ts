@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { canPin, cpuSeconds, pinSelf, spawnServer, type ServerChild } from './http-child.js';
+import { canPin, cpuSeconds, pinSelf, SERVER_NODE_FLAGS, spawnServer, type ServerChild } from './http-child.js';
 import { runLoad, type LoadResult } from './http-load.js';
 import { call, createGame, deploySite, str, TAVERN_ADMIN, type BenchGame } from './http-tavern.js';
 import { table } from './measure.js';
@@ -60,7 +60,7 @@ async function startTavern(dir: string, cpu: number | undefined, s3?: string, pr
   let cdn = '';
   let api = '';
   const child = await spawnServer({
-    name: 'tavern', args: [MAIN], isolated: true, ...(cpu === undefined ? {} : { cpu }), ...(profileDir === undefined ? {} : { profileDir }),
+    name: 'tavern', args: [...SERVER_NODE_FLAGS, MAIN], isolated: true, ...(cpu === undefined ? {} : { cpu }), ...(profileDir === undefined ? {} : { profileDir }),
     env: {
       TAVERN_PORT: '0', TAVERN_CDN_PORT: '0', TAVERN_CDN_DOMAIN: CDN_DOMAIN, TAVERN_DATA_DIR: dir, TAVERN_ADMIN_TOKEN: TAVERN_ADMIN,
       TAVERN_RUNTIME: 'none', TAVERN_RATE_LIMITS: 'off',

@@ -11,7 +11,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { spawnServer, waitHealthy, type ServerChild } from './http-child.js';
+import { SERVER_NODE_FLAGS, spawnServer, waitHealthy, type ServerChild } from './http-child.js';
 
 export const TAVERN_ADMIN = 'bench-admin-token';
 /** The namespace limits: the most `mm-config` accepts. */
@@ -40,8 +40,8 @@ export interface TavernOptions {
 
 /** `src/server/main.js` next to this file in the compiled bench tree; `main.ts` through tsx when this file runs as TypeScript (a test). */
 const MAIN = import.meta.url.endsWith('.ts')
-  ? ['--import', 'tsx', fileURLToPath(new URL('../src/server/main.ts', import.meta.url))]
-  : [fileURLToPath(new URL('../src/server/main.js', import.meta.url))];
+  ? [...SERVER_NODE_FLAGS, '--import', 'tsx', fileURLToPath(new URL('../src/server/main.ts', import.meta.url))]
+  : [...SERVER_NODE_FLAGS, fileURLToPath(new URL('../src/server/main.js', import.meta.url))];
 
 /** The port of pino's `tavern listening` line (its `publicOrigin`). */
 export const listeningPort = (line: string): number | undefined => {

@@ -68,7 +68,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { canPin, cpuSeconds, pinSelf, spawnServer, waitHealthy, type ServerChild } from './http-child.js';
+import { canPin, cpuSeconds, pinSelf, SERVER_NODE_FLAGS, spawnServer, waitHealthy, type ServerChild } from './http-child.js';
 import { runLoad, type LoadResult, type Shot } from './http-load.js';
 import { report, type Run, type Server } from './http-report.js';
 import { startTavern } from './http-tavern.js';
@@ -204,11 +204,11 @@ const start = async (s: Settings, cpu: number | undefined, server: Server, answe
   const profileDir = profileOf(server);
   if (server === 'bare') {
     if (answer === undefined) throw new Error('bare needs a Tavern answer');
-    const child = await spawnServer({ name: 'bare', args: [BARE_MAIN, answer], ...pinned, ...(profileDir === undefined ? {} : { profileDir }), portOf: portLine });
+    const child = await spawnServer({ name: 'bare', args: [...SERVER_NODE_FLAGS, BARE_MAIN, answer], ...pinned, ...(profileDir === undefined ? {} : { profileDir }), portOf: portLine });
     return fromChild(server, child, shots('/matchmaker/lobbies/find', undefined, FIND), checkSeat);
   }
   if (server === 'colyseus') {
-    const child = await spawnServer({ name: 'colyseus', args: [colyseusHttpMain(), '--room', COLYSEUS_ROOM, '--max-clients', String(s.maxPlayers)], ...pinned, portOf: portLine });
+    const child = await spawnServer({ name: 'colyseus', args: [...SERVER_NODE_FLAGS, colyseusHttpMain(), '--room', COLYSEUS_ROOM, '--max-clients', String(s.maxPlayers)], ...pinned, portOf: portLine });
     try {
       await waitHealthy(child.origin, '/__healthcheck');
     } catch (error) {
