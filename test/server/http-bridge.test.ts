@@ -147,23 +147,28 @@ describe('node:http bridge', () => {
       const port = await serveApp(h.app);
       let connections = 0;
       server?.on('connection', () => connections++);
-      // Two invalid bodies, one after the other on one connection: each is refused within the
-      // turns the parser still has to run, so the request is not complete when answered.
+      // Invalid bodies on one connection, each refused within the turns the parser still has to
+      // run (the request is not complete when answered): one, another after its answer, then one
+      // pipelined with a valid request in the same write.
       const post = (body: string): string =>
         `POST /cloud/games HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer ${ADMIN}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+      const valid = JSON.stringify({ name_id: 'kept-alive', display_name: 'Kept alive', developer_group_id: '5d4c0a53-9a3c-4a36-9d3b-0f6c2a7f1e20' });
       const got = await new Promise<string>((resolve, reject) => {
         const socket = connect(port, '127.0.0.1', () => socket.write(post('{"name_id":7}')));
         let text = '';
         socket.setEncoding('utf8').on('error', reject).on('close', () => resolve(text)).on('data', (c: string) => {
           text += c;
           const answers = text.match(/HTTP\/1\.1 /g)?.length ?? 0;
-          if (answers === 1 && text.endsWith('}')) socket.write(post('{"name_id":[]}'));
-          if (answers === 2 && text.endsWith('}')) socket.end();
+          if (!text.endsWith('}')) return;
+          if (answers === 1) socket.write(post('{"name_id":[]}'));
+          if (answers === 2) socket.write(post('{"name_id":null}') + post(valid));
+          if (answers === 4) socket.end();
         });
       });
-      const heads = got.split(/(?=HTTP\/1\.1 )/).map((a) => a.split('\r\n\r\n')[0] ?? '');
-      expect(heads.map((head) => head.split(' ')[1])).toEqual(['400', '400']);
-      for (const head of heads) expect(head).not.toMatch(/connection: close/i);
+      const answers = got.split(/(?=HTTP\/1\.1 )/).map((a) => a.split('\r\n\r\n'));
+      expect(answers.map(([head = '']) => head.split(' ')[1])).toEqual(['400', '400', '400', '200']);
+      for (const [head] of answers) expect(head).not.toMatch(/connection: close/i);
+      expect(typeof (JSON.parse(answers[3]?.[1] ?? '') as { game_id?: unknown }).game_id).toBe('string');
       expect(connections).toBe(1);
     } finally {
       h.cleanup();
