@@ -119,11 +119,8 @@ class NodeIncoming implements Incoming {
   }
 
   read(max: number): Promise<BodyRead> {
-    if (this.method === 'GET' || this.method === 'HEAD') return Promise.resolve(EMPTY);
-    const body = bufferedBody(this.#req, max);
-    if (body === undefined) return readBody(this.#req, max);
-    this.bodyTaken = true;
-    return Promise.resolve(body);
+    const now = this.readNow(max);
+    return now === undefined ? readBody(this.#req, max) : Promise.resolve(now);
   }
 
   readNow(max: number): BodyRead | undefined {
